@@ -1,0 +1,195 @@
+import { SvcError } from '../shared/svc-error.js';
+
+export { SvcError };
+
+/** One problem found by a schema: where (`path`) and what (`message`). */
+export interface Issue {
+  readonly path: ReadonlyArray<PropertyKey>;
+  readonly message: string;
+  readonly code?: string;
+}
+
+/** What the core knows about a failed HTTP exchange; never the request headers (they hold the key). */
+interface APIErrorInit {
+  status: number;
+  body: unknown;
+  headers: Headers;
+  method: string;
+  url: string;
+}
+
+/**
+ * The service answered with a non-2xx status, or with a `{ success: false }` envelope.
+ *
+ * `status`, `body` (parsed JSON, or text), `headers` and the request's `method` and `url` are kept;
+ * the API key never is. Catch a subclass to handle one status.
+ *
+ * @example
+ * ```ts
+ * try { await client.transactions.update(7, { linked_room_id: 3 }) } catch (error) {
+ *   if (error instanceof NotFoundError) console.log('no such transaction', error.body);
+ *   else throw error;
+ * }
+ * ```
+ */
+export class APIError extends SvcError {
+  override name = 'APIError';
+  /** HTTP status of the response (200 for a `{ success: false }` envelope). */
+  readonly status: number;
+  /** The response body: parsed JSON when it was JSON, else its text, else `undefined`. */
+  readonly body: unknown;
+  /** The response headers. */
+  readonly headers: Headers;
+  /** The request method, upper-case. */
+  readonly method: string;
+  /** The full request URL. */
+  readonly url: string;
+  /** The service's request id (`x-request-id`), when it sent one: quote it when reporting a problem. */
+  readonly requestId: string | undefined;
+
+  constructor(init: APIErrorInit, message?: string) {
+    super(message ?? describeFailure(init));
+    this.status = init.status;
+    this.body = init.body;
+    this.headers = init.headers;
+    this.method = init.method;
+    this.url = init.url;
+    this.requestId = init.headers.get('x-request-id') ?? undefined;
+  }
+
+  /** Builds the subclass that matches `init.status`: the one place statuses map to classes. */
+  static generate(init: APIErrorInit): APIError {
+    const { status } = init;
+    if (status === 400) return new BadRequestError(init);
+    if (status === 401) return new AuthenticationError(init);
+    if (status === 403) return new PermissionDeniedError(init);
+    if (status === 404) return new NotFoundError(init);
+    if (status === 409) return new ConflictError(init);
+    if (status === 422) return new UnprocessableEntityError(init);
+    if (status === 429) return new RateLimitError(init);
+    if (status >= 500) return new InternalServerError(init);
+    return new APIError(init);
+  }
+}
+
+/** 400: the service rejected the request as malformed. */
+export class BadRequestError extends APIError {
+  override name = 'BadRequestError';
+}
+/** 401: the API key is missing, wrong or revoked. */
+export class AuthenticationError extends APIError {
+  override name = 'AuthenticationError';
+}
+/** 403: the key is valid but not allowed to do this. */
+export class PermissionDeniedError extends APIError {
+  override name = 'PermissionDeniedError';
+}
+/** 404: no such resource (or path). */
+export class NotFoundError extends APIError {
+  override name = 'NotFoundError';
+}
+/** 409: the request conflicts with the resource's current state. */
+export class ConflictError extends APIError {
+  override name = 'ConflictError';
+}
+/** 422: the body was well-formed but its values were refused. */
+export class UnprocessableEntityError extends APIError {
+  override name = 'UnprocessableEntityError';
+}
+/** 429: too many requests; retried automatically, honouring `Retry-After`. */
+export class RateLimitError extends APIError {
+  override name = 'RateLimitError';
+}
+/** 5xx: the service failed; retried automatically for idempotent calls. */
+export class InternalServerError extends APIError {
+  override name = 'InternalServerError';
+}
+
+/** No response arrived: DNS, refused connection, reset, or an aborted request. `cause` has the detail. */
+export class APIConnectionError extends SvcError {
+  override name = 'APIConnectionError';
+  /** The request method, upper-case. */
+  readonly method: string;
+  /** The full request URL. */
+  readonly url: string;
+
+  constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
+    super(options?.message ?? `${method} ${pathOf(url)} failed: could not reach the service`, {
+      cause: options?.cause,
+    });
+    this.method = method;
+    this.url = url;
+  }
+}
+
+/** No response arrived within `timeout` ms (after any retries). */
+export class APITimeoutError extends APIConnectionError {
+  override name = 'APITimeoutError';
+
+  constructor(method: string, url: string, timeout: number) {
+    super(method, url, {
+      message: `${method} ${pathOf(url)} timed out after ${timeout} ms: raise \`timeout\` or try again`,
+    });
+  }
+}
+
+/** The call's arguments were refused before anything was sent; `issues` names each field. */
+export class ValidationError extends SvcError {
+  override name = 'ValidationError';
+  /** Every problem found, with the path of the field. */
+  readonly issues: readonly Issue[];
+
+  constructor(operation: string, issues: readonly Issue[]) {
+    super(`[svc-sdk] ${operation}: ${formatIssues(issues)}. Nothing was sent.`);
+    this.issues = issues;
+  }
+}
+
+/** The service answered 2xx, but a known field had the wrong type; `body` is what arrived. */
+export class ResponseValidationError extends SvcError {
+  override name = 'ResponseValidationError';
+  /** Every problem found, with the path of the field in the response. */
+  readonly issues: readonly Issue[];
+  /** The (unwrapped) response body that failed validation. */
+  readonly body: unknown;
+
+  constructor(operation: string, issues: readonly Issue[], body: unknown) {
+    super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);
+    this.issues = issues;
+    this.body = body;
+  }
+}
+
+/** `name: must not be empty; deal_id: …`: each issue once, its field named unless its message already does. */
+function formatIssues(issues: readonly Issue[]): string {
+  return issues
+    .map(({ path, message }) => {
+      const field = path.map(String).join('.');
+      const last = path.length ? String(path[path.length - 1]) : '';
+      return !field || message.includes(last) ? message : `${field}: ${message}`;
+    })
+    .join('; ');
+}
+
+function describeFailure({ status, body, method, url }: APIErrorInit): string {
+  const reason = serverMessage(body);
+  return `${method} ${pathOf(url)} failed with ${status}${reason ? `: ${reason}` : ''}`;
+}
+
+/** The service's own words: `error`, `message` or `detail` of a JSON body, or a short text body. */
+function serverMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.slice(0, 200) || undefined;
+  if (typeof body !== 'object' || body === null) return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of ['error', 'message', 'detail'] as const) {
+    const value = record[key];
+    if (typeof value === 'string') return value;
+    if (value !== undefined) return JSON.stringify(value).slice(0, 200);
+  }
+  return undefined;
+}
+
+function pathOf(url: string): string {
+  const parsed = URL.parse(url);
+  return parsed ? parsed.pathname + parsed.search : url;
+}

@@ -1,0 +1,4 @@
+// The Node entry of `svc-sdk`: the same surface as index.ts (re-exported whole, so the two lists
+// cannot drift), where a local export below replaces the name it shares with index.ts.
+export * from './index.js';
+export { Client } from './client-node.js';

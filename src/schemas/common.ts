@@ -1,0 +1,30 @@
+import * as z from 'zod/mini';
+
+/** A string field that must not be empty; `what` says what to pass, for the error message. */
+export function requiredString(field: string, what: string) {
+  return z.string({ error: `${field} is required: pass ${what} as a string` }).check(
+    z.minLength(1, `${field} must not be empty: pass ${what}`),
+  );
+}
+
+/** An id: a positive integer. */
+export function idField(field: string) {
+  return z.int({ error: `${field} must be an integer id, as the service returned it` }).check(
+    z.positive(`${field} must be a positive integer id`),
+  );
+}
+
+/**
+ * A string the spec names some values of, typed as those values or any other string.
+ * Nothing is rejected: the service may accept values the spec does not list.
+ */
+export function openEnum<const T extends string>(field: string, _known: readonly T[]) {
+  return requiredString(field, `a value such as '${_known.join("' or '")}'`) as unknown as z.ZodMiniType<
+    T | (string & {})
+  >;
+}
+
+/** The same open enum as found in a response: any string, no emptiness check. */
+export function openEnumOut<const T extends string>() {
+  return z.string() as unknown as z.ZodMiniType<T | (string & {})>;
+}

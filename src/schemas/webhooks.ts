@@ -1,0 +1,67 @@
+import * as z from 'zod/mini';
+import { WEBHOOK_EVENT_KINDS, type EventKind } from '../webhooks/event-kinds.js';
+import { requiredString } from './common.js';
+
+const eventTypes = z.nullable(
+  z.array(requiredString('event_types[]', `an event kind such as '${WEBHOOK_EVENT_KINDS[0]}'`) as z.ZodMiniType<EventKind>, {
+    error: 'event_types is required: pass an array of event kinds, or null to receive every kind',
+  }),
+);
+
+const webhookUrl = z.url({
+  protocol: /^https?$/,
+  error: 'url must be an absolute http(s) URL of your receiver, such as https://example.com/webhooks',
+});
+
+/** Body of `webhooks.create`; extra fields are sent as given. */
+export const WebhookCreateParamsSchema = z.looseObject({
+  url: webhookUrl,
+  name: requiredString('name', 'a label for the endpoint'),
+  event_types: eventTypes,
+});
+
+/** Body of `webhooks.update`: any of the create fields. */
+export const WebhookUpdateParamsSchema = z.looseObject({
+  url: z.optional(webhookUrl),
+  name: z.optional(requiredString('name', 'a label for the endpoint')),
+  event_types: z.optional(eventTypes),
+});
+
+/** The registration response: the only time `secret` is shown. Not enveloped. */
+export const WebhookCreatedSchema = z.looseObject({
+  id: z.number(),
+  secret: z.string(),
+  event_types: z.nullable(z.array(z.string() as z.ZodMiniType<EventKind>)),
+});
+
+/** A registered endpoint as listed or retrieved: never its secret. Unknown fields are kept. */
+export const WebhookEndpointSchema = z.looseObject({
+  id: z.number(),
+  url: z.optional(z.string()),
+  name: z.optional(z.string()),
+  event_types: z.optional(z.nullable(z.array(z.string() as z.ZodMiniType<EventKind>))),
+  failure_count: z.optional(z.number()),
+});
+
+/** A list as the service may send it: an array, or `{ results: [...] }`. */
+export const WebhookEndpointListSchema = z.union([
+  z.array(WebhookEndpointSchema),
+  z.pipe(
+    z.looseObject({ results: z.array(WebhookEndpointSchema) }),
+    z.transform((page) => page.results),
+  ),
+]);
+
+/** The answer of `webhooks.rotateSecret`: the new secret, shown once. */
+export const WebhookSecretSchema = z.looseObject({ secret: z.string() });
+
+/** Body of `webhooks.create`. */
+export type WebhookCreateParams = z.input<typeof WebhookCreateParamsSchema>;
+/** Body of `webhooks.update`. */
+export type WebhookUpdateParams = z.input<typeof WebhookUpdateParamsSchema>;
+/** A new registration with its signing secret (store it: it is never shown again). */
+export type WebhookCreated = z.output<typeof WebhookCreatedSchema>;
+/** A registered webhook endpoint. */
+export type WebhookEndpoint = z.output<typeof WebhookEndpointSchema>;
+/** A freshly rotated signing secret. */
+export type WebhookSecret = z.output<typeof WebhookSecretSchema>;

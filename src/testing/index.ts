@@ -1,0 +1,2 @@
+// Placeholder: the emulator issue fills this entry (createEmulator and test helpers).
+export {};

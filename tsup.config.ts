@@ -1,0 +1,24 @@
+import { defineConfig } from 'tsup';
+
+// One build of every entry, ESM and CJS. `splitting` puts modules shared by several entries
+// (errors, webhook helpers) in shared chunks, so `svc-sdk` and `svc-sdk/webhooks` export the very
+// same classes and `instanceof` holds across them.
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'index.node': 'src/index.node.ts',
+    webhooks: 'src/webhooks/index.ts',
+    'webhooks.node': 'src/webhooks/index.node.ts',
+    testing: 'src/testing/index.ts',
+    cli: 'src/cli.ts',
+  },
+  format: ['esm', 'cjs'],
+  // Internals marked @internal (the upload encoder hook) stay out of the published types.
+  dts: { compilerOptions: { stripInternal: true } },
+  splitting: true,
+  sourcemap: false,
+  clean: true,
+  target: 'es2023',
+  platform: 'neutral',
+  treeshake: true,
+});
