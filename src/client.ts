@@ -109,7 +109,7 @@ export class Client {
    * const rooms = await client.request({ method: 'GET', path: '/rooms' });
    * ```
    */
-  request<T = unknown>(request: RawRequest, options?: RequestOptions): Promise<T> {
+  async request<T = unknown>(request: RawRequest, options?: RequestOptions): Promise<T> {
     const { method, path, query, json, body, idempotent } = request;
     const normalized = path.startsWith('/') ? path : `/${path}`;
     return this.#core.request<T>(

@@ -7,6 +7,8 @@ export interface Issue {
   readonly path: ReadonlyArray<PropertyKey>;
   readonly message: string;
   readonly code?: string;
+  /** For a value of the wrong type: the type that was expected. */
+  readonly expected?: string;
 }
 
 /** What the core knows about a failed HTTP exchange; never the request headers (they hold the key). */
@@ -160,13 +162,13 @@ export class ResponseValidationError extends SvcError {
   }
 }
 
-/** `name: must not be empty; deal_id: …`: each issue once, its field named unless its message already does. */
+/** `name must not be empty; id: expected number`: each issue once, its field named unless its message starts with it. */
 function formatIssues(issues: readonly Issue[]): string {
   return issues
-    .map(({ path, message }) => {
+    .map(({ path, message, code, expected }) => {
+      const text = code === 'invalid_type' && expected && message === 'Invalid input' ? `expected ${expected}` : message;
       const field = path.map(String).join('.');
-      const last = path.length ? String(path[path.length - 1]) : '';
-      return !field || message.includes(last) ? message : `${field}: ${message}`;
+      return !field || text.startsWith(String(path[0])) ? text : `${field}: ${text}`;
     })
     .join('; ');
 }

@@ -54,10 +54,8 @@ export interface CoreConfig {
 const RETRYABLE_METHODS = ['get', 'put', 'patch', 'delete', 'head', 'options'];
 const RETRYABLE_METHODS_WITH_POST = [...RETRYABLE_METHODS, 'post'];
 
-/** 408, 429 and every 5xx are worth another try; other statuses will answer the same again. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
-}
+/** 408, 429 and every 5xx are worth another try; other statuses would answer the same again. */
+const RETRYABLE_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, offset) => 500 + offset)];
 
 /**
  * The thin HTTP core: the only module that knows ky. One `request()` sends, retries, maps
@@ -94,8 +92,8 @@ export class HttpCore {
         jitter: true,
         backoffLimit: 8_000,
         maxRetryAfter: 60_000,
-        afterStatusCodes: [413, 429, 503],
-        shouldRetry: ({ error }) => (isHTTPError(error) ? isRetryableStatus(error.response.status) : undefined),
+        statusCodes: RETRYABLE_STATUSES,
+        afterStatusCodes: [429, 503], // these honour Retry-After (no jitter then: the server set the time)
       },
     };
     if (request.query) init.searchParams = request.query;

@@ -36,7 +36,7 @@ export class Deals extends Resource {
   create(params: DealCreateParams, options?: DealCreateOptions & { ephemeral?: false }): Promise<Deal>;
   /** Creates a deal, or dry-runs it when `options.ephemeral` is true. */
   create(params: DealCreateParams, options?: DealCreateOptions): Promise<Deal | DealPreview>;
-  create(params: DealCreateParams, { ephemeral, ...options }: DealCreateOptions = {}): Promise<Deal | DealPreview> {
+  async create(params: DealCreateParams, { ephemeral, ...options }: DealCreateOptions = {}): Promise<Deal | DealPreview> {
     const json = parseParams('deals.create', DealCreateParamsSchema, params);
     return this.core.request(
       {

@@ -6,7 +6,7 @@ import { Resource } from './resource.js';
 /** Data rooms (VDR), where counterparties share documents. */
 export class Rooms extends Resource {
   /** Creates a data room. */
-  create(params: RoomCreateParams, options?: RequestOptions): Promise<Room> {
+  async create(params: RoomCreateParams, options?: RequestOptions): Promise<Room> {
     const json = parseParams('rooms.create', RoomCreateParamsSchema, params);
     return this.core.request({ method: 'POST', path: '/rooms', json, schema: RoomSchema, operation: 'rooms.create' }, options);
   }

@@ -10,7 +10,7 @@ const roomIdSchema = idField('roomId');
 /** Question answering over a room's documents. */
 export class Search extends Resource {
   /** Asks a question over a room's uploaded documents; answers come with citations. */
-  query(roomId: number, params: SearchParams, options?: RequestOptions): Promise<SearchResult> {
+  async query(roomId: number, params: SearchParams, options?: RequestOptions): Promise<SearchResult> {
     parseParams('search.query', roomIdSchema, roomId);
     const json = parseParams('search.query', SearchParamsSchema, params);
     return this.core.request(

@@ -20,7 +20,7 @@ const txIdSchema = idField('txId');
 /** Transactions: each joins a deal (`deal_id`) to a room (`linked_room_id`). */
 export class Transactions extends Resource {
   /** Creates a transaction for a deal. */
-  create(params: TransactionCreateParams, options?: RequestOptions): Promise<Transaction> {
+  async create(params: TransactionCreateParams, options?: RequestOptions): Promise<Transaction> {
     const json = parseParams('transactions.create', TransactionCreateParamsSchema, params);
     return this.core.request(
       { method: 'POST', path: '/svc/transactions', json, schema: TransactionSchema, operation: 'transactions.create' },
@@ -29,7 +29,7 @@ export class Transactions extends Resource {
   }
 
   /** Updates a transaction; set `linked_room_id` to link its deal to a room. */
-  update(txId: number, params: TransactionUpdateParams, options?: RequestOptions): Promise<Transaction> {
+  async update(txId: number, params: TransactionUpdateParams, options?: RequestOptions): Promise<Transaction> {
     parseParams('transactions.update', txIdSchema, txId);
     const json = parseParams('transactions.update', TransactionUpdateParamsSchema, params);
     return this.core.request(
@@ -39,7 +39,7 @@ export class Transactions extends Resource {
   }
 
   /** Lists the transactions of a deal. */
-  list(params: TransactionListParams, options?: RequestOptions): Promise<Transaction[]> {
+  async list(params: TransactionListParams, options?: RequestOptions): Promise<Transaction[]> {
     const query = parseParams('transactions.list', TransactionListParamsSchema, params);
     return this.core.request(
       { method: 'GET', path: '/svc/transactions', query, schema: TransactionListSchema, operation: 'transactions.list' },

@@ -25,7 +25,7 @@ const webhookIdSchema = idField('webhookId');
  */
 export class Webhooks extends Resource {
   /** Registers an endpoint; the answer carries its signing `secret`, shown this once. */
-  create(params: WebhookCreateParams, options?: RequestOptions): Promise<WebhookCreated> {
+  async create(params: WebhookCreateParams, options?: RequestOptions): Promise<WebhookCreated> {
     const json = parseParams('webhooks.create', WebhookCreateParamsSchema, params);
     return this.core.request(
       { method: 'POST', path: '/webhooks/', json, schema: WebhookCreatedSchema, operation: 'webhooks.create' },
@@ -34,7 +34,7 @@ export class Webhooks extends Resource {
   }
 
   /** Lists this client's registered endpoints. */
-  list(options?: RequestOptions): Promise<WebhookEndpoint[]> {
+  async list(options?: RequestOptions): Promise<WebhookEndpoint[]> {
     return this.core.request(
       { method: 'GET', path: '/webhooks/', schema: WebhookEndpointListSchema, operation: 'webhooks.list' },
       options,
@@ -42,7 +42,7 @@ export class Webhooks extends Resource {
   }
 
   /** Reads one endpoint, with its `failure_count`. */
-  retrieve(webhookId: number, options?: RequestOptions): Promise<WebhookEndpoint> {
+  async retrieve(webhookId: number, options?: RequestOptions): Promise<WebhookEndpoint> {
     parseParams('webhooks.retrieve', webhookIdSchema, webhookId);
     return this.core.request(
       { method: 'GET', path: path`/webhooks/${webhookId}/`, schema: WebhookEndpointSchema, operation: 'webhooks.retrieve' },
@@ -51,7 +51,7 @@ export class Webhooks extends Resource {
   }
 
   /** Changes an endpoint's url, name or event types. */
-  update(webhookId: number, params: WebhookUpdateParams, options?: RequestOptions): Promise<WebhookEndpoint> {
+  async update(webhookId: number, params: WebhookUpdateParams, options?: RequestOptions): Promise<WebhookEndpoint> {
     parseParams('webhooks.update', webhookIdSchema, webhookId);
     const json = parseParams('webhooks.update', WebhookUpdateParamsSchema, params);
     return this.core.request(
@@ -67,7 +67,7 @@ export class Webhooks extends Resource {
   }
 
   /** Replaces an endpoint's signing secret; the answer carries the new one, shown this once. */
-  rotateSecret(webhookId: number, options?: RequestOptions): Promise<WebhookSecret> {
+  async rotateSecret(webhookId: number, options?: RequestOptions): Promise<WebhookSecret> {
     parseParams('webhooks.rotateSecret', webhookIdSchema, webhookId);
     return this.core.request(
       { method: 'POST', path: path`/webhooks/${webhookId}/rotate-secret/`, schema: WebhookSecretSchema, operation: 'webhooks.rotateSecret' },

@@ -18,8 +18,9 @@ export function idField(field: string) {
  * A string the spec names some values of, typed as those values or any other string.
  * Nothing is rejected: the service may accept values the spec does not list.
  */
-export function openEnum<const T extends string>(field: string, _known: readonly T[]) {
-  return requiredString(field, `a value such as '${_known.join("' or '")}'`) as unknown as z.ZodMiniType<
+export function openEnum<const T extends string>(field: string, known: readonly T[]) {
+  return requiredString(field, `a value such as '${known.join("' or '")}'`) as unknown as z.ZodMiniType<
+    T | (string & {}),
     T | (string & {})
   >;
 }

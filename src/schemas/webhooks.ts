@@ -3,7 +3,7 @@ import { WEBHOOK_EVENT_KINDS, type EventKind } from '../webhooks/event-kinds.js'
 import { requiredString } from './common.js';
 
 const eventTypes = z.nullable(
-  z.array(requiredString('event_types[]', `an event kind such as '${WEBHOOK_EVENT_KINDS[0]}'`) as z.ZodMiniType<EventKind>, {
+  z.array(requiredString('event_types[]', `an event kind such as '${WEBHOOK_EVENT_KINDS[0]}'`) as z.ZodMiniType<EventKind, EventKind>, {
     error: 'event_types is required: pass an array of event kinds, or null to receive every kind',
   }),
 );

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Client, ValidationError } from '../../src/index.node.js';
+import { API_KEY, BASE_URL, useMockService } from '../support/msw.js';
+
+const server = useMockService();
+const sent: string[] = [];
+server.events.on('request:start', ({ request }) => {
+  sent.push(`${request.method} ${request.url}`);
+});
+const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0 });
+
+/** Runs a call that must be refused before sending; returns the error. */
+async function refused(call: () => Promise<unknown>): Promise<ValidationError> {
+  const before = sent.length;
+  const error = await call().then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  expect(sent.length).toBe(before); // nothing reached the wire
+  return error as ValidationError;
+}
+
+describe('bad input is refused before sending, naming the field and the fix', () => {
+  it.each([
+    ['deals.create without name', () => client.deals.create({ stage: 'sourcing', asset_class: 'equity' } as never), "[svc-sdk] deals.create: name is required: pass the deal name as a string. Nothing was sent."],
+    ['deals.create with an empty name', () => client.deals.create({ name: '', stage: 'sourcing', asset_class: 'equity' }), "[svc-sdk] deals.create: name must not be empty: pass the deal name. Nothing was sent."],
+    ['deals.create with a numeric stage', () => client.deals.create({ name: 'A', stage: 3 as never, asset_class: 'equity' }), "[svc-sdk] deals.create: stage is required: pass a value such as 'sourcing' or 'closing' as a string. Nothing was sent."],
+    ['rooms.create without room_type', () => client.rooms.create({ name: 'VDR' } as never), "[svc-sdk] rooms.create: room_type is required: pass a value such as 'company_investment' as a string. Nothing was sent."],
+    ['transactions.create with a string deal_id', () => client.transactions.create({ name: 'T', deal_id: '7' as never }), '[svc-sdk] transactions.create: deal_id must be an integer id, as the service returned it. Nothing was sent.'],
+    ['transactions.update with a fractional id', () => client.transactions.update(1.5, { linked_room_id: 2 }), '[svc-sdk] transactions.update: txId must be an integer id, as the service returned it. Nothing was sent.'],
+    ['transactions.update with linked_room_id 0', () => client.transactions.update(1, { linked_room_id: 0 }), '[svc-sdk] transactions.update: linked_room_id must be a positive integer id. Nothing was sent.'],
+    ['transactions.list without deal_id', () => client.transactions.list({} as never), '[svc-sdk] transactions.list: deal_id must be an integer id, as the service returned it. Nothing was sent.'],
+    ['deals.linkedRoomIds with a null id', () => client.deals.linkedRoomIds(null as never), '[svc-sdk] deals.linkedRoomIds: dealId must be an integer id, as the service returned it. Nothing was sent.'],
+    ['search.query with an empty query', () => client.search.query(1, { query: '' }), '[svc-sdk] search.query: query must not be empty: pass the question to ask. Nothing was sent.'],
+    ['webhooks.create with a relative url', () => client.webhooks.create({ url: '/hook', name: 'h', event_types: null }), '[svc-sdk] webhooks.create: url must be an absolute http(s) URL of your receiver, such as https://example.com/webhooks. Nothing was sent.'],
+    ['webhooks.create without event_types', () => client.webhooks.create({ url: 'https://x.test/h', name: 'h' } as never), '[svc-sdk] webhooks.create: event_types is required: pass an array of event kinds, or null to receive every kind. Nothing was sent.'],
+    ['webhooks.retrieve with a string id', () => client.webhooks.retrieve('3' as never), '[svc-sdk] webhooks.retrieve: webhookId must be an integer id, as the service returned it. Nothing was sent.'],
+    ['documents.upload of bytes without a filename', () => client.documents.upload(1, new Uint8Array([1])), '[svc-sdk] documents.upload: filename is required for this input: pass { filename } in the options. Nothing was sent.'],
+  ])('%s', async (_title, call, message) => {
+    expect((await refused(call)).message).toBe(message);
+  });
+
+  it('every problem is reported at once, each with its path', async () => {
+    const error = await refused(() => client.deals.create({ name: '', stage: '', asset_class: 1 as never }));
+    expect(error.issues.map((issue) => issue.path.join('.'))).toEqual(['name', 'stage', 'asset_class']);
+  });
+
+  it('unknown fields of params are sent as given', async () => {
+    const { http, HttpResponse } = await import('msw');
+    let body: unknown;
+    server.use(
+      http.post(`${BASE_URL}/api/v1/rooms`, async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json({ success: true, data: { id: 1, name: 'r' } });
+      }),
+    );
+    await client.rooms.create({ name: 'r', room_type: 'company_investment', region: 'eu' });
+    expect(body).toEqual({ name: 'r', room_type: 'company_investment', region: 'eu' });
+  });
+});
+
+describe('new Client(options)', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('reads SVC_API_KEY and SVC_BASE_URL from the environment', () => {
+    vi.stubEnv('SVC_API_KEY', API_KEY);
+    vi.stubEnv('SVC_BASE_URL', 'https://env.test/');
+    expect(new Client().baseUrl).toBe('https://env.test');
+  });
+
+  it.each([
+    [{ baseUrl: BASE_URL }, '[svc-sdk] new Client(): apiKey is missing: pass it or set SVC_API_KEY. Nothing was sent.'],
+    [{ apiKey: 'sk_live_123', baseUrl: BASE_URL }, '[svc-sdk] new Client(): apiKey must start with "vdr_": copy the key the developer portal issued. Nothing was sent.'],
+    [{ apiKey: API_KEY }, '[svc-sdk] new Client(): baseUrl is missing: pass it or set SVC_BASE_URL. Nothing was sent.'],
+    [{ apiKey: API_KEY, baseUrl: 'svc.test' }, '[svc-sdk] new Client(): baseUrl must be an absolute http(s) URL, such as https://api.example.com. Nothing was sent.'],
+    [{ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 0 }, '[svc-sdk] new Client(): timeout must be a positive whole number of milliseconds. Nothing was sent.'],
+    [{ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: -1 }, '[svc-sdk] new Client(): maxRetries must be a whole number, 0 or more. Nothing was sent.'],
+  ])('new Client(%o) throws a clear ValidationError', (options, message) => {
+    vi.stubEnv('SVC_API_KEY', undefined);
+    vi.stubEnv('SVC_BASE_URL', undefined);
+    expect(() => new Client(options)).toThrow(message);
+  });
+
+  it('a wrong key is never echoed back in the error', () => {
+    const wrong = 'sk_live_do_not_print_me';
+    expect(() => new Client({ apiKey: wrong, baseUrl: BASE_URL })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(wrong) }));
+  });
+});

@@ -1,0 +1,12 @@
+// Smoke test of the built package through its `require` entry points, as a user's CommonJS app loads it.
+const assert = require('node:assert/strict');
+const sdk = require('svc-sdk');
+const webhooks = require('svc-sdk/webhooks');
+const testing = require('svc-sdk/testing');
+
+assert.equal(typeof sdk.Client, 'function', 'svc-sdk exports Client');
+assert.throws(() => new sdk.Client({ apiKey: 'nope', baseUrl: 'https://x.test' }), sdk.ValidationError);
+assert.ok(webhooks && testing, 'subpath entries load');
+const client = new sdk.Client({ apiKey: 'vdr_smoke', baseUrl: 'https://x.test' });
+assert.equal(client.baseUrl, 'https://x.test');
+console.log('smoke (require): ok');
