@@ -15,6 +15,11 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   // Internals marked @internal (the upload encoder hook) stay out of the published types.
   dts: { compilerOptions: { stripInternal: true } },
+  // ky and zod/mini are bundled (tree-shaken) into the client's chunk: Node then loads one file
+  // instead of ~60 modules, which halves `import('svc-sdk')` (127 → 72 ms, BENCHMARKS.md), and
+  // `require('svc-sdk')` no longer needs require(esm) for ESM-only ky. zod stays a dependency for
+  // the published types, which are inferred from its schemas.
+  noExternal: ['ky', 'zod'],
   splitting: true,
   sourcemap: false,
   clean: true,

@@ -57,6 +57,28 @@ const RETRYABLE_METHODS_WITH_POST = [...RETRYABLE_METHODS, 'post'];
 /** 408, 429 and every 5xx are worth another try; other statuses would answer the same again. */
 const RETRYABLE_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, offset) => 500 + offset)];
 
+const retryPolicies = new Map<string, NonNullable<Options['retry']>>();
+
+/** ky's retry settings for a call, built once per (limit, POST allowed) and reused: they are on the hot path. */
+function retryPolicy(limit: number, allowPost: boolean): NonNullable<Options['retry']> {
+  const key = `${limit}:${allowPost}`;
+  let policy = retryPolicies.get(key);
+  if (!policy) {
+    policy = {
+      limit,
+      methods: allowPost ? RETRYABLE_METHODS_WITH_POST : RETRYABLE_METHODS,
+      statusCodes: RETRYABLE_STATUSES,
+      afterStatusCodes: [429, 503], // these honour Retry-After (no jitter then: the server set the time)
+      retryOnTimeout: true,
+      jitter: true,
+      backoffLimit: 8_000,
+      maxRetryAfter: 60_000,
+    };
+    retryPolicies.set(key, policy);
+  }
+  return policy;
+}
+
 /**
  * The thin HTTP core: the only module that knows ky. One `request()` sends, retries, maps
  * failures to the SDK's errors, unwraps the `{ success, data }` envelope and checks the result.
@@ -82,20 +104,7 @@ export class HttpCore {
     const timeout = options.timeout ?? this.#timeout;
     const canRetry = method !== 'POST' || request.idempotent === true;
     const limit = canRetry ? (options.maxRetries ?? this.#maxRetries) : 0;
-    const init: Options = {
-      method,
-      timeout,
-      retry: {
-        limit,
-        methods: request.idempotent ? RETRYABLE_METHODS_WITH_POST : RETRYABLE_METHODS,
-        retryOnTimeout: true,
-        jitter: true,
-        backoffLimit: 8_000,
-        maxRetryAfter: 60_000,
-        statusCodes: RETRYABLE_STATUSES,
-        afterStatusCodes: [429, 503], // these honour Retry-After (no jitter then: the server set the time)
-      },
-    };
+    const init: Options = { method, timeout, retry: retryPolicy(limit, request.idempotent === true) };
     if (request.query) init.searchParams = request.query;
     if (request.json !== undefined) init.json = request.json;
     if (request.body !== undefined) init.body = request.body;
