@@ -1,7 +1,6 @@
 // Bundle sizes as a browser app would ship them: esbuild, browser platform, minified, gzipped.
 import { gzipSync } from 'node:zlib';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { table } from './lib/stats.mjs';
