@@ -1,0 +1,81 @@
+import { DONE_TTL_MS, PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
+
+/**
+ * The part of a Redis client the store uses: a node-redis v4+ client (`createClient()`) or an
+ * ioredis client (`new Redis()`). Typed loosely so that both libraries' overloads fit.
+ */
+export interface RedisClientLike {
+  set(key: string, value: string, ...rest: never[]): Promise<unknown>;
+  get(key: string): Promise<unknown>;
+  del(key: string): Promise<unknown>;
+}
+
+/** Options of `createRedisDedupeStore`. */
+export interface RedisDedupeStoreOptions {
+  /** Prefix of every key. Default `'svc-sdk:webhook:'`. */
+  prefix?: string;
+  /** How long a processed id is remembered, in ms. Default 12 h (the service retries for about 10.6 h). */
+  ttlMs?: number;
+  /** How long a claim lasts if its worker crashes before completing or releasing it, in ms. Default 5 minutes. */
+  processingTtlMs?: number;
+}
+
+type SetNxPx = (key: string, value: string, ms: number) => Promise<unknown>;
+type SetPx = (key: string, value: string, ms: number) => Promise<unknown>;
+
+/**
+ * A `DedupeStore` in Redis, shared by every receiver of a fleet. Pass a connected node-redis or
+ * ioredis client; neither is a dependency of this SDK.
+ *
+ * A claim is `SET key processing NX PX <processingTtlMs>` (atomic; it expires if the worker
+ * crashes), completion `SET key done PX <ttlMs>`, release `DEL key`.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const handler = createWebhookHandler({ secret, on, dedupe: createRedisDedupeStore(redis) });
+ * ```
+ */
+export function createRedisDedupeStore(client: RedisClientLike, options: RedisDedupeStoreOptions = {}): DedupeStore {
+  if (!client || typeof client.set !== 'function' || typeof client.get !== 'function' || typeof client.del !== 'function') {
+    throw new TypeError('[svc-sdk] createRedisDedupeStore: pass a connected node-redis (createClient) or ioredis (new Redis) client');
+  }
+  const prefix = options.prefix ?? 'svc-sdk:webhook:';
+  const ttlMs = Math.ceil(options.ttlMs ?? DONE_TTL_MS);
+  const processingTtlMs = Math.ceil(options.processingTtlMs ?? PROCESSING_TTL_MS);
+  if (!(ttlMs > 0 && processingTtlMs > 0)) throw new TypeError('[svc-sdk] createRedisDedupeStore: ttlMs and processingTtlMs must be positive numbers');
+
+  const redis = client as unknown as { set(...args: unknown[]): Promise<unknown>; isOpen?: unknown };
+  // node-redis clients (v4+) have a boolean `isOpen` and take SET options as an object; ioredis
+  // takes them as positional tokens.
+  const isNodeRedis = typeof redis.isOpen === 'boolean';
+  const setNx: SetNxPx = isNodeRedis
+    ? (key, value, ms) => redis.set(key, value, { NX: true, PX: ms })
+    : (key, value, ms) => redis.set(key, value, 'PX', ms, 'NX');
+  const set: SetPx = isNodeRedis
+    ? (key, value, ms) => redis.set(key, value, { PX: ms })
+    : (key, value, ms) => redis.set(key, value, 'PX', ms);
+
+  return {
+    async claim(id): Promise<ClaimResult> {
+      const key = prefix + id;
+      // A claim that expires between our SET and GET leaves the key free: try again, twice at most.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        if ((await setNx(key, 'processing', processingTtlMs)) !== null) return 'claimed';
+        const state = await client.get(key);
+        if (state === 'done' || state === 'processing') return state;
+      }
+      return 'processing';
+    },
+    async complete(id) {
+      await set(prefix + id, 'done', ttlMs);
+    },
+    async release(id) {
+      // Unconditional: if this claim already expired and another worker claimed the id, that claim
+      // goes too, and a later retry may run alongside it; rare (processing outlived processingTtlMs)
+      // and harmless next to losing the event.
+      await client.del(prefix + id);
+    },
+  };
+}

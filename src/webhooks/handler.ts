@@ -1,0 +1,94 @@
+import { createMemoryDedupeStore } from './dedupe-memory.js';
+import type { DedupeStore } from './dedupe.js';
+import { parseWebhookEvent, type WebhookEvent } from './events.js';
+import { SIGNATURE_HEADER, toSecrets, type SigningSecret } from './signature.js';
+
+/** Options of `createWebhookHandler`. */
+export interface WebhookHandlerOptions {
+  /** The webhook's signing secret, or several during a rotation (any one may match). */
+  secret: SigningSecret;
+  /** Processes one verified event; the delivery is acknowledged (200) once it resolves, retried when it throws. */
+  on: (event: WebhookEvent) => unknown;
+  /**
+   * Deduplication by `delivery_id`: on by default (in memory, 10 000 ids, 12 h); `false` turns it
+   * off; a `DedupeStore` (e.g. `createRedisDedupeStore`) replaces the store.
+   */
+  dedupe?: boolean | DedupeStore;
+}
+
+/** A fetch-standard request handler: Next.js route handlers, Hono, Workers, Bun.serve, Deno.serve. */
+export type WebhookHandler = (request: Request) => Promise<Response>;
+
+type Verify = (body: Uint8Array, header: string | null, secret: SigningSecret) => Promise<boolean>;
+
+/** How long a delivery still being processed elsewhere asks the service to wait, in seconds. */
+const RETRY_AFTER_SECONDS = '60';
+
+/** `createWebhookHandler` over a given `verifySignature` (each entry passes its own HMAC back end). */
+export function createHandlerWith(verify: Verify, options: WebhookHandlerOptions): WebhookHandler {
+  const { secret, on, dedupe = true } = options ?? ({} as WebhookHandlerOptions);
+  const fail = (problem: string) => {
+    throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
+  };
+  if (toSecrets(secret).length === 0) fail("secret is missing or empty: pass the webhook's signing secret (a string, or an array while rotating)");
+  if (typeof on !== 'function') fail('on must be a function (event) => unknown');
+  if (typeof dedupe !== 'boolean' && typeof dedupe?.claim !== 'function') fail('dedupe must be true, false or a DedupeStore');
+  const store = dedupe === true ? createMemoryDedupeStore() : dedupe || undefined;
+
+  return async (request) => {
+    if (request.method !== 'POST') return json(405, { error: 'Method not allowed' }, { allow: 'POST' });
+    let body: Uint8Array;
+    try {
+      // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
+      body = new Uint8Array(await request.arrayBuffer());
+    } catch {
+      return json(400, { error: 'Unreadable body' });
+    }
+    if (!(await verify(body, request.headers.get(SIGNATURE_HEADER), secret))) {
+      return json(401, { error: 'Invalid signature' });
+    }
+    let event: WebhookEvent;
+    try {
+      event = parseWebhookEvent(body);
+    } catch (error) {
+      // parseWebhookEvent throws WebhookPayloadError only; its message names the field, never a value.
+      return json(400, { error: (error as Error).message });
+    }
+    const id = event.delivery_id;
+    try {
+      const state = store ? await store.claim(id) : 'claimed';
+      if (state === 'done') return json(200, { received: true });
+      if (state === 'processing') {
+        return json(409, { error: 'Delivery in progress' }, { 'retry-after': RETRY_AFTER_SECONDS });
+      }
+    } catch {
+      // The store is down: refuse rather than risk processing twice; the service retries.
+      return json(500, { error: 'Dedupe store failed' });
+    }
+    try {
+      await on(event);
+    } catch {
+      // Release the claim so the service's retry is processed; a failed release only delays it
+      // until the claim expires. The error itself stays here: its message may hold internals.
+      await settle(() => store?.release(id));
+      return json(500, { error: 'Handler failed' });
+    }
+    // The event was processed: acknowledge it even if recording that fails (the claim then expires,
+    // and a retry, if any, is processed again, which beats the service retrying for hours).
+    await settle(() => store?.complete(id));
+    return json(200, { received: true });
+  };
+}
+
+async function settle(step: () => unknown): Promise<void> {
+  try {
+    await step();
+  } catch {
+    // See the callers: a store failure here must not change the answer.
+  }
+}
+
+function json(status: number, body: unknown, headers?: Record<string, string>): Response {
+  // Response.json sets content-type: application/json (Node 18+, Workers, Deno, Bun, browsers).
+  return Response.json(body, { status, headers });
+}

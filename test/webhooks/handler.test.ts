@@ -1,0 +1,211 @@
+import { createHmac } from 'node:crypto';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import type { DedupeStore, WebhookEvent } from '../../src/webhooks/index.js';
+import { ENTRIES } from './entries.js';
+
+const SECRET = 'whsec_handler_secret';
+const URL_ = 'http://127.0.0.1/webhooks';
+
+function envelope(deliveryId: string = crypto.randomUUID(), event = 'document.uploaded') {
+  return JSON.stringify({
+    event,
+    version: '1.0',
+    delivery_id: deliveryId,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    data: { room_id: 1, document_id: 2, filename: 'memo.txt', uploader_id: 3 },
+  });
+}
+
+/** A delivery as the service sends it: POST, the raw JSON, X-Svc-Signature over those bytes. */
+function delivery(body: string, secret = SECRET, init: RequestInit = {}): Request {
+  const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return new Request(URL_, {
+    method: 'POST',
+    body,
+    ...init,
+    headers: { 'content-type': 'application/json', 'X-Svc-Signature': signature, ...init.headers },
+  });
+}
+
+async function answer(response: Response) {
+  return { status: response.status, body: (await response.json()) as unknown, type: response.headers.get('content-type') };
+}
+
+/** A store that records calls and answers claims from a script. */
+function scriptedStore(claims: Array<'claimed' | 'processing' | 'done'>) {
+  const calls: string[] = [];
+  const store: DedupeStore = {
+    claim: async (id) => (calls.push(`claim ${id}`), claims.shift() ?? 'claimed'),
+    complete: async (id) => void calls.push(`complete ${id}`),
+    release: async (id) => void calls.push(`release ${id}`),
+  };
+  return { store, calls };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })', (_name, sdk) => {
+  test('answers 200 { received: true } once on() resolved, with the typed event', async () => {
+    const seen: WebhookEvent[] = [];
+    let resolved = false;
+    const handler = sdk.createWebhookHandler({
+      secret: SECRET,
+      on: async (event) => {
+        await new Promise((r) => setTimeout(r, 5));
+        seen.push(event);
+        resolved = true;
+      },
+    });
+    const body = envelope('d-200');
+    const response = await handler(delivery(body));
+    expect(resolved).toBe(true);
+    expect(await answer(response)).toEqual({ status: 200, body: { received: true }, type: 'application/json' });
+    expect(seen).toEqual([JSON.parse(body)]);
+  });
+
+  test.each(['GET', 'PUT', 'DELETE'])('answers 405 with Allow: POST to %s, without calling on()', async (method) => {
+    const on = vi.fn();
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on })(new Request(URL_, { method }));
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(await response.json()).toEqual({ error: expect.any(String) });
+    expect(on).not.toHaveBeenCalled();
+  });
+
+  test.each([
+    ['signed with another secret', () => delivery(envelope(), 'wrong-secret')],
+    ['unsigned', () => new Request(URL_, { method: 'POST', body: envelope() })],
+    ['with a malformed signature', () => delivery(envelope(), SECRET, { headers: { 'x-svc-signature': 'sha256=zz' } })],
+    [
+      'altered after signing',
+      () => {
+        const signed = delivery(envelope('d-x'));
+        return new Request(URL_, { method: 'POST', body: envelope('d-y'), headers: signed.headers });
+      },
+    ],
+  ])('answers 401 { error } to a delivery %s, without calling on()', async (_case, make) => {
+    const on = vi.fn();
+    const { status, body, type } = await answer(await sdk.createWebhookHandler({ secret: SECRET, on })(make()));
+    expect({ status, type }).toEqual({ status: 401, type: 'application/json' });
+    expect(body).toEqual({ error: expect.any(String) });
+    expect(on).not.toHaveBeenCalled();
+  });
+
+  test('accepts either secret during a rotation', async () => {
+    const on = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: ['new-secret', SECRET], on });
+    expect((await handler(delivery(envelope()))).status).toBe(200);
+    expect((await handler(delivery(envelope(), 'new-secret'))).status).toBe(200);
+    expect(on).toHaveBeenCalledTimes(2);
+  });
+
+  test('answers 400 { error } naming the field for a signed body that is not an envelope', async () => {
+    const on = vi.fn();
+    const body = JSON.stringify({ event: 'ping.test', version: '1.0', timestamp: 'x', data: {} });
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on })(delivery(body));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: expect.stringContaining('"delivery_id"') });
+    expect(on).not.toHaveBeenCalled();
+  });
+
+  test('answers 500 { error } when on() throws, without leaking its message', async () => {
+    const handler = sdk.createWebhookHandler({
+      secret: SECRET,
+      on: () => {
+        throw new Error('db password is hunter2');
+      },
+    });
+    const response = await handler(delivery(envelope()));
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({ error: expect.any(String) });
+    expect(text).not.toContain('hunter2');
+  });
+
+  test('default dedupe: a retried delivery_id gets 200 without calling on() again', async () => {
+    const on = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on });
+    const body = envelope('d-dup');
+    expect((await handler(delivery(body))).status).toBe(200);
+    expect(await answer(await handler(delivery(body)))).toMatchObject({ status: 200, body: { received: true } });
+    expect((await handler(delivery(envelope('d-other')))).status).toBe(200);
+    expect(on).toHaveBeenCalledTimes(2);
+  });
+
+  test('default dedupe: a delivery whose on() threw is processed on retry (nothing lost)', async () => {
+    const on = vi.fn().mockRejectedValueOnce(new Error('transient')).mockResolvedValue(undefined);
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on });
+    const body = envelope('d-retry');
+    expect((await handler(delivery(body))).status).toBe(500);
+    expect((await handler(delivery(body))).status).toBe(200);
+    expect((await handler(delivery(body))).status).toBe(200);
+    expect(on).toHaveBeenCalledTimes(2);
+  });
+
+  test('default dedupe: a retry arriving while the first attempt runs gets 409 with Retry-After', async () => {
+    let finish!: () => void;
+    const on = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on });
+    const body = envelope('d-busy');
+    const first = handler(delivery(body));
+    await vi.waitFor(() => expect(on).toHaveBeenCalledTimes(1));
+    const second = await handler(delivery(body));
+    expect(second.status).toBe(409);
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await second.json()).toEqual({ error: expect.any(String) });
+    finish();
+    expect((await first).status).toBe(200);
+    expect(on).toHaveBeenCalledTimes(1);
+  });
+
+  test('dedupe: false calls on() for every attempt', async () => {
+    const on = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe: false });
+    const body = envelope('d-nodedupe');
+    await handler(delivery(body));
+    await handler(delivery(body));
+    expect(on).toHaveBeenCalledTimes(2);
+  });
+
+  test('a DedupeStore: claim → on → complete; done → 200 only; processing → 409; on throws → release', async () => {
+    const { store, calls } = scriptedStore(['claimed', 'done', 'processing', 'claimed']);
+    const on = vi.fn().mockResolvedValueOnce(undefined).mockRejectedValueOnce(new Error('boom'));
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store });
+    expect((await handler(delivery(envelope('a')))).status).toBe(200);
+    expect((await handler(delivery(envelope('b')))).status).toBe(200);
+    expect((await handler(delivery(envelope('c')))).status).toBe(409);
+    expect((await handler(delivery(envelope('d')))).status).toBe(500);
+    expect(calls).toEqual(['claim a', 'complete a', 'claim b', 'claim c', 'claim d', 'release d']);
+    expect(on.mock.calls.map(([event]) => (event as WebhookEvent).delivery_id)).toEqual(['a', 'd']);
+  });
+
+  test('a store that fails to claim gets 500 (the service retries), without calling on()', async () => {
+    const on = vi.fn();
+    const store: DedupeStore = { claim: () => Promise.reject(new Error('redis down')), complete() {}, release() {} };
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store })(delivery(envelope()));
+    expect(response.status).toBe(500);
+    expect(on).not.toHaveBeenCalled();
+  });
+
+  test('a store that fails to complete still answers 200: the event was processed', async () => {
+    const on = vi.fn();
+    const store: DedupeStore = { claim: () => 'claimed', complete: () => { throw new Error('redis down'); }, release() {} };
+    expect((await sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store })(delivery(envelope()))).status).toBe(200);
+  });
+
+  test.each([
+    ['an empty secret', { secret: '', on() {} }, /secret is missing or empty/],
+    ['an empty secret array', { secret: [], on() {} }, /secret is missing or empty/],
+    ['no on', { secret: SECRET }, /on must be a function/],
+    ['a bad dedupe', { secret: SECRET, on() {}, dedupe: {} }, /dedupe must be/],
+  ])('throws a clear [svc-sdk] error at construction for %s', (_case, options, message) => {
+    expect(() => sdk.createWebhookHandler(options as never)).toThrow(message);
+    expect(() => sdk.createWebhookHandler(options as never)).toThrow(/^\[svc-sdk\] createWebhookHandler: /);
+  });
+
+  test('never puts the secret in a construction error', () => {
+    expect(() => sdk.createWebhookHandler({ secret: 'sk_live_topsecret', on: 1 as never })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('topsecret') }),
+    );
+  });
+});
