@@ -1,0 +1,153 @@
+import { getResponse, type HttpHandler } from 'msw';
+import type { EventKind } from '../webhooks/event-kinds.js';
+import { DeliveryScheduler, type DeliveryAttempt, type ScheduledDelivery } from './deliveries.js';
+import { sampleEventData } from './events.js';
+import { createHandlers, dispatch, type HandlerContext } from './handlers.js';
+import { listen, type ListeningEmulator } from './listen.js';
+import { Store } from './store.js';
+
+/** Settings of `createEmulator`. */
+export interface EmulatorOptions {
+  /** The one API key accepted; without it, any key starting with `vdr_` is. */
+  apiKey?: string | undefined;
+  /** Milliseconds before a delivery's first attempt. Default 2000 (the spec's "about 2 seconds"). */
+  deliveryDelayMs?: number | undefined;
+  /** Delays before attempts 2 to 6. Default the spec's: 1 min, 5 min, 30 min, 2 h, 8 h. */
+  retryDelaysMs?: readonly number[] | undefined;
+  /** Called after every delivery attempt (the CLI logs them). */
+  onDelivery?: ((attempt: DeliveryAttempt) => void) | undefined;
+}
+
+/** Options of `waitForDelivery`. */
+export interface WaitOptions {
+  /** Milliseconds to wait before rejecting. Default 10 000. */
+  timeout?: number | undefined;
+}
+
+/** An in-memory fake of the whole service: msw handlers, a fetch handler and an HTTP server. */
+export interface Emulator {
+  /** msw request handlers answering `/api/v1/...` on any origin, for `setupServer(...emulator.handlers)`. */
+  readonly handlers: readonly HttpHandler[];
+  /** Every delivery attempt made so far, oldest first. */
+  readonly deliveries: readonly DeliveryAttempt[];
+  /** Answers one request like the service would (404 JSON for an unknown path). */
+  fetch(request: Request): Promise<Response>;
+  /** Serves the emulator over HTTP on 127.0.0.1 (port 0: any free one); `url` is the base URL for a `Client`. */
+  listen(port?: number): Promise<ListeningEmulator>;
+  /** Sends an event of any kind to every subscribed endpoint of every key; sample data when `data` is omitted. */
+  trigger(kind: EventKind, data?: Record<string, unknown>): Promise<ScheduledDelivery[]>;
+  /** Resolves with the first attempt (already made or to come) that `predicate` accepts. */
+  waitForDelivery(predicate?: (attempt: DeliveryAttempt) => boolean, options?: WaitOptions): Promise<DeliveryAttempt>;
+  /** Resolves once no attempt is being sent or due within `horizonMs` (default: the first-attempt delay). */
+  settled(horizonMs?: number): Promise<void>;
+  /** Forgets every record and cancels every pending delivery. */
+  reset(): void;
+  /** `reset()`, and closes the HTTP servers `listen` opened. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000] as const;
+
+/**
+ * Creates a stateful, in-memory emulator of the service.
+ *
+ * @example
+ * ```ts
+ * import { setupServer } from 'msw/node';
+ * import { createEmulator } from 'svc-sdk/testing';
+ *
+ * const emulator = createEmulator({ deliveryDelayMs: 0 });
+ * const server = setupServer(...emulator.handlers);
+ * server.listen({ onUnhandledFrame: 'error' });
+ * ```
+ */
+export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  const deliveryDelayMs = options.deliveryDelayMs ?? 2000;
+  const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  checkOptions(options.apiKey, deliveryDelayMs, retryDelaysMs);
+
+  const store = new Store();
+  const scheduler = new DeliveryScheduler({ deliveryDelayMs, retryDelaysMs, onAttempt: options.onDelivery });
+  const context: HandlerContext = { store, scheduler, apiKey: options.apiKey };
+  const handlers = createHandlers(context);
+  const servers = new Set<ListeningEmulator>();
+
+  const emulator: Emulator = {
+    handlers,
+    deliveries: scheduler.attempts,
+    async fetch(request) {
+      const response = await getResponse(handlers, request);
+      return response ?? Response.json({ error: `no route for ${request.method} ${new URL(request.url).pathname}` }, { status: 404 });
+    },
+    async listen(port = 0) {
+      const server = await listen(emulator.fetch, port);
+      const close = async () => {
+        servers.delete(wrapped);
+        await server.close();
+      };
+      const wrapped: ListeningEmulator = { url: server.url, port: server.port, close };
+      servers.add(wrapped);
+      return wrapped;
+    },
+    async trigger(kind, data) {
+      return dispatch(context, store.webhooks.values(), kind, data ?? sampleEventData(kind));
+    },
+    waitForDelivery(predicate = () => true, { timeout = 10_000 } = {}) {
+      return new Promise((resolve, reject) => {
+        let seen = 0;
+        const check = () => {
+          for (; seen < scheduler.attempts.length; seen += 1) {
+            const attempt = scheduler.attempts[seen]!;
+            if (predicate(attempt)) {
+              done();
+              resolve(attempt);
+              return;
+            }
+          }
+        };
+        const unsubscribe = scheduler.subscribe(check);
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`[svc-sdk] no matching delivery within ${timeout} ms (${scheduler.attempts.length} attempts so far)`));
+        }, timeout);
+        const done = () => {
+          clearTimeout(timer);
+          unsubscribe();
+        };
+        check();
+      });
+    },
+    settled(horizonMs = deliveryDelayMs) {
+      return new Promise((resolve) => {
+        const check = () => {
+          if (scheduler.isBusy(horizonMs)) return;
+          unsubscribe();
+          resolve();
+        };
+        const unsubscribe = scheduler.subscribe(check);
+        check();
+      });
+    },
+    reset() {
+      scheduler.reset();
+      store.clear();
+    },
+    async close() {
+      emulator.reset();
+      await Promise.all([...servers].map((server) => server.close()));
+    },
+  };
+  return emulator;
+}
+
+function checkOptions(apiKey: string | undefined, deliveryDelayMs: number, retryDelaysMs: readonly number[]): void {
+  if (apiKey !== undefined && !apiKey.startsWith('vdr_')) {
+    throw new TypeError('[svc-sdk] createEmulator: apiKey must start with "vdr_", like the keys the service issues');
+  }
+  if (!Number.isFinite(deliveryDelayMs) || deliveryDelayMs < 0) {
+    throw new TypeError('[svc-sdk] createEmulator: deliveryDelayMs must be 0 or more milliseconds');
+  }
+  if (!Array.isArray(retryDelaysMs) || !retryDelaysMs.every((delay) => Number.isFinite(delay) && delay >= 0)) {
+    throw new TypeError('[svc-sdk] createEmulator: retryDelaysMs must be an array of delays in milliseconds, 0 or more');
+  }
+}
