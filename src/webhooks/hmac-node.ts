@@ -24,3 +24,34 @@ export function hmacVerify(secret: string, body: Uint8Array, signature: Uint8Arr
 export function hmacSign(secret: string, body: Uint8Array): Uint8Array {
   return createHmac('sha256', secretKey(secret)).update(body).digest();
 }
+
+const SIGNATURE = /^sha256=[0-9a-f]{64}$/;
+
+/**
+ * `verifySignature` on Node, whole: the generic path's per-call work (hex decoding in JS, copying a
+ * string body through TextEncoder, an array and an await per secret) cost 35–50 % over a bare
+ * createHmac check at 1 KiB. Here the header decodes natively after the strict regex (so
+ * `Buffer.from` can't stop early at a bad digit), a string body goes to `update()` as it is, and
+ * one secret is the common case.
+ */
+export function verifyNode(rawBody: unknown, header: unknown, secret: unknown): boolean {
+  if (typeof header !== 'string' || !SIGNATURE.test(header)) return false;
+  let body: string | Uint8Array;
+  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) body = rawBody;
+  else if (rawBody instanceof ArrayBuffer) body = new Uint8Array(rawBody);
+  else return false;
+  try {
+    const signature = Buffer.from(header.slice(7), 'hex');
+    if (typeof secret === 'string') return secret !== '' && matches(secret, body, signature);
+    if (!Array.isArray(secret)) return false;
+    // Any matching secret wins: during a rotation the old and the new one are both valid.
+    for (const key of secret) if (typeof key === 'string' && key !== '' && matches(key, body, signature)) return true;
+  } catch {
+    // A body node:crypto refuses (a detached buffer, say) is junk like any other.
+  }
+  return false;
+}
+
+function matches(secret: string, body: string | Uint8Array, signature: Buffer): boolean {
+  return timingSafeEqual(createHmac('sha256', secretKey(secret)).update(body).digest(), signature);
+}

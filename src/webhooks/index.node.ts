@@ -1,12 +1,11 @@
 // `svc-sdk/webhooks` under the `node` export condition: the same names as index.ts, with the
 // HMAC done by node:crypto (synchronous, KeyObject-cached: faster than Web Crypto on Node).
 import { createHandlerWith, type WebhookHandler, type WebhookHandlerOptions } from './handler.js';
-import { hmacSign, hmacVerify } from './hmac-node.js';
+import { hmacSign, hmacVerify, verifyNode } from './hmac-node.js';
 import type { WebhookEvent } from './events.js';
 import { signWith } from './sign.js';
 import type { RawBody, SignatureHeader, SigningSecret } from './signature.js';
 import { verifyWebhookWith } from './verify-webhook.js';
-import { verifyWith } from './verify.js';
 
 /**
  * Whether `header` (`X-Svc-Signature`) is the HMAC-SHA256 of the exact raw body under the secret
@@ -17,8 +16,8 @@ import { verifyWith } from './verify.js';
  * if (!(await verifySignature(rawBody, req.headers['x-svc-signature'], process.env.SVC_WEBHOOK_SECRET!))) return res.sendStatus(401);
  * ```
  */
-export function verifySignature(rawBody: RawBody, header: SignatureHeader, secret: SigningSecret): Promise<boolean> {
-  return verifyWith(hmacVerify, rawBody, header, secret);
+export async function verifySignature(rawBody: RawBody, header: SignatureHeader, secret: SigningSecret): Promise<boolean> {
+  return verifyNode(rawBody, header, secret);
 }
 
 /**
