@@ -48,6 +48,7 @@ if (remote && !receiverUrl) {
   console.log('! SVC_WEBHOOK_URL is not set: the service cannot reach this receiver, so no webhook is registered and no delivery awaited');
 }
 
+let webhook;
 try {
   // 3. The typical flow.
   const draft = { name: 'Acme Series A', stage: 'sourcing', asset_class: 'equity' };
@@ -66,7 +67,7 @@ try {
 
   let delivered;
   if (receiverUrl) {
-    const webhook = await client.webhooks.create({ url: receiverUrl, name: 'demo receiver', event_types: ['document.uploaded'] });
+    webhook = await client.webhooks.create({ url: receiverUrl, name: 'demo receiver', event_types: ['document.uploaded'] });
     secret = webhook.secret;
     step(`registered webhook ${webhook.id} for document.uploaded (its secret is shown once: kept in memory)`);
     delivered = new Promise((resolve, reject) => {
@@ -99,9 +100,16 @@ try {
   const citation = result.citations?.[0];
   step(`asked "${question}" → ${result.answer ?? '(no answer)'}`);
   if (citation) step(`cited ${citation.filename} (document ${citation.document_id}): "${citation.passage}"`);
-  console.log('Done: the typical flow ran end to end.');
 } finally {
+  // A deployment keeps registrations: remove the demo's, so nothing keeps posting to a dead tunnel.
+  if (remote && webhook) {
+    await client.webhooks.delete(webhook.id).then(
+      () => step(`deleted webhook ${webhook.id}`),
+      (error) => console.log(`! could not delete webhook ${webhook.id}: ${error.message}`),
+    );
+  }
   receiver.closeAllConnections?.();
   await new Promise((resolve) => receiver.close(resolve));
   await emulator?.close();
 }
+console.log('Done: the typical flow ran end to end.');

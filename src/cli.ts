@@ -106,6 +106,11 @@ async function runTrigger(args: string[]): Promise<number> {
   const [kind, ...extra] = positionals;
   if (kind === undefined) throw new UsageError(`trigger needs an event kind, such as ${WEBHOOK_EVENT_KINDS[0]} (svc-sdk --help)`);
   if (extra.length) throw new UsageError(`trigger takes one event kind, got also: ${extra.join(' ')}`);
+  // A typo would otherwise send `{}` data under a kind no receiver handles; code that wants to test
+  // unknown kinds can call emulator.trigger('any.kind') instead.
+  if (!(WEBHOOK_EVENT_KINDS as readonly string[]).includes(kind)) {
+    throw new UsageError(`unknown event kind "${kind}": use one of ${WEBHOOK_EVENT_KINDS.join(', ')}`);
+  }
   const url = values['url'] as string | undefined;
   const secret = values['secret'] as string | undefined;
   if (!url || !/^https?:$/.test(URL.parse(url)?.protocol ?? '')) {
@@ -120,9 +125,6 @@ async function runTrigger(args: string[]): Promise<number> {
       throw new UsageError('--data must be a JSON object, such as \'{"balance":90}\'');
     }
     if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError('--data must be a JSON object');
-  }
-  if (!(WEBHOOK_EVENT_KINDS as readonly string[]).includes(kind)) {
-    console.error(`[svc-sdk] note: "${kind}" is not an event kind the spec names; sending it anyway`);
   }
   const body = buildEventBody(kind, data);
   let response: Response;

@@ -1,4 +1,5 @@
-import { getResponse, type HttpHandler } from 'msw';
+import type { HttpHandler } from 'msw/http';
+import { getResponse } from 'msw/utils/get-response'; // not the root: see handlers.ts
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { DeliveryScheduler, type DeliveryAttempt, type ScheduledDelivery } from './deliveries.js';
 import { sampleEventData } from './events.js';

@@ -1,4 +1,6 @@
-import { http, HttpResponse, type HttpHandler } from 'msw';
+// Subpaths, not the 'msw' root: the root also loads msw's WebSocket support, whose BroadcastChannel
+// keeps a Deno process alive after the work is done.
+import { http, HttpResponse, type HttpHandler } from 'msw/http';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import type { DeliveryScheduler, ScheduledDelivery } from './deliveries.js';
 import { searchDocuments } from './search-index.js';

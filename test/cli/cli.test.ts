@@ -59,6 +59,8 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
     [['emulator', '--api-key', 'sk_1'], /^\[svc-sdk\] --api-key must start with "vdr_"/],
     [['emulator', '--verbose'], /^\[svc-sdk\] Unknown option '--verbose'/],
     [['trigger'], /^\[svc-sdk\] trigger needs an event kind/],
+    [['trigger', 'document.upload', '--url', 'http://127.0.0.1:1/x', '--secret', 's'], /^\[svc-sdk\] unknown event kind "document.upload": use one of document.uploaded, /],
+    [['trigger', 'credit.low', 'extra'], /^\[svc-sdk\] trigger takes one event kind/],
     [['trigger', 'credit.low', '--secret', 's'], /^\[svc-sdk\] --url is required/],
     [['trigger', 'credit.low', '--url', 'http://127.0.0.1:1/x'], /^\[svc-sdk\] --secret is required/],
     [['trigger', 'credit.low', '--url', 'http://127.0.0.1:1/x', '--secret', 's', '--data', '[1]'], /^\[svc-sdk\] --data must be a JSON object/],
@@ -98,7 +100,7 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
     expect(unreachable.stderr).toMatch(/^\[svc-sdk\] could not reach/);
   });
 
-  it('emulator serves the API on the printed base url and stops cleanly on SIGTERM', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('emulator serves the API on the printed base url and stops cleanly on %s', async (signal) => {
     const child = spawn(process.execPath, [CLI, 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -111,7 +113,7 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
       const client = new Client({ apiKey, baseUrl, maxRetries: 0 });
       expect(await client.rooms.create({ name: 'R', room_type: 'company_investment' })).toMatchObject({ id: 1, name: 'R' });
     } finally {
-      child.kill('SIGTERM');
+      child.kill(signal);
     }
     expect(await exited).toBe(0);
     expect(stdout).toContain('svc-sdk emulator stopped');
