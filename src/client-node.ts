@@ -1,10 +1,10 @@
 import { Client as BaseClient } from './client.js';
-import { encodeMultipart } from './uploads/encode-web.js';
+import { encodeMultipartNode } from './uploads/encode-node.js';
 import type { MultipartEncoder } from './uploads/types.js';
 
 /**
  * The client on Node: the same API as everywhere, with uploads that also stream Node Readables
- * and files opened by `fileFromPath`, without buffering them.
+ * (with a Content-Length for fs streams) and files opened by `fileFromPath`, without buffering them.
  *
  * @example
  * ```ts
@@ -15,5 +15,5 @@ import type { MultipartEncoder } from './uploads/types.js';
  */
 export class Client extends BaseClient {
   /** @internal */
-  protected static override multipartEncoder: MultipartEncoder = encodeMultipart;
+  protected static override multipartEncoder: MultipartEncoder = encodeMultipartNode;
 }

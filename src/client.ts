@@ -8,6 +8,7 @@ import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { encodeMultipart } from './uploads/encode-web.js';
 import type { MultipartEncoder } from './uploads/types.js';
+import { parseUrl } from './shared/parse-url.js';
 
 /** Settings of a `Client`; every one has a default. */
 export interface ClientOptions {
@@ -32,7 +33,7 @@ export interface RawRequest {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   json?: unknown;
-  body?: BodyInit;
+  body?: NonNullable<RequestInit['body']>;
   /** Marks a POST as safe to retry; other methods are retried already. */
   idempotent?: boolean;
 }
@@ -132,7 +133,7 @@ function checkOptions(options: { apiKey?: string; baseUrl?: string; timeout: num
     issues.push({ path: ['apiKey'], message: 'apiKey must start with "vdr_": copy the key the developer portal issued' });
   }
   if (!baseUrl) issues.push({ path: ['baseUrl'], message: 'baseUrl is missing: pass it or set SVC_BASE_URL' });
-  else if (!/^https?:$/.test(URL.parse(baseUrl)?.protocol ?? '')) {
+  else if (!/^https?:$/.test(parseUrl(baseUrl)?.protocol ?? '')) {
     issues.push({ path: ['baseUrl'], message: 'baseUrl must be an absolute http(s) URL, such as https://api.example.com' });
   }
   if (!Number.isInteger(timeout) || timeout <= 0) {

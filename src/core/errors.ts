@@ -1,4 +1,5 @@
 import { SvcError } from '../shared/svc-error.js';
+import { parseUrl } from '../shared/parse-url.js';
 
 export { SvcError };
 
@@ -192,6 +193,6 @@ function serverMessage(body: unknown): string | undefined {
 }
 
 function pathOf(url: string): string {
-  const parsed = URL.parse(url);
+  const parsed = parseUrl(url);
   return parsed ? parsed.pathname + parsed.search : url;
 }

@@ -2,10 +2,14 @@ import { path } from '../core/path.js';
 import { parseParams } from '../core/validate.js';
 import { idField } from '../schemas/common.js';
 import { DocumentSchema, type Document } from '../schemas/documents.js';
-import type { MultipartEncoder, Uploadable, UploadOptions } from '../uploads/types.js';
+import { withUploadProgress } from '../uploads/progress.js';
+import type { MultipartBody, MultipartEncoder, Uploadable, UploadOptions } from '../uploads/types.js';
 import { Resource } from './resource.js';
 
 const roomIdSchema = idField('roomId');
+
+// workerd refuses `redirect: 'error'` (only follow or manual) and does not buffer bodies: leave it be there.
+const REFUSE_REDIRECTS = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers' ? undefined : 'error';
 
 /** Documents in a data room. */
 export class Documents extends Resource {
@@ -17,24 +21,32 @@ export class Documents extends Resource {
   }
 
   /**
-   * Uploads a file to a room as multipart (one part named `file`). Never retried automatically:
-   * a document must not be stored twice.
+   * Uploads a file to a room as multipart (one part named `file`), streaming it where the input
+   * allows. Never retried automatically: a document must not be stored twice.
    */
   async upload(roomId: number, file: Uploadable, options: UploadOptions = {}): Promise<Document> {
     parseParams('documents.upload', roomIdSchema, roomId);
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;
-    const { body, headers } = await this.#encode(file, { filename, contentType });
-    return this.core.request(
+    let multipart: MultipartBody & { finish?: () => void } = await this.#encode(file, { filename, contentType });
+    // Progress is counted here, not by the core: the encoder knows the body's exact size, and
+    // the request keeps its Content-Length.
+    if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress);
+    const document = await this.core.request(
       {
         method: 'POST',
         path: path`/rooms/${roomId}/documents`,
-        body,
-        headers,
-        onUploadProgress,
+        body: multipart.body,
+        headers: multipart.headers,
+        // Not following redirects is what keeps a large upload out of memory on Node: undici
+        // otherwise stores every chunk sent, to replay the body after a 307/308 (nodejs/undici#4058).
+        redirect: REFUSE_REDIRECTS,
         schema: DocumentSchema,
         operation: 'documents.upload',
       },
+      // A caller's `maxRetries` cannot turn retries on: the core never retries a plain POST.
       requestOptions,
     );
+    multipart.finish?.();
+    return document;
   }
 }

@@ -5,6 +5,7 @@ import type { EventKind } from '../webhooks/event-kinds.js';
 import type { DeliveryScheduler, ScheduledDelivery } from './deliveries.js';
 import { searchDocuments } from './search-index.js';
 import { newSecret, webhookView, type Store, type StoredWebhook } from './store.js';
+import { parseUrl } from '../shared/parse-url.js';
 
 /** What the handlers share with the emulator. */
 export interface HandlerContext {
@@ -260,7 +261,7 @@ function requireId(body: Record<string, unknown>, field: string): number {
 
 function requireUrl(body: Record<string, unknown>): string {
   const value = body['url'];
-  const parsed = typeof value === 'string' ? URL.parse(value) : null;
+  const parsed = typeof value === 'string' ? parseUrl(value) : undefined;
   // The service wants HTTPS; the emulator also takes http, so local receivers work.
   if (!parsed || !/^https?:$/.test(parsed.protocol)) {
     throw new HttpProblem(422, 'url is required: pass the absolute http(s) URL of your receiver', 'url');

@@ -13,22 +13,24 @@ export type Uploadable =
 
 /** The file's own metadata, when the caller knows better than the input. */
 export interface FileMetadata {
-  /** Name of the file part; required for bytes and streams, taken from a File otherwise. */
-  filename?: string;
-  /** MIME type of the file part; default: the Blob's type, else `application/octet-stream`. */
-  contentType?: string;
+  /** Name of the file part; taken from a File or an fs stream's path, required for other bytes and streams. */
+  filename?: string | undefined;
+  /** MIME type of the file part; default: the Blob's type, else one guessed from the extension, else `application/octet-stream`. */
+  contentType?: string | undefined;
 }
 
 /** Options of `documents.upload`: the file's metadata, progress, and the usual per-call options. */
 export interface UploadOptions extends RequestOptions, FileMetadata {
-  /** Called as bytes are sent: `{ loaded, total }` (total when known). */
-  onUploadProgress?: (progress: UploadProgress) => void;
+  /** Called as bytes are sent: `{ loaded, total }` (total when known), multipart framing included. */
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
 }
 
-/** A multipart request body, with the headers it needs (its content type, its length when known). */
+/** A multipart request body, with the headers it needs and its size in bytes when known. */
 export interface MultipartBody {
-  body: BodyInit;
-  headers?: Record<string, string>;
+  body: Blob | ReadableStream<Uint8Array>;
+  headers: Record<string, string>;
+  /** Bytes of the whole body (framing included), when known before sending. */
+  size: number | undefined;
 }
 
 /** Turns a user's file into the multipart body of an upload: one part named `file`. */

@@ -1,0 +1,15 @@
+import { SvcError } from '../core/errors.js';
+import type { FileMetadata } from './types.js';
+
+/**
+ * `fileFromPath` outside Node: there is no file system, so it always rejects; it exists so that
+ * isomorphic code type-checks against either entry.
+ */
+export async function fileFromPath(path: string, options?: FileMetadata): Promise<File> {
+  void path;
+  void options;
+  throw new SvcError(
+    '[svc-sdk] fileFromPath needs Node: this runtime loaded the web build of svc-sdk, which has no file system. ' +
+      'Pass a Blob, File, bytes or a ReadableStream to documents.upload instead.',
+  );
+}

@@ -1,0 +1,58 @@
+import type { UploadProgress } from '../core/http.js';
+import type { MultipartBody } from './types.js';
+
+/**
+ * Wraps a multipart body so `onProgress` hears of every chunk fetch takes: `loaded` grows
+ * monotonically and ends equal to `total` when the size is known. The Content-Length is kept
+ * (Node's fetch sends it with a stream body), so the server sees the same request as without progress.
+ */
+export function withUploadProgress(
+  multipart: MultipartBody,
+  onProgress: (progress: UploadProgress) => void,
+): MultipartBody & { finish?: () => void } {
+  const { body, size } = multipart;
+  if (body instanceof Blob && isBrowser()) {
+    // Browsers send a stream body only over HTTP/2 (Chromium) or not at all (Firefox, Safari), so
+    // the Blob stays a Blob there: progress is 0 at the start and the total once the upload is done.
+    onProgress({ loaded: 0, total: size });
+    return { ...multipart, finish: () => onProgress({ loaded: size ?? body.size, total: size ?? body.size }) };
+  }
+  const reader = (body instanceof Blob ? body.stream() : body).getReader();
+  let loaded = 0;
+  let pending = 0;
+  const report = () => {
+    if (pending === 0) return;
+    loaded += pending;
+    pending = 0;
+    onProgress({ loaded, total: size });
+  };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        // With no queue, pull runs when fetch has taken the previous chunk: count it as sent now.
+        report();
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          if (loaded === 0) onProgress({ loaded: 0, total: size });
+          return;
+        }
+        pending = value.byteLength;
+        controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const headers = { ...multipart.headers };
+  if (size !== undefined) headers['content-length'] = String(size);
+  return { body: stream, headers, size };
+}
+
+/** True in a web browser (Node, Deno, Bun and workerd name themselves otherwise in `navigator.userAgent`). */
+function isBrowser(): boolean {
+  const agent = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent;
+  return typeof agent === 'string' && agent.startsWith('Mozilla/');
+}

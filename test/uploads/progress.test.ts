@@ -1,0 +1,79 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as WebClient } from '../../src/index.js';
+import { Client, fileFromPath, type UploadProgress } from '../../src/index.node.js';
+import { API_KEY, boundaryOf, expectedBody, useCaptureServer } from './support.js';
+
+const capture = useCaptureServer();
+const SIZE = 3 * 1024 * 1024 + 17; // several chunks of every source
+const CONTENT = Uint8Array.from({ length: SIZE }, (_, index) => (index * 31) % 251);
+
+let dir: string;
+let path: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-sdk-progress-'));
+  path = join(dir, 'big.pdf');
+  await writeFile(path, CONTENT);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function chunked(): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let offset = 0; offset < SIZE; offset += 65_536) chunks.push(CONTENT.subarray(offset, offset + 65_536));
+  return chunks;
+}
+
+const inputs: Array<[string, () => Promise<Parameters<Client['documents']['upload']>[1]>, boolean]> = [
+  ['a Blob', async () => new Blob([CONTENT]), true],
+  ['a Uint8Array', async () => CONTENT, true],
+  ['an ArrayBuffer', async () => CONTENT.slice().buffer, true],
+  ['fileFromPath', () => fileFromPath(path), true],
+  ['an fs.createReadStream', async () => createReadStream(path), true],
+  ['a Node Readable', async () => Readable.from(chunked().map((chunk) => Buffer.from(chunk))), false],
+  ['a web ReadableStream', async () => new Blob(chunked() as BlobPart[]).stream(), false],
+];
+
+describe('onUploadProgress', () => {
+  it.each(inputs)('fires for %s: monotonic, ending at the body size (total %s)', async (_, make, totalKnown) => {
+    const events: UploadProgress[] = [];
+    const client = new Client({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0 });
+    await client.documents.upload(5, await make(), { filename: 'big.pdf', onUploadProgress: (event) => events.push(event) });
+
+    const request = capture.only();
+    // Progress must not change the request: same bytes, and the Content-Length when it is known.
+    expect(request.body.equals(expectedBody(boundaryOf(request), 'big.pdf', 'application/pdf', CONTENT))).toBe(true);
+    expect(events.length).toBeGreaterThan(2);
+    for (let index = 1; index < events.length; index++) {
+      expect(events[index]!.loaded).toBeGreaterThan(events[index - 1]!.loaded);
+    }
+    expect(events.at(-1)!.loaded).toBe(request.body.length);
+    if (totalKnown) {
+      expect(request.headers['content-length']).toBe(String(request.body.length));
+      expect(events.every((event) => event.total === request.body.length)).toBe(true);
+    } else {
+      expect(events.every((event) => event.total === undefined)).toBe(true);
+    }
+  });
+
+  it('fires on the web Client too, with the Blob\'s exact total', async () => {
+    const events: UploadProgress[] = [];
+    const client = new WebClient({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0 });
+    await client.documents.upload(5, new File([CONTENT], 'big.pdf'), { onUploadProgress: (event) => events.push(event) });
+    const request = capture.only();
+    expect(events.at(-1)).toEqual({ loaded: request.body.length, total: request.body.length });
+  });
+
+  it('an empty file reports once, at 0 of the framing size', async () => {
+    const events: UploadProgress[] = [];
+    const client = new Client({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0 });
+    await client.documents.upload(5, new Uint8Array(0), { filename: 'empty.txt', onUploadProgress: (event) => events.push(event) });
+    const request = capture.only();
+    expect(events.at(-1)).toEqual({ loaded: request.body.length, total: request.body.length });
+  });
+});
