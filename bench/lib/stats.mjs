@@ -1,4 +1,4 @@
-// Small helpers shared by the benchmarks: interleaved rounds, medians, ratios, markdown.
+// Helpers shared by the benchmarks: interleaved rounds, medians, ratios within a round, markdown.
 
 /** The median of a list of numbers. */
 export function median(values) {
@@ -8,29 +8,60 @@ export function median(values) {
 }
 
 /**
- * Runs every case once per round, in an order that rotates each round (A B C, B C A, …), and
- * returns each case's median time per operation in microseconds.
+ * Runs every case once per round, in an order that rotates each round (A B C, B C A, C A B…), so
+ * that no case always runs first or right after another, and load that comes and goes on a shared
+ * machine lands on every case alike.
+ *
+ * Each case is `{ name, run(operations) }`; `operations` is a number or a function of the case name.
+ * Returns per case the median time per operation (µs) and, against `baseline`, the median of the
+ * ratios taken within each round: two cases of the same round ran a few milliseconds apart, so
+ * their ratio is steadier than the ratio of two medians.
  */
-export async function interleave(cases, { rounds, operations }) {
+export async function interleave(cases, { rounds, operations, baseline }) {
   const samples = new Map(cases.map(({ name }) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     for (let offset = 0; offset < cases.length; offset++) {
       const { name, run } = cases[(round + offset) % cases.length];
+      const count = typeof operations === 'function' ? operations(name) : operations;
       const start = performance.now();
-      await run(operations);
-      samples.get(name).push(((performance.now() - start) * 1000) / operations);
+      await run(count);
+      samples.get(name).push(((performance.now() - start) * 1000) / count);
     }
   }
-  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+  const results = new Map();
+  const base = baseline ? samples.get(baseline) : undefined;
+  for (const [name, values] of samples) {
+    results.set(name, {
+      samples: values,
+      micros: median(values),
+      ratio: base ? median(values.map((value, round) => value / base[round])) : undefined,
+    });
+  }
+  return results;
 }
 
-/** Formats a number with a fixed count of significant decimals. */
+/** The median of the ratios `a[i] / b[i]` of two cases' samples taken in the same rounds. */
+export function pairedRatio(a, b) {
+  return median(a.samples.map((value, round) => value / b.samples[round]));
+}
+
+/** A number with a fixed count of decimals; `—` for what was not measured. */
 export function fixed(value, digits = 2) {
-  return Number.isFinite(value) ? value.toFixed(digits) : String(value);
+  return Number.isFinite(value) ? value.toFixed(digits) : '—';
+}
+
+/** `1.07×` */
+export function times(ratio) {
+  return `${fixed(ratio)}×`;
 }
 
 /** A markdown table from a header row and rows. */
 export function table(header, rows) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** `met` or `**missed**`, for the target column. */
+export function verdict(met) {
+  return met ? 'met' : '**missed**';
 }
