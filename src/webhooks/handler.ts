@@ -14,6 +14,11 @@ export interface WebhookHandlerOptions {
    * off; a `DedupeStore` (e.g. `createRedisDedupeStore`) replaces the store.
    */
   dedupe?: boolean | DedupeStore;
+  /**
+   * Hears what `on` threw (the answer is 500, so the service retries). Default: `console.error`,
+   * so a failing receiver is never silent; the error is never put in the response.
+   */
+  onError?: (error: unknown, event: WebhookEvent) => void;
 }
 
 /** A fetch-standard request handler: Next.js route handlers, Hono, Workers, Bun.serve, Deno.serve. */
@@ -26,7 +31,7 @@ const RETRY_AFTER_SECONDS = '60';
 
 /** `createWebhookHandler` over a given `verifySignature` (each entry passes its own HMAC back end). */
 export function createHandlerWith(verify: Verify, options: WebhookHandlerOptions): WebhookHandler {
-  const { secret, on, dedupe = true } = options ?? ({} as WebhookHandlerOptions);
+  const { secret, on, dedupe = true, onError = logError } = options ?? ({} as WebhookHandlerOptions);
   const fail = (problem: string) => {
     throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
   };
@@ -67,9 +72,10 @@ export function createHandlerWith(verify: Verify, options: WebhookHandlerOptions
     }
     try {
       await on(event);
-    } catch {
+    } catch (error) {
       // Release the claim so the service's retry is processed; a failed release only delays it
-      // until the claim expires. The error itself stays here: its message may hold internals.
+      // until the claim expires. The error goes to onError, not into the answer: it may hold internals.
+      await settle(() => onError(error, event));
       await settle(() => store?.release(id));
       return json(500, { error: 'Handler failed' });
     }
@@ -78,6 +84,10 @@ export function createHandlerWith(verify: Verify, options: WebhookHandlerOptions
     await settle(() => store?.complete(id));
     return json(200, { received: true });
   };
+}
+
+function logError(error: unknown, event: WebhookEvent): void {
+  console.error(`[svc-sdk] webhook handler: on() failed for delivery ${event.delivery_id}; answered 500 so the service retries`, error);
 }
 
 async function settle(step: () => unknown): Promise<void> {

@@ -108,9 +108,30 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     expect(on).not.toHaveBeenCalled();
   });
 
+  test('onError hears what on() threw, with the event', async () => {
+    const failure = new Error('index is down');
+    const onError = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on: () => Promise.reject(failure), onError });
+    expect((await handler(delivery(envelope('d-err')))).status).toBe(500);
+    expect(onError).toHaveBeenCalledWith(failure, expect.objectContaining({ delivery_id: 'd-err' }));
+  });
+
+  test('without onError, what on() threw is logged with console.error, never silent', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const failure = new Error('index is down');
+      const handler = sdk.createWebhookHandler({ secret: SECRET, on: () => Promise.reject(failure) });
+      expect((await handler(delivery(envelope('d-log')))).status).toBe(500);
+      expect(log).toHaveBeenCalledWith(expect.stringContaining('d-log'), failure);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
   test('answers 500 { error } when on() throws, without leaking its message', async () => {
     const handler = sdk.createWebhookHandler({
       secret: SECRET,
+      onError: () => {},
       on: () => {
         throw new Error('db password is hunter2');
       },
