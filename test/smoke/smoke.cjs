@@ -6,7 +6,8 @@ const testing = require('svc-sdk/testing');
 
 assert.equal(typeof sdk.Client, 'function', 'svc-sdk exports Client');
 assert.throws(() => new sdk.Client({ apiKey: 'nope', baseUrl: 'https://x.test' }), sdk.ValidationError);
-assert.ok(webhooks && testing, 'subpath entries load');
+assert.equal(typeof testing.createEmulator, 'function', 'svc-sdk/testing exports createEmulator');
+assert.equal(sdk.WebhookVerificationError, webhooks.WebhookVerificationError);
 const client = new sdk.Client({ apiKey: 'vdr_smoke', baseUrl: 'https://x.test' });
 assert.equal(client.baseUrl, 'https://x.test');
 console.log('smoke (require): ok');

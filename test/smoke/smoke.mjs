@@ -7,7 +7,12 @@ import * as testing from 'svc-sdk/testing';
 
 assert.equal(typeof sdk.Client, 'function', 'svc-sdk exports Client');
 assert.ok(new sdk.NotFoundError({ status: 404, body: null, headers: new Headers(), method: 'GET', url: 'x' }) instanceof sdk.SvcError);
-assert.ok(webhooks && testing, 'subpath entries load');
+assert.equal(typeof testing.createEmulator, 'function', 'svc-sdk/testing exports createEmulator');
+// One class per error across entries, so `instanceof` holds whichever entry a user imported it from.
+assert.equal(sdk.WebhookVerificationError, webhooks.WebhookVerificationError);
+const signature = await webhooks.signPayload('{"a":1}', 'whsec_smoke');
+assert.equal(await sdk.verifySignature('{"a":1}', signature, 'whsec_smoke'), true);
+assert.equal(await webhooks.verifySignature('{"a":2}', signature, 'whsec_smoke'), false);
 
 // One real call over HTTP, so the built core (ky, zod, error mapping) is exercised end to end.
 const server = createServer((request, response) => {
