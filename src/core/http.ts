@@ -95,12 +95,14 @@ export class HttpCore {
   readonly #ky: KyInstance;
   readonly #timeout: number;
   readonly #maxRetries: number;
+  readonly #prefix: string;
 
   constructor(config: CoreConfig) {
+    this.#prefix = `${config.baseUrl.replace(/\/+$/, '')}/api/v1`;
     this.#timeout = config.timeout;
     this.#maxRetries = config.maxRetries;
     this.#ky = ky.create({
-      prefix: `${config.baseUrl.replace(/\/+$/, '')}/api/v1`,
+      prefix: this.#prefix,
       headers: { ...config.headers, accept: 'application/json', authorization: `Bearer ${config.apiKey}` },
       ...(config.fetch ? { fetch: config.fetch } : {}),
     });
@@ -134,13 +136,13 @@ export class HttpCore {
     try {
       return await this.#ky(path.replace(/^\//, ''), init);
     } catch (error) {
-      throw toSvcError(error, init, timeout);
+      throw toSvcError(error, init, timeout, this.#prefix + path);
     }
   }
 }
 
 /** Maps ky's failures to the SDK's; ky's own errors are not kept as `cause`, as they hold the request headers. */
-function toSvcError(error: unknown, init: Options, timeout: number): unknown {
+function toSvcError(error: unknown, init: Options, timeout: number, url: string): unknown {
   if (isHTTPError(error)) {
     const { response, request } = error;
     return APIError.generate({
@@ -154,7 +156,7 @@ function toSvcError(error: unknown, init: Options, timeout: number): unknown {
   if (isTimeoutError(error)) return new APITimeoutError(error.request.method, error.request.url, timeout);
   if (isNetworkError(error)) return new APIConnectionError(error.request.method, error.request.url, { cause: error.cause });
   if (init.signal?.aborted && error === init.signal.reason) {
-    return new APIConnectionError(String(init.method), '', { cause: error, message: `[svc-sdk] request aborted by its signal` });
+    return new APIConnectionError(String(init.method), url, { cause: error, message: `[svc-sdk] request aborted by its signal` });
   }
   return error;
 }

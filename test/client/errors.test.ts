@@ -123,6 +123,7 @@ describe('errors', () => {
     const error = await pending;
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).message).toContain('aborted');
+    expect((error as APIConnectionError).url).toBe(`${BASE_URL}/api/v1/rooms`);
   });
 
   it('the API key appears in no message, JSON, String() or inspect() of an error, nor of the client', async () => {
