@@ -31,21 +31,29 @@ export class Documents extends Resource {
     // Progress is counted here, not by the core: the encoder knows the body's exact size, and
     // the request keeps its Content-Length.
     if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress);
-    const document = await this.core.request(
-      {
-        method: 'POST',
-        path: path`/rooms/${roomId}/documents`,
-        body: multipart.body,
-        headers: multipart.headers,
-        // Not following redirects is what keeps a large upload out of memory on Node: undici
-        // otherwise stores every chunk sent, to replay the body after a 307/308 (nodejs/undici#4058).
-        redirect: REFUSE_REDIRECTS,
-        schema: DocumentSchema,
-        operation: 'documents.upload',
-      },
-      // A caller's `maxRetries` cannot turn retries on: the core never retries a plain POST.
-      requestOptions,
-    );
+    let document: Document;
+    try {
+      document = await this.core.request(
+        {
+          method: 'POST',
+          path: path`/rooms/${roomId}/documents`,
+          body: multipart.body,
+          headers: multipart.headers,
+          // Not following redirects is what keeps a large upload out of memory on Node: undici
+          // otherwise stores every chunk sent, to replay the body after a 307/308 (nodejs/undici#4058).
+          redirect: REFUSE_REDIRECTS,
+          schema: DocumentSchema,
+          operation: 'documents.upload',
+        },
+        // A caller's `maxRetries` cannot turn retries on: the core never retries a plain POST.
+        requestOptions,
+      );
+    } catch (error) {
+      // Node's fetch keeps draining a stream body after the connection is gone: stop reading the file,
+      // and close it before the caller hears of the failure (and may retry or delete the file).
+      await multipart.release?.(error);
+      throw error;
+    }
     multipart.finish?.();
     return document;
   }

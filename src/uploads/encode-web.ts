@@ -1,6 +1,7 @@
 import { ValidationError, type Issue } from '../core/errors.js';
 import { basename, mimeFromFilename } from './mime.js';
-import { buildMultipart, streamFromIterable, type PartSource } from './multipart.js';
+import { buildMultipart, streamFromIterable } from './multipart.js';
+import type { PartSource } from './part-reader.js';
 import type { FileMetadata, MultipartBody, Uploadable } from './types.js';
 
 const OPERATION = 'documents.upload';
@@ -11,14 +12,24 @@ const OPERATION = 'documents.upload';
  * as a stream, never buffered.
  */
 export async function encodeMultipart(file: Uploadable, metadata: FileMetadata): Promise<MultipartBody> {
-  return encodeUpload(file, metadata, undefined);
+  const upload = prepareUpload(file, metadata, undefined);
+  return buildMultipart(upload.source, upload.filename, upload.contentType);
+}
+
+/** An upload checked and named: where its bytes come from, and the part's filename and type. */
+export interface PreparedUpload {
+  source: PartSource;
+  filename: string;
+  contentType: string;
 }
 
 /**
- * The shared encoder; `streamSize` is the byte length of a stream input when the caller (the Node
- * encoder, from `stat`) knows it, so the request gets a Content-Length and progress a total.
+ * Checks an upload and resolves its name and type (options, then the input, then the extension);
+ * `streamSize` is the byte length of a stream input when the caller (the Node encoder, from
+ * `stat`) knows it, so the request gets a Content-Length and progress a total. Throws
+ * ValidationError before anything is read or sent.
  */
-export function encodeUpload(file: Uploadable, metadata: FileMetadata, streamSize: number | undefined): MultipartBody {
+export function prepareUpload(file: Uploadable, metadata: FileMetadata, streamSize: number | undefined): PreparedUpload {
   const source = toSource(file, streamSize);
   const filename = metadata.filename ?? nameOf(file);
   const issues: Issue[] = [];
@@ -32,15 +43,16 @@ export function encodeUpload(file: Uploadable, metadata: FileMetadata, streamSiz
     issues.push({ path: ['contentType'], message: 'contentType must not contain line breaks: pass a MIME type such as "application/pdf"' });
   }
   if (issues.length) throw new ValidationError(OPERATION, issues);
-  return buildMultipart(source, filename!, contentType);
+  return { source, filename: filename!, contentType };
 }
 
 function toSource(file: Uploadable, streamSize: number | undefined): PartSource {
   if (file instanceof Blob) return { blob: file };
-  if (file instanceof Uint8Array || file instanceof ArrayBuffer) return { blob: new Blob([file as BlobPart]) };
+  if (file instanceof Uint8Array) return { bytes: file };
+  if (file instanceof ArrayBuffer) return { bytes: new Uint8Array(file) };
   if (ArrayBuffer.isView(file)) {
     const view = file as ArrayBufferView;
-    return { blob: new Blob([new Uint8Array(view.buffer, view.byteOffset, view.byteLength) as BlobPart]) };
+    return { bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength) };
   }
   if (file instanceof ReadableStream) return { stream: file, size: streamSize };
   if (file !== null && typeof file === 'object' && Symbol.asyncIterator in file) {

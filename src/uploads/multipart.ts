@@ -1,11 +1,9 @@
+import { readerOf, type PartReader, type PartSource } from './part-reader.js';
 import type { MultipartBody } from './types.js';
 
-const encoder = new TextEncoder();
+export type { PartSource } from './part-reader.js';
 
-/** The file part of an upload, as a Blob (size known, possibly file-backed) or a stream of bytes. */
-export type PartSource =
-  | { blob: Blob }
-  | { stream: ReadableStream<Uint8Array>; size?: number | undefined };
+const encoder = new TextEncoder();
 
 /**
  * Escapes a header parameter the way browsers' FormData does (WHATWG HTML, multipart/form-data
@@ -23,10 +21,12 @@ export function makeBoundary(): string {
 
 /**
  * Builds the body of `multipart/form-data` with one part named `file`, byte for byte what a
- * browser's FormData sends. A Blob stays a Blob (fetch streams it and sets Content-Length; a
- * file-backed Blob is never read whole); a stream is framed by a preamble and the closing boundary.
+ * browser's FormData sends. Without `maxChunkBytes` (the web encoder) bytes and Blobs become a Blob
+ * body (fetch streams it and sets Content-Length; a file-backed Blob is never read whole) and a
+ * stream is framed by a preamble and the closing boundary. With it (Node) every input is framed as
+ * one stream of chunks of at most that size, with a Content-Length when the size is known.
  */
-export function buildMultipart(source: PartSource, filename: string, contentType: string): MultipartBody {
+export function buildMultipart(source: PartSource, filename: string, contentType: string, maxChunkBytes?: number): MultipartBody {
   const boundary = makeBoundary();
   const preamble = encoder.encode(
     `--${boundary}\r\n` +
@@ -35,64 +35,80 @@ export function buildMultipart(source: PartSource, filename: string, contentType
   );
   const closing = encoder.encode(`\r\n--${boundary}--\r\n`);
   const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}` };
-  if ('blob' in source) {
-    const body = new Blob([preamble, source.blob, closing]);
-    const expected = preamble.byteLength + source.blob.size + closing.byteLength;
-    if (body.size === expected) return { body, headers, size: expected };
-    // Bun drops the bytes of a file-backed Blob (fs.openAsBlob) placed inside a new Blob: the size
-    // check catches it, and the file is streamed instead (same bytes, same Content-Length).
-    return buildFramedStream(preamble, source.blob.stream(), closing, source.blob.size, headers);
+  if (maxChunkBytes === undefined) {
+    // Bytes become a Blob (a copy): browsers send a Blob body over HTTP/1.1, never a stream.
+    if ('bytes' in source) source = { blob: new Blob([source.bytes as BlobPart]) };
+    if ('blob' in source) {
+      const body = new Blob([preamble, source.blob, closing]);
+      const expected = preamble.byteLength + source.blob.size + closing.byteLength;
+      if (body.size === expected) return { body, headers, size: expected };
+      // Bun drops the bytes of a file-backed Blob (fs.openAsBlob) placed inside a new Blob: the size
+      // check catches it, and the file is streamed instead (same bytes, same Content-Length).
+      source = { stream: source.blob.stream(), size: source.blob.size };
+    }
   }
-  return buildFramedStream(preamble, source.stream, closing, source.size, headers);
-}
-
-function buildFramedStream(
-  preamble: Uint8Array,
-  stream: ReadableStream<Uint8Array>,
-  closing: Uint8Array,
-  partSize: number | undefined,
-  headers: Record<string, string>,
-): MultipartBody {
-  const size = partSize === undefined ? undefined : preamble.byteLength + partSize + closing.byteLength;
+  const reader = readerOf(source);
+  const size = reader.size === undefined ? undefined : preamble.byteLength + reader.size + closing.byteLength;
   // Node's fetch honours an explicit Content-Length on a stream (and fails the request if the
   // stream's length differs); browsers drop it and send chunked, which is harmless.
   if (size !== undefined) headers['content-length'] = String(size);
-  return { body: frame(preamble, stream, closing), headers, size };
+  const { stream, release } = frame(preamble, reader, closing, maxChunkBytes ?? Infinity);
+  return { body: stream, headers, size, release };
 }
 
-function frame(preamble: Uint8Array, stream: ReadableStream<Uint8Array>, closing: Uint8Array): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  let started = false;
-  return new ReadableStream<Uint8Array>(
+/**
+ * The preamble, the part's bytes (cut into views of at most `maxChunkBytes`, never copied), then
+ * the closing boundary, as one pull-driven stream with no queue: a chunk is read from the source
+ * only when fetch asks for one, so a slow network never makes the SDK buffer the file. `release`
+ * ends the stream early and cancels the source.
+ */
+function frame(preamble: Uint8Array, reader: PartReader, closing: Uint8Array, maxChunkBytes: number) {
+  let state: 'preamble' | 'part' | 'released' = 'preamble';
+  let current: Uint8Array | undefined;
+  let offset = 0;
+  const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        if (!started) {
-          started = true;
+        if (state === 'preamble') {
+          state = 'part';
           controller.enqueue(preamble);
           return;
         }
-        // Skip empty chunks: a pull that enqueues nothing would not be called again.
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) {
+        // Skips empty chunks: a pull that enqueues nothing would not be called again.
+        while (state === 'part' && (current === undefined || offset >= current.byteLength)) {
+          current = await reader.next();
+          offset = 0;
+          if (current === undefined) {
             controller.enqueue(closing);
             controller.close();
             return;
           }
-          if (value.byteLength > 0) {
-            controller.enqueue(value);
-            return;
-          }
         }
+        if (state === 'released' || current === undefined) {
+          controller.close();
+          return;
+        }
+        const end = Math.min(offset + maxChunkBytes, current.byteLength);
+        // A view, not a copy; this default (non-byte) stream hands it over as it is, never detached.
+        controller.enqueue(offset === 0 && end === current.byteLength ? current : current.subarray(offset, end));
+        offset = end;
       },
       cancel(reason) {
         return reader.cancel(reason);
       },
     },
-    // Pull-driven with no queue: a chunk is read from the source only when fetch asks for one,
-    // so a slow network never makes the SDK buffer the file.
     { highWaterMark: 0 },
   );
+  const release = async (reason: unknown) => {
+    state = 'released';
+    current = undefined;
+    try {
+      await reader.cancel(reason);
+    } catch {
+      // The upload has already failed with the error that matters; a source that fails to close adds nothing.
+    }
+  };
+  return { stream, release };
 }
 
 /** Turns any async iterable of bytes (a Node Readable, a generator) into a web ReadableStream, lazily. */

@@ -31,6 +31,11 @@ export interface MultipartBody {
   headers: Record<string, string>;
   /** Bytes of the whole body (framing included), when known before sending. */
   size: number | undefined;
+  /**
+   * Stops reading the file after a failed upload and releases it (a Node Readable is destroyed):
+   * Node's fetch otherwise keeps draining a stream body after the connection is gone.
+   */
+  release?: ((reason: unknown) => Promise<void>) | undefined;
 }
 
 /** Turns a user's file into the multipart body of an upload: one part named `file`. */
