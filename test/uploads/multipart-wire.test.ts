@@ -1,12 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client as WebClient } from '../../src/index.js';
 import { Client, fileFromPath } from '../../src/index.node.js';
-import { API_KEY, BINARY, boundaryOf, expectedBody, useCaptureServer } from './support.js';
+import { API_KEY, BINARY, boundaryOf, expectedBody, useCaptureServer, useTempDir } from './support.js';
 
 const capture = useCaptureServer();
 const node = () => new Client({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0 });
@@ -16,16 +14,9 @@ const web = () => new WebClient({ apiKey: API_KEY, baseUrl: capture.url, maxRetr
 const TRICKY_NAME = 'Q3 "final"\r\nmémo 日本 😀.pdf';
 const TRICKY_ON_WIRE = 'Q3 %22final%22%0D%0Amémo 日本 😀.pdf';
 
-let dir: string;
-let binaryPath: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-sdk-upload-'));
-  binaryPath = join(dir, 'data room ü.csv');
-  await writeFile(binaryPath, BINARY);
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempDir('svc-sdk-upload-');
+const binaryPath = temp.file('data room ü.csv');
+beforeAll(() => writeFile(binaryPath, BINARY));
 
 function webStream(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({

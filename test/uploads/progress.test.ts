@@ -1,27 +1,18 @@
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client as WebClient } from '../../src/index.js';
 import { Client, fileFromPath, type UploadProgress } from '../../src/index.node.js';
-import { API_KEY, boundaryOf, expectedBody, useCaptureServer } from './support.js';
+import { API_KEY, boundaryOf, expectedBody, useCaptureServer, useTempDir } from './support.js';
 
 const capture = useCaptureServer();
 const SIZE = 3 * 1024 * 1024 + 17; // several chunks of every source
 const CONTENT = Uint8Array.from({ length: SIZE }, (_, index) => (index * 31) % 251);
 
-let dir: string;
-let path: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-sdk-progress-'));
-  path = join(dir, 'big.pdf');
-  await writeFile(path, CONTENT);
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempDir('svc-sdk-progress-');
+const path = temp.file('big.pdf');
+beforeAll(() => writeFile(path, CONTENT));
 
 function chunked(): Uint8Array[] {
   const chunks: Uint8Array[] = [];

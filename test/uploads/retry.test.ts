@@ -1,24 +1,15 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { APIConnectionError, APITimeoutError, Client, fileFromPath, type Document } from '../../src/index.node.js';
-import { API_KEY, boundaryOf, expectedBody, type CapturedRequest } from './support.js';
+import { API_KEY, boundaryOf, expectedBody, type CapturedRequest, useTempDir } from './support.js';
 
 const CONTENT = Uint8Array.from({ length: 3 * 1024 * 1024 }, (_, index) => (index * 7 + (index >> 10)) % 256);
 
-let dir: string;
-let path: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-sdk-retry-'));
-  path = join(dir, 'memo.pdf');
-  await writeFile(path, CONTENT);
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = useTempDir('svc-sdk-retry-');
+const path = temp.file('memo.pdf');
+beforeAll(() => writeFile(path, CONTENT));
 
 /** The README's retry loop: connection errors only, never a timeout. */
 async function uploadWithRetry(client: Client, roomId: number, file: Blob, attempts = 3): Promise<Document> {

@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
@@ -74,3 +78,13 @@ export function expectedBody(boundary: string, filenameOnWire: string, contentTy
 
 /** Every byte value, twice, with invalid UTF-8 sequences: what a text round trip would damage. */
 export const BINARY = Uint8Array.from({ length: 512 }, (_, index) => (index * 7 + 0x80) % 256);
+
+/**
+ * A temporary directory for one test file, made now (so paths in it can be module constants) and
+ * removed after its tests; `file(name)` is a path in it.
+ */
+export function useTempDir(prefix: string): { file: (name: string) => string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  return { file: (name) => join(dir, name) };
+}
