@@ -10,6 +10,7 @@ import { startLoopbackServer } from './lib/spawn-server.mjs';
 const API_KEY = 'vdr_bench_key';
 const params = { name: 'Bench room', room_type: 'company_investment' };
 const TARGET = 1.15;
+const BESIDE = 'bodyBeside';
 
 /** Runs `operations` calls of `call`, `concurrency` at a time. */
 function runner(call, concurrency) {
@@ -29,6 +30,13 @@ export async function benchHttpOverhead({ quick = false } = {}) {
     const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', accept: 'application/json' };
     const client = new Client({ apiKey: API_KEY, baseUrl: server.url });
     const kyClient = ky.create({ prefix: `${server.url}/api/v1`, headers: { authorization: `Bearer ${API_KEY}` } });
+    const kyBeside = ky.create({
+      prefix: `${server.url}/api/v1`,
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      // ky hands its fetch the options it does not know: the body travels as one of them.
+      fetch: (request, init) =>
+        fetch(request.url, { method: request.method, headers: request.headers, body: init[BESIDE], signal: request.signal }),
+    });
     const openai = new OpenAI({ apiKey: API_KEY, baseURL: `${server.url}/api/v1` });
     const calls = {
       'raw fetch': async () => {
@@ -39,8 +47,12 @@ export async function benchHttpOverhead({ quick = false } = {}) {
       'svc-sdk rooms.create': () => client.rooms.create(params),
       'openai client.post': () => openai.post('/rooms', { body: params }),
       'ky defaults': () => kyClient.post('rooms', { json: params }).json(),
-      // The best ky can do for this call: no clone for a retry, no timer. Its floor is the next line.
+      // The best ky can do for this call: no clone for a retry, no timer.
       'ky, retry: 0, timeout: false': () => kyClient.post('rooms', { json: params, retry: 0, timeout: false }).json(),
+      // ky's floor: as above, and the body kept out of ky's Request and handed to fetch beside it, as
+      // the SDK does; what remains is ky's Request, AbortController and option handling per call.
+      'ky floor: retry: 0, timeout: false, body beside the Request': async () =>
+        JSON.parse(await (await kyBeside.post('rooms', { [BESIDE]: JSON.stringify(params), retry: 0, timeout: false })).text()).data,
       'raw fetch of a new Request (ky builds one per call)': async () =>
         (await (await fetch(new Request(url, { method: 'POST', headers, body: JSON.stringify(params) }))).json()).data,
     };
@@ -70,12 +82,13 @@ export function summarizeHttpOverhead(results) {
     const sdk = find(concurrency, 'svc-sdk');
     const peers = ['openai', 'ky defaults'].map((prefix) => find(concurrency, prefix));
     const ahead = peers.every((peer) => sdk.ratio < peer.ratio);
+    const floor = find(concurrency, 'ky floor');
     return [
       `rooms.create vs raw fetch, ${concurrency === 1 ? 'sequential' : 'concurrency 32'}`,
       `≤ ${TARGET}×, ahead of peers`,
-      `${times(sdk.ratio)} (${fixed(sdk.micros, 0)} µs vs ${fixed(find(concurrency, 'raw fetch').micros, 0)} µs)`,
+      `${times(sdk.ratio)} (${fixed(sdk.micros, 0)} µs vs ${fixed(find(concurrency, 'raw fetch').micros, 0)} µs); ky's floor ${times(floor.ratio)}`,
       peers.map((peer) => `${peer.name} ${times(peer.ratio)}`).join('; '),
-      verdict(sdk.ratio <= TARGET && ahead),
+      `${verdict(sdk.ratio <= TARGET && ahead)}${ahead ? ' (ahead of peers)' : ''}`,
     ];
   });
 }

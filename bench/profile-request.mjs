@@ -81,5 +81,5 @@ function summarize(profile, requests) {
   const top = (map, count) => [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, time]) => `${percent(time)}  ${key}`);
   const busy = total - (byPackage.get('(idle)') ?? 0);
   const head = `CPU busy: ${(busy / 1000).toFixed(0)} ms for ${requests} requests, ${(busy / requests).toFixed(1)} µs per request (idle excluded)`;
-  return [head, '', 'Self time by package:', ...top(byPackage, 10), '', 'Hottest functions (self time):', ...top(byFunction, 25)].join('\n');
+  return [head, '', 'Self time by package:', ...top(byPackage, 10), '', 'Hottest functions (self time):', ...top(byFunction, Number(process.env.TOP ?? 25))].join('\n');
 }

@@ -20,7 +20,7 @@ export interface ClientOptions {
   timeout?: number | undefined;
   /** Retries of an idempotent call after a network error, timeout, 408, 429 or 5xx. Default 2. */
   maxRetries?: number | undefined;
-  /** A fetch to use instead of the global one (proxies, tests). */
+  /** A fetch to use instead of the global one (proxies, tests); it is called as `fetch(url, init)`. */
   fetch?: typeof globalThis.fetch | undefined;
   /** Headers sent with every request. */
   headers?: Record<string, string> | undefined;

@@ -1,4 +1,4 @@
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
+import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options } from 'ky';
 import { safeParse, type ZodMiniType } from 'zod/mini';
 import { APIConnectionError, APIError, APITimeoutError, ResponseValidationError } from './errors.js';
 
@@ -62,8 +62,15 @@ export interface CoreConfig {
 const RETRYABLE_METHODS = ['get', 'put', 'patch', 'delete', 'head', 'options'];
 const RETRYABLE_METHODS_WITH_POST = [...RETRYABLE_METHODS, 'post'];
 
-/** 408, 429 and every 5xx are worth another try; other statuses would answer the same again. */
-const RETRYABLE_STATUSES = [408, 429, ...Array.from({ length: 100 }, (_, offset) => 500 + offset)];
+/**
+ * 408, 429 and the common 5xx; `retryOtherServerErrors` adds the rest of 5xx. The list is short
+ * because ky copies it twice per call, retried or not (a list of every 5xx cost 2 % of a loopback call).
+ */
+const RETRYABLE_STATUSES = [408, 429, 500, 502, 503, 504];
+
+/** Every other 5xx is retried too (with backoff: only 429 and 503 carry a Retry-After worth honouring). */
+const retryOtherServerErrors: NonNullable<Exclude<Options['retry'], number>>['shouldRetry'] = ({ error }) =>
+  isHTTPError(error) && error.response.status >= 500 && !RETRYABLE_STATUSES.includes(error.response.status) ? true : undefined;
 
 const retryPolicies = new Map<string, NonNullable<Options['retry']>>();
 
@@ -77,6 +84,7 @@ function retryPolicy(limit: number, allowPost: boolean): NonNullable<Options['re
       methods: allowPost ? RETRYABLE_METHODS_WITH_POST : RETRYABLE_METHODS,
       statusCodes: RETRYABLE_STATUSES,
       afterStatusCodes: [429, 503], // these honour Retry-After (no jitter then: the server set the time)
+      shouldRetry: retryOtherServerErrors,
       retryOnTimeout: true,
       jitter: true,
       backoffLimit: 8_000,
@@ -92,20 +100,22 @@ function retryPolicy(limit: number, allowPost: boolean): NonNullable<Options['re
  * failures to the SDK's errors, unwraps the `{ success, data }` envelope and checks the result.
  */
 export class HttpCore {
-  readonly #ky: KyInstance;
   readonly #timeout: number;
   readonly #maxRetries: number;
   readonly #prefix: string;
+  readonly #fetch: NonNullable<Options['fetch']>;
+  // The headers of every call, merged once: each call passes ky all its options in one object,
+  // as ky would otherwise deep-merge an instance's defaults into every call.
+  readonly #headers: Record<string, string>;
+  readonly #jsonHeaders: Record<string, string>;
 
   constructor(config: CoreConfig) {
     this.#prefix = `${config.baseUrl.replace(/\/+$/, '')}/api/v1`;
     this.#timeout = config.timeout;
     this.#maxRetries = config.maxRetries;
-    this.#ky = ky.create({
-      prefix: this.#prefix,
-      headers: { ...config.headers, accept: 'application/json', authorization: `Bearer ${config.apiKey}` },
-      ...(config.fetch ? { fetch: config.fetch } : {}),
-    });
+    this.#fetch = fetchWithBodyBeside(config.fetch);
+    this.#headers = { ...config.headers, accept: 'application/json', authorization: `Bearer ${config.apiKey}` };
+    this.#jsonHeaders = { ...this.#headers, 'content-type': 'application/json' };
   }
 
   /** Sends one request and returns its unwrapped, validated body. */
@@ -114,15 +124,22 @@ export class HttpCore {
     const timeout = options.timeout ?? this.#timeout;
     const canRetry = method !== 'POST' || request.idempotent === true;
     const limit = canRetry ? (options.maxRetries ?? this.#maxRetries) : 0;
-    const init: Options = { method, timeout, retry: retryPolicy(limit, request.idempotent === true) };
+    const hasJson = request.json !== undefined;
+    let headers = hasJson ? this.#jsonHeaders : this.#headers;
+    if (request.headers || options.headers) headers = { ...headers, ...request.headers, ...options.headers };
+    const init: Options & { [BODY]?: RequestBody } = {
+      method,
+      headers,
+      timeout,
+      // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
+      retry: limit === 0 ? 0 : retryPolicy(limit, request.idempotent === true),
+      fetch: this.#fetch,
+    };
     if (request.query) init.searchParams = request.query;
-    if (request.json !== undefined) init.json = request.json;
-    if (request.body !== undefined) init.body = request.body;
-    if (request.headers || options.headers) init.headers = { ...request.headers, ...options.headers };
+    if (hasJson) init[BODY] = JSON.stringify(request.json);
+    if (request.body !== undefined) init[BODY] = request.body;
     if (options.signal) init.signal = options.signal;
     if (request.redirect) init.redirect = request.redirect;
-    // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
-    if (request.body instanceof ReadableStream) (init as { duplex?: 'half' }).duplex = 'half';
 
     const response = await this.#send(request.path, init, timeout);
     const body = unwrapEnvelope(await readBody(response, request.operation), response, method);
@@ -134,11 +151,41 @@ export class HttpCore {
 
   async #send(path: string, init: Options, timeout: number): Promise<Response> {
     try {
-      return await this.#ky(path.replace(/^\//, ''), init);
+      return await ky(this.#prefix + path, init);
     } catch (error) {
       throw toSvcError(error, init, timeout, this.#prefix + path);
     }
   }
+}
+
+/**
+ * The ky option that carries a request's body past ky to the fetch below: ky forwards the options it
+ * does not know to its `fetch`, and builds its `Request` without a body.
+ */
+const BODY = 'svcBody';
+
+/**
+ * ky's `fetch`: sends ky's bodiless `Request` as a URL and an init, with the body kept beside it.
+ * Handing fetch a `Request` that has a body makes undici pipe the body through a `TransformStream`
+ * into a second `Request` for every call: 0.15× of a loopback POST (BENCHMARKS.md, "Per-request
+ * overhead"); and ky would clone a body it may have to resend, which a string does not need.
+ */
+function fetchWithBodyBeside(custom: typeof globalThis.fetch | undefined) {
+  // ky calls its fetch with the Request it built; the wider type is what ky's option declares.
+  return (input: Request | string | URL, init?: RequestInit & { [BODY]?: RequestBody }): Promise<Response> => {
+    const request = input as Request;
+    const body = init?.[BODY];
+    // Looked up per call, not at construction: test tools (msw) replace the global fetch later.
+    return (custom ?? globalThis.fetch)(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body,
+      signal: request.signal,
+      redirect: request.redirect,
+      // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
+      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+    } as RequestInit);
+  };
 }
 
 /** Maps ky's failures to the SDK's; ky's own errors are not kept as `cause`, as they hold the request headers. */

@@ -23,7 +23,7 @@ const status = (code: number, headers?: Record<string, string>) => () =>
   HttpResponse.json({ error: `status ${code}` }, { status: code, headers });
 
 describe('retries', () => {
-  it.each([408, 429, 500, 502, 503, 504])('a GET answered %i is retried and then succeeds', async (code) => {
+  it.each([408, 429, 500, 501, 502, 503, 504, 507, 599])('a GET answered %i is retried and then succeeds', async (code) => {
     const script = scripted([status(code, { 'retry-after': '0' }), ok([{ id: 1 }])]);
     server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, script.handler));
     expect(await client.transactions.list({ deal_id: 1 })).toEqual([{ id: 1 }]);

@@ -169,4 +169,26 @@ describe('the wire', () => {
     expect(lastRequest().headers.get('x-team')).toBe('deals');
     expect(lastRequest().headers.get('x-trace')).toBe('abc');
   });
+
+  it('a custom fetch is called as fetch(url, init), with the body, headers and a signal in init', async () => {
+    const calls: { input: unknown; init: RequestInit | undefined }[] = [];
+    const custom = new Client({
+      apiKey: API_KEY,
+      baseUrl: BASE_URL,
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        calls.push({ input, init });
+        return Response.json({ success: true, data: { id: 9, name: 'r' } }, { status: 201 });
+      },
+    });
+    expect(await custom.rooms.create({ name: 'r', room_type: 'company_investment' })).toEqual({ id: 9, name: 'r' });
+    const [{ input, init }] = calls as [(typeof calls)[number]];
+    expect(input).toBe(`${BASE_URL}/api/v1/rooms`);
+    expect(init?.method).toBe('POST');
+    expect(JSON.parse(init?.body as string)).toEqual({ name: 'r', room_type: 'company_investment' });
+    const headers = new Headers(init?.headers);
+    expect(headers.get('authorization')).toBe(`Bearer ${API_KEY}`);
+    expect(headers.get('content-type')).toBe('application/json');
+    expect(init?.signal).toBeInstanceOf(AbortSignal);
+  });
 });

@@ -43,8 +43,8 @@ function recordingClient() {
     apiKey: API_KEY,
     baseUrl: 'http://127.0.0.1:9',
     maxRetries: 0,
-    fetch: async (input: RequestInfo | URL) => {
-      const reader = (input as Request).body!.getReader();
+    fetch: async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const reader = (init!.body as ReadableStream<Uint8Array>).getReader();
       for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
       return Response.json({ success: true, data: { id: 1, original_filename: 'x' } }, { status: 201 });
     },
