@@ -24,20 +24,28 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
   if (!(maxEntries > 0 && ttlMs > 0 && processingTtlMs > 0)) {
     throw new TypeError('[svc-sdk] createMemoryDedupeStore: maxEntries, ttlMs and processingTtlMs must be positive numbers');
   }
+  return memoryStore(maxEntries, ttlMs, processingTtlMs);
+}
+
+/**
+ * The store itself, with settings already checked: `createWebhookHandler`'s default store comes
+ * from here, so a handler does not carry the options check it never needs.
+ */
+export function memoryStore(maxEntries = 10_000, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS): DedupeStore {
   // A Map iterates in insertion order, and every write re-inserts: its first key is the oldest.
-  const entries = new Map<string, { state: 'processing' | 'done'; expires: number }>();
+  const entries = new Map<string, readonly [state: 'processing' | 'done', expires: number]>();
 
   const put = (id: string, state: 'processing' | 'done', ms: number) => {
     entries.delete(id);
-    entries.set(id, { state, expires: Date.now() + ms });
+    entries.set(id, [state, Date.now() + ms]);
     // One write adds at most one entry, so at most one (the oldest) goes.
     if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
   };
 
   return {
     claim(id): ClaimResult {
-      const entry = entries.get(id);
-      if (entry && entry.expires > Date.now()) return entry.state;
+      const [state, expires] = entries.get(id) ?? [];
+      if (state && expires! > Date.now()) return state;
       put(id, 'processing', processingTtlMs);
       return 'claimed';
     },

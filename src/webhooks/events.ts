@@ -138,8 +138,8 @@ export function parseWebhookEvent(body: Uint8Array): WebhookEvent {
   let value: unknown;
   try {
     value = JSON.parse(decoder.decode(body));
-  } catch (cause) {
-    throw payloadError('the body is not JSON', cause);
+  } catch {
+    // Not JSON: the next check says what the body must be.
   }
   if (!isObject(value)) throw payloadError('the body must be a JSON object');
   for (const field of FIELDS) {
@@ -153,6 +153,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function payloadError(problem: string, cause?: unknown): WebhookPayloadError {
-  return new WebhookPayloadError(`[svc-sdk] webhook body is not a delivery envelope: ${problem}`, { cause });
+function payloadError(problem: string): WebhookPayloadError {
+  return new WebhookPayloadError(`[svc-sdk] not a webhook delivery: ${problem}`);
 }

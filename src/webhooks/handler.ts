@@ -1,4 +1,4 @@
-import { createMemoryDedupeStore } from './dedupe-memory.js';
+import { memoryStore } from './dedupe-memory.js';
 import type { DedupeStore } from './dedupe.js';
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
 import { SIGNATURE_HEADER, toSecrets, type SigningSecret } from './signature.js';
@@ -26,49 +26,47 @@ export type WebhookHandler = (request: Request) => Promise<Response>;
 
 type Verify = (body: Uint8Array, header: string | null, secret: SigningSecret) => Promise<boolean>;
 
-/** How long a delivery still being processed elsewhere asks the service to wait, in seconds. */
-const RETRY_AFTER_SECONDS = '60';
-
 /** `createWebhookHandler` over a given `verifySignature` (each entry passes its own HMAC back end). */
 export function createHandlerWith(verify: Verify, options: WebhookHandlerOptions): WebhookHandler {
   const { secret, on, dedupe = true, onError = logError } = options ?? ({} as WebhookHandlerOptions);
   const fail = (problem: string) => {
     throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
   };
-  if (toSecrets(secret).length === 0) fail("secret is missing or empty: pass the webhook's signing secret (a string, or an array while rotating)");
-  if (typeof on !== 'function') fail('on must be a function (event) => unknown');
+  if (toSecrets(secret).length === 0) fail("secret must be the webhook's signing secret (an array of them while rotating)");
+  if (typeof on !== 'function') fail('on must be a function');
   if (typeof dedupe !== 'boolean' && typeof dedupe?.claim !== 'function') fail('dedupe must be true, false or a DedupeStore');
-  const store = dedupe === true ? createMemoryDedupeStore() : dedupe || undefined;
+  const store = dedupe === true ? memoryStore() : dedupe || undefined;
 
   return async (request) => {
-    if (request.method !== 'POST') return json(405, { error: 'Method not allowed' }, { allow: 'POST' });
+    if (request.method !== 'POST') return reply(405, 'Method not allowed', { allow: 'POST' });
     let body: Uint8Array;
     try {
       // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
       body = new Uint8Array(await request.arrayBuffer());
     } catch {
-      return json(400, { error: 'Unreadable body' });
+      return reply(400, 'Unreadable body');
     }
     if (!(await verify(body, request.headers.get(SIGNATURE_HEADER), secret))) {
-      return json(401, { error: 'Invalid signature' });
+      return reply(401, 'Invalid signature');
     }
     let event: WebhookEvent;
     try {
       event = parseWebhookEvent(body);
     } catch (error) {
       // parseWebhookEvent throws WebhookPayloadError only; its message names the field, never a value.
-      return json(400, { error: (error as Error).message });
+      return reply(400, (error as Error).message);
     }
     const id = event.delivery_id;
     try {
       const state = store ? await store.claim(id) : 'claimed';
-      if (state === 'done') return json(200, { received: true });
+      if (state === 'done') return reply(200);
       if (state === 'processing') {
-        return json(409, { error: 'Delivery in progress' }, { 'retry-after': RETRY_AFTER_SECONDS });
+        // Being processed by another request right now: the service may come back in a minute.
+        return reply(409, 'Delivery in progress', { 'retry-after': '60' });
       }
     } catch {
       // The store is down: refuse rather than risk processing twice; the service retries.
-      return json(500, { error: 'Dedupe store failed' });
+      return reply(500, 'Dedupe store failed');
     }
     try {
       await on(event);
@@ -77,17 +75,17 @@ export function createHandlerWith(verify: Verify, options: WebhookHandlerOptions
       // until the claim expires. The error goes to onError, not into the answer: it may hold internals.
       await settle(() => onError(error, event));
       await settle(() => store?.release(id));
-      return json(500, { error: 'Handler failed' });
+      return reply(500, 'Handler failed');
     }
     // The event was processed: acknowledge it even if recording that fails (the claim then expires,
     // and a retry, if any, is processed again, which beats the service retrying for hours).
     await settle(() => store?.complete(id));
-    return json(200, { received: true });
+    return reply(200);
   };
 }
 
 function logError(error: unknown, event: WebhookEvent): void {
-  console.error(`[svc-sdk] webhook handler: on() failed for delivery ${event.delivery_id}; answered 500 so the service retries`, error);
+  console.error(`[svc-sdk] webhook on() failed for delivery ${event.delivery_id} (answered 500, to be retried)`, error);
 }
 
 async function settle(step: () => unknown): Promise<void> {
@@ -98,7 +96,8 @@ async function settle(step: () => unknown): Promise<void> {
   }
 }
 
-function json(status: number, body: unknown, headers?: Record<string, string>): Response {
+/** The answer to the service: `{ received: true }`, or `{ error }` saying what went wrong. */
+function reply(status: number, error?: string, headers?: Record<string, string>): Response {
   // Response.json sets content-type: application/json (Node 18+, Workers, Deno, Bun, browsers).
-  return Response.json(body, { status, headers });
+  return Response.json(error ? { error } : { received: true }, { status, headers });
 }

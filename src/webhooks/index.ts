@@ -6,7 +6,7 @@ import type { WebhookEvent } from './events.js';
 import { signWith } from './sign.js';
 import type { RawBody, SignatureHeader, SigningSecret } from './signature.js';
 import { verifyWebhookWith } from './verify-webhook.js';
-import { verifyWith } from './verify.js';
+import { verifyBytesWith, verifyWith } from './verify.js';
 
 /**
  * Whether `header` (`X-Svc-Signature`) is the HMAC-SHA256 of the exact raw body under the secret
@@ -60,7 +60,7 @@ export function signPayload(rawBody: RawBody, secret: string): Promise<string> {
  * ```
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  return createHandlerWith(verifySignature, options);
+  return createHandlerWith((body, header, secret) => verifyBytesWith(hmacVerify, body, header, secret), options);
 }
 
 // Everything below is shared with the other entry, so classes are the same and instanceof holds.

@@ -22,9 +22,8 @@ const encoder = /* @__PURE__ */ new TextEncoder();
 /** The 32 digest bytes of a well-formed `sha256=<64 lowercase hex>` header, else `undefined`. */
 export function parseSignature(header: unknown): Uint8Array | undefined {
   if (typeof header !== 'string' || !SIGNATURE.test(header)) return undefined;
-  const bytes = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) bytes[i] = parseInt(header.slice(7 + 2 * i, 9 + 2 * i), 16);
-  return bytes;
+  // The regex has vouched for 64 hex digits after `sha256=`: 32 pairs.
+  return new Uint8Array(header.slice(7).match(/../g)!.map((pair) => parseInt(pair, 16)));
 }
 
 /** The body's bytes (a string is UTF-8 encoded), or `undefined` for anything that is not a body. */

@@ -1,7 +1,7 @@
 import { WebhookVerificationError } from './errors.js';
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
 import { parseSignature, toBytes, toSecrets, type RawBody, type SignatureHeader, type SigningSecret } from './signature.js';
-import { verifyWith, type HmacVerify } from './verify.js';
+import { verifyBytesWith, type HmacVerify } from './verify.js';
 
 /** `verifyWebhook` over a given HMAC back end: the typed event, or a clear error saying what failed. */
 export async function verifyWebhookWith(
@@ -15,7 +15,7 @@ export async function verifyWebhookWith(
   if (toSecrets(secret).length === 0) throw verificationError('no secret given: pass the secret returned when the webhook was registered');
   if (!header) throw verificationError('the X-Svc-Signature header is missing');
   if (!parseSignature(header)) throw verificationError('the X-Svc-Signature header is not sha256=<64 lowercase hex digits>');
-  if (!(await verifyWith(hmac, body, header, secret))) {
+  if (!(await verifyBytesWith(hmac, body, header, secret))) {
     throw verificationError('the signature does not match: check the secret and that the body is the raw bytes received (a JSON body parser changes them)');
   }
   return parseWebhookEvent(body);

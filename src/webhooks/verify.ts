@@ -13,14 +13,29 @@ export async function verifyWith(
   header: SignatureHeader,
   secret: SigningSecret,
 ): Promise<boolean> {
+  let body: Uint8Array | undefined;
+  try {
+    body = toBytes(rawBody);
+  } catch {
+    // A detached buffer: junk like any other body that is not one.
+  }
+  return body ? verifyBytesWith(hmac, body, header, secret) : false;
+}
+
+/** `verifyWith` for a body already in bytes: what the webhook handler calls, so it carries no conversions. */
+export async function verifyBytesWith(
+  hmac: HmacVerify,
+  body: Uint8Array,
+  header: SignatureHeader,
+  secret: SigningSecret,
+): Promise<boolean> {
   try {
     const signature = parseSignature(header);
-    const body = toBytes(rawBody);
-    if (!signature || !body) return false;
+    if (!signature) return false;
     // Any matching secret wins: during a rotation the old and the new one are both valid.
     for (const key of toSecrets(secret)) if (await hmac(key, body, signature)) return true;
   } catch {
-    // A body the HMAC back end refuses (a detached buffer, say) is junk like any other.
+    // A body the HMAC back end refuses is junk like any other.
   }
   return false;
 }

@@ -215,8 +215,8 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
   });
 
   test.each([
-    ['an empty secret', { secret: '', on() {} }, /secret is missing or empty/],
-    ['an empty secret array', { secret: [], on() {} }, /secret is missing or empty/],
+    ['an empty secret', { secret: '', on() {} }, /secret must be the webhook's signing secret/],
+    ['an empty secret array', { secret: [], on() {} }, /secret must be the webhook's signing secret/],
     ['no on', { secret: SECRET }, /on must be a function/],
     ['a bad dedupe', { secret: SECRET, on() {}, dedupe: {} }, /dedupe must be/],
   ])('throws a clear [svc-sdk] error at construction for %s', (_case, options, message) => {

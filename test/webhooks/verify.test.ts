@@ -221,7 +221,7 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
     });
 
     test.each([
-      ['not JSON', 'not json', /the body is not JSON/],
+      ['not JSON', 'not json', /the body must be a JSON object/],
       ['a JSON array', [envelope], /must be a JSON object/],
       ['JSON null', null, /must be a JSON object/],
       ['missing event', { ...envelope, event: undefined }, /"event" must be a non-empty string/],
@@ -237,7 +237,7 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
       const error = await sdk.verifyWebhook(body, expected(body, SECRET), SECRET).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(sdk.WebhookPayloadError);
       expect(error).not.toBeInstanceOf(sdk.WebhookVerificationError);
-      expect((error as Error).message).toMatch(/^\[svc-sdk\] webhook body is not/);
+      expect((error as Error).message).toMatch(/^\[svc-sdk\] not a webhook delivery: /);
       expect((error as Error).message).toMatch(message);
     });
   });
