@@ -34,6 +34,11 @@ export interface CoreRequest<T> {
   headers?: Record<string, string> | undefined;
   /** Schema of the unwrapped response; without one the body is returned as it came. */
   schema?: ZodMiniType<T> | undefined;
+  /**
+   * The answer is a list that may come as a `{ results: [...] }` page: the results are the answer.
+   * (Unwrapped here rather than by a zod union and transform, which cost 0.7 kB in a bundle.)
+   */
+  page?: true;
   /** Name used in error messages, like `rooms.create`. */
   operation: string;
   /** Marks a POST as safe to send again (a dry run); GET, PUT, PATCH and DELETE are already. */
@@ -142,7 +147,8 @@ export class HttpCore {
     if (request.redirect) init.redirect = request.redirect;
 
     const response = await this.#send(request.path, init, timeout);
-    const body = unwrapEnvelope(await readBody(response, request.operation), response, method);
+    let body = unwrapEnvelope(await readBody(response, request.operation), response, method);
+    if (request.page && Array.isArray((body as { results?: unknown } | undefined)?.results)) body = (body as { results: unknown }).results;
     if (!request.schema) return body as T;
     const result = safeParse(request.schema, body);
     if (!result.success) throw new ResponseValidationError(request.operation, result.error.issues, body);

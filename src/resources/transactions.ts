@@ -42,7 +42,7 @@ export class Transactions extends Resource {
   async list(params: TransactionListParams, options?: RequestOptions): Promise<Transaction[]> {
     const query = parseParams('transactions.list', TransactionListParamsSchema, params);
     return this.core.request(
-      { method: 'GET', path: '/svc/transactions', query, schema: TransactionListSchema, operation: 'transactions.list' },
+      { method: 'GET', path: '/svc/transactions', query, schema: TransactionListSchema, page: true, operation: 'transactions.list' },
       options,
     );
   }

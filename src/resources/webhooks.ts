@@ -36,7 +36,7 @@ export class Webhooks extends Resource {
   /** Lists this client's registered endpoints. */
   async list(options?: RequestOptions): Promise<WebhookEndpoint[]> {
     return this.core.request(
-      { method: 'GET', path: '/webhooks/', schema: WebhookEndpointListSchema, operation: 'webhooks.list' },
+      { method: 'GET', path: '/webhooks/', schema: WebhookEndpointListSchema, page: true, operation: 'webhooks.list' },
       options,
     );
   }

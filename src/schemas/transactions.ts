@@ -23,14 +23,8 @@ export const TransactionSchema = z.looseObject({
   linked_room_id: z.optional(z.nullable(z.number())),
 });
 
-/** A list as the service may send it: an array, or `{ results: [...] }`. */
-export const TransactionListSchema = z.union([
-  z.array(TransactionSchema),
-  z.pipe(
-    z.looseObject({ results: z.array(TransactionSchema) }),
-    z.transform((page) => page.results),
-  ),
-]);
+/** A list of transactions (the core has already taken it out of a `{ results }` page, see `CoreRequest.page`). */
+export const TransactionListSchema = z.array(TransactionSchema);
 
 /** Body of `transactions.create`. */
 export type TransactionCreateParams = z.input<typeof TransactionCreateParamsSchema>;

@@ -1,17 +1,14 @@
 import * as z from 'zod/mini';
-import { WEBHOOK_EVENT_KINDS, type EventKind } from '../webhooks/event-kinds.js';
-import { requiredString } from './common.js';
+import type { EventKind } from '../webhooks/event-kinds.js';
+import { httpUrl, requiredString } from './common.js';
 
 const eventTypes = z.nullable(
-  z.array(requiredString('event_types[]', `an event kind such as '${WEBHOOK_EVENT_KINDS[0]}'`) as z.ZodMiniType<EventKind, EventKind>, {
+  z.array(requiredString('event_types[]', "an event kind such as 'document.uploaded'") as z.ZodMiniType<EventKind, EventKind>, {
     error: 'event_types is required: pass an array of event kinds, or null to receive every kind',
   }),
 );
 
-const webhookUrl = z.url({
-  protocol: /^https?$/,
-  error: 'url must be an absolute http(s) URL of your receiver, such as https://example.com/webhooks',
-});
+const webhookUrl = httpUrl('url must be an absolute http(s) URL of your receiver, such as https://example.com/webhooks');
 
 /** Body of `webhooks.create`; extra fields are sent as given. */
 export const WebhookCreateParamsSchema = z.looseObject({
@@ -43,14 +40,8 @@ export const WebhookEndpointSchema = z.looseObject({
   failure_count: z.optional(z.number()),
 });
 
-/** A list as the service may send it: an array, or `{ results: [...] }`. */
-export const WebhookEndpointListSchema = z.union([
-  z.array(WebhookEndpointSchema),
-  z.pipe(
-    z.looseObject({ results: z.array(WebhookEndpointSchema) }),
-    z.transform((page) => page.results),
-  ),
-]);
+/** A list of endpoints (the core has already taken it out of a `{ results }` page, see `CoreRequest.page`). */
+export const WebhookEndpointListSchema = z.array(WebhookEndpointSchema);
 
 /** The answer of `webhooks.rotateSecret`: the new secret, shown once. */
 export const WebhookSecretSchema = z.looseObject({ secret: z.string() });

@@ -1,6 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { Client } from '../../src/index.node.js';
+import { Client, ResponseValidationError } from '../../src/index.node.js';
 import { API_KEY, BASE_URL, recordRequests, useMockService } from '../support/msw.js';
 
 const server = useMockService();
@@ -60,6 +60,13 @@ describe('the wire', () => {
     expect(await client.transactions.list({ deal_id: 2 })).toEqual([{ id: 3 }]);
     server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, () => HttpResponse.json([{ id: 4 }])));
     expect(await client.transactions.list({ deal_id: 2 })).toEqual([{ id: 4 }]);
+  });
+
+  it('webhooks.list accepts a { results } page, and a page whose results are not a list is a ResponseValidationError', async () => {
+    server.use(http.get(`${BASE_URL}/api/v1/webhooks/`, () => HttpResponse.json({ results: [{ id: 7, url: 'https://x.test/h' }] })));
+    expect(await client.webhooks.list()).toEqual([{ id: 7, url: 'https://x.test/h' }]);
+    server.use(http.get(`${BASE_URL}/api/v1/webhooks/`, () => HttpResponse.json({ results: 'none' })));
+    await expect(client.webhooks.list()).rejects.toBeInstanceOf(ResponseValidationError);
   });
 
   it('deals.linkedRoomIds(dealId) joins through the transactions\' linked_room_id', async () => {
