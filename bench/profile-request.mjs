@@ -1,6 +1,7 @@
 // Where the time of a request goes: runs `client.rooms.create` (or raw fetch, `--raw`) against the
 // loopback server under `node --cpu-prof`, then prints self time by package and the hottest functions.
 //   npm run build && node bench/profile-request.mjs [--raw] [--concurrency 32] [--requests 20000]
+// `bench/run.mjs` uses `profileRequests` for the "where the time goes" table of BENCHMARKS.md.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,13 @@ if (process.env.BENCH_PROFILE_CHILD) {
     while (next++ < requests) await call();
   };
   await Promise.all(Array.from({ length: Number(process.env.BENCH_CONCURRENCY) }, worker));
-} else {
+}
+
+/**
+ * Profiles `requests` calls (`raw` fetch or `rooms.create`), `concurrency` at a time, in a fresh
+ * process; returns CPU µs per request (idle excluded), and by where it was spent and by function.
+ */
+export async function profileRequests({ raw = false, concurrency = 32, requests = 20000 } = {}) {
   const server = await startLoopbackServer();
   const directory = mkdtempSync(join(tmpdir(), 'svc-sdk-profile-'));
   try {
@@ -42,44 +49,96 @@ if (process.env.BENCH_PROFILE_CHILD) {
         ...process.env,
         BENCH_PROFILE_CHILD: '1',
         BENCH_URL: server.url,
-        BENCH_RAW: process.argv.includes('--raw') ? '1' : '',
-        BENCH_CONCURRENCY: argument('--concurrency', '32'),
-        BENCH_REQUESTS: argument('--requests', '20000'),
+        BENCH_RAW: raw ? '1' : '',
+        BENCH_CONCURRENCY: String(concurrency),
+        BENCH_REQUESTS: String(requests),
       },
     });
     if (result.status !== 0) throw new Error('the profiled process failed');
     const file = readdirSync(directory).find((name) => name.endsWith('.cpuprofile'));
-    const requests = Number(argument('--requests', '20000'));
-    console.log(summarize(JSON.parse(readFileSync(join(directory, file), 'utf8')), requests));
+    return attribute(JSON.parse(readFileSync(join(directory, file), 'utf8')), requests);
   } finally {
     server.stop();
     rmSync(directory, { recursive: true, force: true });
   }
 }
 
-/** Self time by package (svc-sdk, zod, undici, node internals, GC…) and the 25 hottest functions. */
-function summarize(profile, requests) {
+/**
+ * The module each line of a built chunk comes from: esbuild heads each module's code in an
+ * unminified bundle with a `// path` comment, so time spent in the SDK's chunk can be split into
+ * ky, zod and the SDK's own code.
+ */
+const chunkModules = new Map();
+function moduleAt(url, line) {
+  if (!chunkModules.has(url)) {
+    const markers = [];
+    try {
+      readFileSync(fileURLToPath(url), 'utf8').split('\n').forEach((text, index) => {
+        const marker = /^\/\/ ((?:node_modules|src)\/\S+)$/.exec(text);
+        if (marker) markers.push([index, marker[1]]);
+      });
+    } catch {
+      // Not a file: attributed to the chunk as a whole.
+    }
+    chunkModules.set(url, markers);
+  }
+  let found;
+  for (const [start, path] of chunkModules.get(url)) if (start <= line) found = path;
+  return found;
+}
+
+/** Where a sample's time goes: a package, the SDK's own code, Node's fetch (undici), Node, GC… */
+function placeOf({ url, functionName, lineNumber }) {
+  if (url.includes('/dist/')) {
+    const path = moduleAt(url, lineNumber) ?? '';
+    return path.includes('node_modules/ky/') ? 'ky' : path.includes('node_modules/zod/') ? 'zod' : 'svc-sdk (its own code)';
+  }
+  if (url.includes('/zod/')) return 'zod';
+  if (url.includes('undici')) return "undici (Node's fetch)";
+  if (url.startsWith('node:')) return 'Node internals';
+  if (functionName === '(garbage collector)') return 'garbage collector';
+  if (functionName === '(idle)') return 'idle';
+  return 'native (parse, writev, microtasks, …)';
+}
+
+function attribute(profile, requests) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const byPackage = new Map();
+  const byPlace = new Map();
   const byFunction = new Map();
-  let total = 0;
   profile.samples.forEach((id, index) => {
     const { callFrame } = nodes.get(id);
     const time = profile.timeDeltas[index] ?? 0;
-    const url = callFrame.url;
-    const where = url.includes('/zod/') ? 'zod'
-      : url.includes('undici') ? 'undici (fetch)'
-      : url.includes('/dist/') ? 'svc-sdk'
-      : url.startsWith('node:') ? 'node internals'
-      : url || callFrame.functionName;
-    const name = `${callFrame.functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${callFrame.lineNumber + 1}`;
-    byPackage.set(where, (byPackage.get(where) ?? 0) + time);
+    const place = placeOf(callFrame);
+    const name = `${callFrame.functionName || '(anonymous)'} ${callFrame.url.split('/').slice(-2).join('/')}:${callFrame.lineNumber + 1}`;
+    byPlace.set(place, (byPlace.get(place) ?? 0) + time);
     byFunction.set(name, (byFunction.get(name) ?? 0) + time);
-    total += time;
   });
-  const percent = (time) => `${((100 * time) / total).toFixed(1).padStart(5)} %`;
-  const top = (map, count) => [...map].sort((a, b) => b[1] - a[1]).slice(0, count).map(([key, time]) => `${percent(time)}  ${key}`);
-  const busy = total - (byPackage.get('(idle)') ?? 0);
-  const head = `CPU busy: ${(busy / 1000).toFixed(0)} ms for ${requests} requests, ${(busy / requests).toFixed(1)} µs per request (idle excluded)`;
-  return [head, '', 'Self time by package:', ...top(byPackage, 10), '', 'Hottest functions (self time):', ...top(byFunction, Number(process.env.TOP ?? 25))].join('\n');
+  byPlace.delete('idle');
+  const perRequest = (map) => new Map([...map].map(([key, time]) => [key, time / requests]).sort((a, b) => b[1] - a[1]));
+  const places = perRequest(byPlace);
+  return { microsPerRequest: [...places.values()].reduce((sum, time) => sum + time, 0), places, functions: perRequest(byFunction) };
+}
+
+function render({ microsPerRequest, places, functions }, requests) {
+  const line = ([key, micros]) => `${micros.toFixed(1).padStart(7)} µs  ${key}`;
+  return [
+    `CPU busy: ${microsPerRequest.toFixed(1)} µs per request over ${requests} requests (idle excluded)`,
+    '',
+    'Self time per request, by where it is spent:',
+    ...[...places].map(line),
+    '',
+    'Hottest functions (self time per request):',
+    ...[...functions].filter(([key]) => !key.startsWith('(idle)')).slice(0, 25).map(line),
+  ].join('\n');
+}
+
+// Run as a script (after the declarations above: the child branch is at the top on purpose, it only imports).
+if (!process.env.BENCH_PROFILE_CHILD && import.meta.url === `file://${process.argv[1]}`) {
+  const requests = Number(argument('--requests', '20000'));
+  const profile = await profileRequests({
+    raw: process.argv.includes('--raw'),
+    concurrency: Number(argument('--concurrency', '32')),
+    requests,
+  });
+  console.log(render(profile, requests));
 }
