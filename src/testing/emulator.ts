@@ -31,8 +31,12 @@ export interface Emulator {
   readonly handlers: readonly HttpHandler[];
   /** Every delivery attempt made so far, oldest first. */
   readonly deliveries: readonly DeliveryAttempt[];
-  /** Answers one request like the service would (404 JSON for an unknown path). */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one request like the service would (404 JSON for an unknown path). Called like the global
+   * `fetch`, so it can be a client's: `new Client({ apiKey, baseUrl: 'https://svc.test', fetch: emulator.fetch })`
+   * talks to the emulator with no server and no msw.
+   */
+  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
   /** Serves the emulator over HTTP on 127.0.0.1 (port 0: any free one); `url` is the base URL for a `Client`. */
   listen(port?: number): Promise<ListeningEmulator>;
   /** Sends an event of any kind to every subscribed endpoint of every key; sample data when `data` is omitted. */
@@ -76,7 +80,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const emulator: Emulator = {
     handlers,
     deliveries: scheduler.attempts,
-    async fetch(request) {
+    async fetch(input, init) {
+      const request = input instanceof Request && init === undefined ? input : new Request(input, init);
       const response = await getResponse(handlers, request);
       return response ?? Response.json({ error: `no route for ${request.method} ${new URL(request.url).pathname}` }, { status: 404 });
     },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Client, NotFoundError } from '../../src/index.node.js';
 import { createEmulator } from '../../src/testing/index.js';
 import { call, fileForm, KEY, OTHER_KEY, seed } from './support.js';
 
@@ -27,6 +28,17 @@ describe('createEmulator(): auth', () => {
     const response = await createEmulator().fetch(new Request('https://svc.test/other'));
     expect(response.status).toBe(404);
     expect((await response.json()).error).toMatch(/no route/);
+  });
+
+  it('is a fetch a Client can use directly: no server, no msw', async () => {
+    const emulator = createEmulator();
+    const client = new Client({ apiKey: KEY, baseUrl: 'https://svc.test', fetch: emulator.fetch });
+    const room = await client.rooms.create({ name: 'R', room_type: 'company_investment' });
+    expect(room).toMatchObject({ id: 1, name: 'R' });
+    await expect(client.webhooks.retrieve(99)).rejects.toBeInstanceOf(NotFoundError);
+    // And like the global fetch, it takes a URL and an init.
+    const response = await emulator.fetch('https://svc.test/api/v1/webhooks/', { headers: { authorization: `Bearer ${KEY}` } });
+    expect(response.status).toBe(200);
   });
 
   it('rejects an apiKey option that does not start with vdr_', () => {
