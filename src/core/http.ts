@@ -148,7 +148,7 @@ export class HttpCore {
 
     const response = await this.#send(request.path, init, timeout);
     let body = unwrapEnvelope(await readBody(response, request.operation), response, method);
-    if (request.page && Array.isArray((body as { results?: unknown } | undefined)?.results)) body = (body as { results: unknown }).results;
+    if (request.page) body = resultsOf(body);
     if (!request.schema) return body as T;
     const result = safeParse(request.schema, body);
     if (!result.success) throw new ResponseValidationError(request.operation, result.error.issues, body);
@@ -222,6 +222,12 @@ async function readBody(response: Response, operation: string): Promise<unknown>
   } catch {
     throw new ResponseValidationError(operation, [{ path: [], message: 'the body is not valid JSON' }], text);
   }
+}
+
+/** A `{ results: [...] }` page's results; anything else as it came (the list's schema then says what is wrong). */
+function resultsOf(body: unknown): unknown {
+  const results = (body as { results?: unknown } | null | undefined)?.results;
+  return Array.isArray(results) ? results : body;
 }
 
 /** `{ success: true, data }` → `data`; `{ success: false }` → APIError; anything else as it came. */

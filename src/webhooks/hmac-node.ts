@@ -38,18 +38,18 @@ const SIGNATURE = /^sha256=[0-9a-f]{64}$/;
  */
 export function verifyNode(rawBody: unknown, header: unknown, secret: unknown): boolean {
   if (typeof header !== 'string' || !SIGNATURE.test(header)) return false;
-  let body: string | Uint8Array;
-  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) body = rawBody;
-  else if (rawBody instanceof ArrayBuffer) body = new Uint8Array(rawBody);
-  else return false;
   try {
+    let body: string | Uint8Array;
+    if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) body = rawBody;
+    else if (rawBody instanceof ArrayBuffer) body = new Uint8Array(rawBody); // throws if detached: junk, below
+    else return false;
     const signature = Buffer.from(header.slice(7), 'latin1');
     if (typeof secret === 'string') return secret !== '' && matches(secret, body, signature);
     if (!Array.isArray(secret)) return false;
     // Any matching secret wins: during a rotation the old and the new one are both valid.
     for (const key of secret) if (typeof key === 'string' && key !== '' && matches(key, body, signature)) return true;
   } catch {
-    // A body node:crypto refuses (a detached buffer, say) is junk like any other.
+    // A body that cannot be read (a detached buffer) or that node:crypto refuses is junk like any other.
   }
   return false;
 }

@@ -28,10 +28,14 @@ export function parseSignature(header: unknown): Uint8Array | undefined {
 
 /** The body's bytes (a string is UTF-8 encoded), or `undefined` for anything that is not a body. */
 export function toBytes(body: unknown): Uint8Array | undefined {
-  if (typeof body === 'string') return encoder.encode(body);
-  if (body instanceof Uint8Array) return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  try {
+    if (typeof body === 'string') return encoder.encode(body);
+    if (body instanceof Uint8Array) return body;
+    if (body instanceof ArrayBuffer) return new Uint8Array(body);
+    if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  } catch {
+    // A detached ArrayBuffer (transferred to a worker, say) cannot be read: not a body either.
+  }
   return undefined;
 }
 

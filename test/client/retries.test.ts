@@ -65,11 +65,19 @@ describe('retries', () => {
     expect(script.calls()).toBe(2);
   });
 
-  it('a PATCH (it sets fields, so replaying it is safe) is retried', async () => {
+  it('a PATCH (it sets fields, so replaying it is safe) is retried, with its body and headers each time', async () => {
     const script = scripted([status(502), ok({ id: 9, linked_room_id: 5 })]);
-    server.use(http.patch(`${BASE_URL}/api/v1/svc/transactions/9`, script.handler));
+    const sent: Array<{ body: unknown; type: string | null; auth: string | null }> = [];
+    server.use(
+      http.patch(`${BASE_URL}/api/v1/svc/transactions/9`, async ({ request }) => {
+        sent.push({ body: await request.json(), type: request.headers.get('content-type'), auth: request.headers.get('authorization') });
+        return script.handler();
+      }),
+    );
     expect(await client.transactions.update(9, { linked_room_id: 5 })).toEqual({ id: 9, linked_room_id: 5 });
     expect(script.calls()).toBe(2);
+    const attempt = { body: { linked_room_id: 5 }, type: 'application/json', auth: `Bearer ${API_KEY}` };
+    expect(sent).toEqual([attempt, attempt]);
   });
 
   it('a POST that creates is never sent twice: not on 5xx, 429, network errors or timeouts', async () => {

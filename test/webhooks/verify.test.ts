@@ -65,6 +65,15 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
       expect(await sdk.verifySignature(`${BODY}\n`, header, SECRET)).toBe(false);
     });
 
+    test('answers false, without throwing, for a detached ArrayBuffer or a view of one', async () => {
+      const buffer = new TextEncoder().encode(BODY).buffer;
+      const view = new Uint8Array(buffer);
+      buffer.transfer(); // detaches `buffer` (and `view`'s memory) as postMessage would
+      expect(await sdk.verifySignature(buffer, expected(BODY, SECRET), SECRET)).toBe(false);
+      expect(await sdk.verifySignature(view, expected(BODY, SECRET), SECRET)).toBe(false);
+      await expect(sdk.verifyWebhook(buffer, expected(BODY, SECRET), SECRET)).rejects.toThrow(/the body must be the raw request body/);
+    });
+
     test('rejects the wrong secret', async () => {
       expect(await sdk.verifySignature(BODY, expected(BODY, SECRET), 'another-secret')).toBe(false);
     });
