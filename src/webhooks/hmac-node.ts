@@ -42,6 +42,7 @@ export function verifyNode(rawBody: unknown, header: unknown, secret: unknown): 
     let body: string | Uint8Array;
     if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) body = rawBody;
     else if (rawBody instanceof ArrayBuffer) body = new Uint8Array(rawBody); // throws if detached: junk, below
+    else if (ArrayBuffer.isView(rawBody)) body = new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
     else return false;
     const signature = Buffer.from(header.slice(7), 'latin1');
     if (typeof secret === 'string') return secret !== '' && matches(secret, body, signature);
