@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { WEBHOOK_EVENT_KINDS } from './webhooks/event-kinds.js';
 import { signPayload } from './webhooks/index.js';
 import { buildEventBody, sampleEventData } from './testing/events.js';
-import { parseUrl } from './shared/parse-url.js';
+import { isHttpUrl } from './shared/parse-url.js';
 
 const HELP = `Usage: svc-sdk <command> [options]
 
@@ -114,7 +114,7 @@ async function runTrigger(args: string[]): Promise<number> {
   }
   const url = values['url'] as string | undefined;
   const secret = values['secret'] as string | undefined;
-  if (!url || !/^https?:$/.test(parseUrl(url)?.protocol ?? '')) {
+  if (!url || !isHttpUrl(url)) {
     throw new UsageError('--url is required: the absolute http(s) URL of your receiver');
   }
   if (!secret) throw new UsageError('--secret is required: the endpoint\'s signing secret');

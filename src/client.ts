@@ -8,7 +8,7 @@ import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { encodeMultipart } from './uploads/encode-web.js';
 import type { MultipartEncoder } from './uploads/types.js';
-import { parseUrl } from './shared/parse-url.js';
+import { isHttpUrl } from './shared/parse-url.js';
 
 /** Settings of a `Client`; every one has a default. */
 export interface ClientOptions {
@@ -133,7 +133,7 @@ function checkOptions(options: { apiKey?: string; baseUrl?: string; timeout: num
     issues.push({ path: ['apiKey'], message: 'apiKey must start with "vdr_": copy the key the developer portal issued' });
   }
   if (!baseUrl) issues.push({ path: ['baseUrl'], message: 'baseUrl is missing: pass it or set SVC_BASE_URL' });
-  else if (!/^https?:$/.test(parseUrl(baseUrl)?.protocol ?? '')) {
+  else if (!isHttpUrl(baseUrl)) {
     issues.push({ path: ['baseUrl'], message: 'baseUrl must be an absolute http(s) URL, such as https://api.example.com' });
   }
   if (!Number.isInteger(timeout) || timeout <= 0) {

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { parseUrl } from '../shared/parse-url.js';
+import { isHttpUrl } from '../shared/parse-url.js';
 
 /** A string field that must not be empty; `what` says what to pass, for the error message. */
 export function requiredString(field: string, what: string) {
@@ -13,7 +13,7 @@ export function requiredString(field: string, what: string) {
  * machinery: 0.4 kB less in a browser bundle, for the same answer.
  */
 export function httpUrl(error: string) {
-  return z.string({ error }).check(z.refine((value) => /^https?:$/.test(parseUrl(value)?.protocol ?? ''), { error }));
+  return z.string({ error }).check(z.refine(isHttpUrl, { error }));
 }
 
 /** An id: a positive integer. */

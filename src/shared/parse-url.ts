@@ -9,3 +9,9 @@ export function parseUrl(text: string): URL | undefined {
     return undefined;
   }
 }
+
+/** Whether `text` is an absolute http: or https: URL (what a base URL and a receiver URL must be). */
+export function isHttpUrl(text: string): boolean {
+  const protocol = parseUrl(text)?.protocol;
+  return protocol === 'http:' || protocol === 'https:';
+}

@@ -5,7 +5,7 @@ import type { EventKind } from '../webhooks/event-kinds.js';
 import type { DeliveryScheduler, ScheduledDelivery } from './deliveries.js';
 import { searchDocuments } from './search-index.js';
 import { newSecret, webhookView, type Store, type StoredWebhook } from './store.js';
-import { parseUrl } from '../shared/parse-url.js';
+import { isHttpUrl } from '../shared/parse-url.js';
 
 /** What the handlers share with the emulator. */
 export interface HandlerContext {
@@ -261,12 +261,11 @@ function requireId(body: Record<string, unknown>, field: string): number {
 
 function requireUrl(body: Record<string, unknown>): string {
   const value = body['url'];
-  const parsed = typeof value === 'string' ? parseUrl(value) : undefined;
   // The service wants HTTPS; the emulator also takes http, so local receivers work.
-  if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+  if (typeof value !== 'string' || !isHttpUrl(value)) {
     throw new HttpProblem(422, 'url is required: pass the absolute http(s) URL of your receiver', 'url');
   }
-  return value as string;
+  return value;
 }
 
 function requireEventTypes(body: Record<string, unknown>): string[] | null {

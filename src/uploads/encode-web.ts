@@ -1,4 +1,5 @@
 import { ValidationError, type Issue } from '../core/errors.js';
+import { asBytes } from '../shared/bytes.js';
 import { basename, mimeFromFilename } from './mime.js';
 import { buildMultipart, streamFromIterable } from './multipart.js';
 import type { PartSource } from './part-reader.js';
@@ -48,12 +49,8 @@ export function prepareUpload(file: Uploadable, metadata: FileMetadata, streamSi
 
 function toSource(file: Uploadable, streamSize: number | undefined): PartSource {
   if (file instanceof Blob) return { blob: file };
-  if (file instanceof Uint8Array) return { bytes: file };
-  if (file instanceof ArrayBuffer) return { bytes: new Uint8Array(file) };
-  if (ArrayBuffer.isView(file)) {
-    const view = file as ArrayBufferView;
-    return { bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength) };
-  }
+  const bytes = asBytes(file);
+  if (bytes) return { bytes };
   if (file instanceof ReadableStream) return { stream: file, size: streamSize };
   if (file !== null && typeof file === 'object' && Symbol.asyncIterator in file) {
     return { stream: streamFromIterable(file), size: streamSize };

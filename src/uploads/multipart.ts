@@ -1,3 +1,4 @@
+import { asBytes } from '../shared/bytes.js';
 import { readerOf, type PartReader, type PartSource } from './part-reader.js';
 import type { MultipartBody } from './types.js';
 
@@ -132,8 +133,7 @@ export function streamFromIterable(iterable: AsyncIterable<Uint8Array | string>)
 }
 
 function toPlainBytes(value: unknown): Uint8Array {
-  if (value instanceof Uint8Array) return value;
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  const bytes = asBytes(value);
+  if (bytes) return bytes;
   throw new TypeError('[svc-sdk] documents.upload: the stream yielded something other than bytes or strings');
 }

@@ -1,5 +1,6 @@
 // HMAC-SHA256 on node:crypto, the fast path on Node: synchronous, no promise per digest.
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { asBytes } from '../shared/bytes.js';
 
 // A KeyObject made once per secret: createHmac with a Buffer key is 5-7x slower on Node 24.
 // Cleared when large, so that a caller passing many distinct secrets cannot grow it without bound.
@@ -39,11 +40,9 @@ const SIGNATURE = /^sha256=[0-9a-f]{64}$/;
 export function verifyNode(rawBody: unknown, header: unknown, secret: unknown): boolean {
   if (typeof header !== 'string' || !SIGNATURE.test(header)) return false;
   try {
-    let body: string | Uint8Array;
-    if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) body = rawBody;
-    else if (rawBody instanceof ArrayBuffer) body = new Uint8Array(rawBody); // throws if detached: junk, below
-    else if (ArrayBuffer.isView(rawBody)) body = new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
-    else return false;
+    // A string goes to update() as it is (encoding it first would copy it); asBytes throws for a detached buffer.
+    const body = typeof rawBody === 'string' ? rawBody : asBytes(rawBody);
+    if (body === undefined) return false;
     const signature = Buffer.from(header.slice(7), 'latin1');
     if (typeof secret === 'string') return secret !== '' && matches(secret, body, signature);
     if (!Array.isArray(secret)) return false;

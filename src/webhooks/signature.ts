@@ -1,5 +1,6 @@
 // Header parsing and body normalisation shared by both HMAC back ends. Strict parsing comes first
 // so that the constant-time comparison only ever sees two 32-byte digests, and junk never throws.
+import { asBytes } from '../shared/bytes.js';
 
 /** The raw request body, exactly as received: text (UTF-8), bytes (Node `Buffer` included) or an ArrayBuffer. */
 export type RawBody = string | Uint8Array | ArrayBuffer;
@@ -29,10 +30,7 @@ export function parseSignature(header: unknown): Uint8Array | undefined {
 /** The body's bytes (a string is UTF-8 encoded), or `undefined` for anything that is not a body. */
 export function toBytes(body: unknown): Uint8Array | undefined {
   try {
-    if (typeof body === 'string') return encoder.encode(body);
-    if (body instanceof Uint8Array) return body;
-    if (body instanceof ArrayBuffer) return new Uint8Array(body);
-    if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    return typeof body === 'string' ? encoder.encode(body) : asBytes(body);
   } catch {
     // A detached ArrayBuffer (transferred to a worker, say) cannot be read: not a body either.
   }
