@@ -6,8 +6,6 @@ import { Rooms } from './resources/rooms.js';
 import { Search } from './resources/search.js';
 import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
-import { encodeMultipart } from './uploads/encode-web.js';
-import type { MultipartEncoder } from './uploads/types.js';
 import { isHttpUrl } from './shared/parse-url.js';
 
 /** Settings of a `Client`; every one has a default. */
@@ -74,9 +72,6 @@ export class Client {
   // Private, so the key never shows in `util.inspect`, `JSON.stringify` or a debugger's summary.
   readonly #core: HttpCore;
 
-  /** @internal How uploads become multipart bodies; the Node entry swaps in a streaming encoder. */
-  protected static multipartEncoder: MultipartEncoder = encodeMultipart;
-
   constructor(options: ClientOptions = {}) {
     const env = readEnv();
     const apiKey = options.apiKey ?? env?.SVC_API_KEY;
@@ -97,7 +92,7 @@ export class Client {
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);
     this.deals = new Deals(this.#core, this.transactions);
-    this.documents = new Documents(this.#core, (new.target as typeof Client).multipartEncoder);
+    this.documents = new Documents(this.#core);
     this.search = new Search(this.#core);
     this.webhooks = new Webhooks(this.#core);
   }

@@ -1,7 +1,6 @@
-// The Node entry of `svc-sdk`: the same surface as index.ts (re-exported whole, so the two lists
-// cannot drift), where a local export below replaces the name it shares with index.ts.
-export * from './index.js';
-export { Client } from './client-node.js';
+// The entry of `svc-sdk` under the `node` export condition (Node, Bun, Deno): the same surface as
+// index.ts, with a fileFromPath that opens files on disk and the webhook functions over node:crypto
+// (faster there than Web Crypto).
+export * from './public.js';
 export { fileFromPath } from './uploads/file-from-path.js';
-// The HMAC-dependent webhook functions over node:crypto (faster on Node than Web Crypto).
 export { verifySignature, verifyWebhook, signPayload, createWebhookHandler } from './webhooks/index.node.js';

@@ -3,7 +3,8 @@ import { parseParams } from '../core/validate.js';
 import { idField } from '../schemas/common.js';
 import { DocumentSchema, type Document } from '../schemas/documents.js';
 import { withUploadProgress } from '../uploads/progress.js';
-import type { MultipartBody, MultipartEncoder, Uploadable, UploadOptions } from '../uploads/types.js';
+import { encodeMultipart } from '../uploads/encode.js';
+import type { MultipartBody, Uploadable, UploadOptions } from '../uploads/types.js';
 import { Resource } from './resource.js';
 
 const roomIdSchema = idField('roomId');
@@ -13,13 +14,6 @@ const REFUSE_REDIRECTS = (globalThis as { navigator?: { userAgent?: string } }).
 
 /** Documents in a data room. */
 export class Documents extends Resource {
-  readonly #encode: MultipartEncoder;
-
-  constructor(core: Resource['core'], encode: MultipartEncoder) {
-    super(core);
-    this.#encode = encode;
-  }
-
   /**
    * Uploads a file to a room as multipart (one part named `file`), streaming it where the input
    * allows. Never retried automatically: a document must not be stored twice.
@@ -27,7 +21,7 @@ export class Documents extends Resource {
   async upload(roomId: number, file: Uploadable, options: UploadOptions = {}): Promise<Document> {
     parseParams('documents.upload', roomIdSchema, roomId);
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;
-    let multipart: MultipartBody & { finish?: () => void } = await this.#encode(file, { filename, contentType });
+    let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType });
     // Progress is counted here, not by the core: the encoder knows the body's exact size, and
     // the request keeps its Content-Length.
     if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress);

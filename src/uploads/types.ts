@@ -37,6 +37,3 @@ export interface MultipartBody {
    */
   release?: ((reason: unknown) => Promise<void>) | undefined;
 }
-
-/** Turns a user's file into the multipart body of an upload: one part named `file`. */
-export type MultipartEncoder = (file: Uploadable, metadata: FileMetadata) => Promise<MultipartBody>;

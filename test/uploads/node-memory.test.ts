@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIConnectionError, Client, fileFromPath } from '../../src/index.node.js';
-import { NODE_CHUNK_BYTES } from '../../src/uploads/encode-node.js';
+import { NODE_CHUNK_BYTES } from '../../src/uploads/encode.js';
 import { API_KEY, boundaryOf, expectedBody, useCaptureServer } from './support.js';
 
 // What keeps a large upload's memory flat on Node (bench/upload-memory.mjs measures it): fetch gets

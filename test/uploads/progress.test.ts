@@ -2,9 +2,8 @@ import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Client as WebClient } from '../../src/index.js';
 import { Client, fileFromPath, type UploadProgress } from '../../src/index.node.js';
-import { API_KEY, boundaryOf, expectedBody, useCaptureServer, useTempDir } from './support.js';
+import { API_KEY, boundaryOf, expectedBody, useCaptureServer, useTempDir, useWebUploads } from './support.js';
 
 const capture = useCaptureServer();
 const SIZE = 3 * 1024 * 1024 + 17; // several chunks of every source
@@ -52,9 +51,10 @@ describe('onUploadProgress', () => {
     }
   });
 
-  it('fires on the web Client too, with the Blob\'s exact total', async () => {
+  it('fires on the browsers\' branch too (a Blob body), with the Blob\'s exact total', async () => {
     const events: UploadProgress[] = [];
-    const client = new WebClient({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0 });
+    useWebUploads();
+    const client = new Client({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0 });
     await client.documents.upload(5, new File([CONTENT], 'big.pdf'), { onUploadProgress: (event) => events.push(event) });
     const request = capture.only();
     expect(events.at(-1)).toEqual({ loaded: request.body.length, total: request.body.length });

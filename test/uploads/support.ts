@@ -4,7 +4,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach, onTestFinished } from 'vitest';
+import { uploadRuntime } from '../../src/uploads/encode.js';
 
 /** A well-formed API key for tests. */
 export const API_KEY = 'vdr_test_0123456789abcdef';
@@ -87,4 +88,15 @@ export function useTempDir(prefix: string): { file: (name: string) => string } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   afterAll(() => rm(dir, { recursive: true, force: true }));
   return { file: (name) => join(dir, name) };
+}
+
+/**
+ * Makes the current test's uploads take the branch of runtimes other than Node's fetch (browsers,
+ * Bun, Deno): Blobs and bytes become a Blob body instead of small chunks.
+ */
+export function useWebUploads(): void {
+  uploadRuntime.nodeFetch = false;
+  onTestFinished(() => {
+    uploadRuntime.nodeFetch = true;
+  });
 }

@@ -17,16 +17,16 @@ describe('the web build graph', () => {
       absWorkingDir: root,
     });
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs).toContain('src/uploads/encode-web.ts');
+    expect(inputs).toContain('src/uploads/encode.ts');
     expect(inputs).toContain('src/uploads/file-from-path-web.ts');
     const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((entry) => entry.path));
     const offenders = [...inputs, ...imports].filter(
-      (name) => name.startsWith('node:') || /(^|\/)form-data\//.test(name) || name.includes('encode-node') || name.endsWith('file-from-path.ts'),
+      (name) => name.startsWith('node:') || /(^|\/)form-data\//.test(name) || name.endsWith('file-from-path.ts'),
     );
     expect(offenders).toEqual([]);
   });
 
-  it('src/index.node.ts does reach the Node encoder (the check above can fail)', async () => {
+  it('src/index.node.ts does reach a Node built-in (the check above can fail)', async () => {
     const result = await build({
       entryPoints: [`${root}src/index.node.ts`],
       bundle: true,
@@ -38,7 +38,7 @@ describe('the web build graph', () => {
       absWorkingDir: root,
     });
     const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((entry) => entry.path));
-    expect(Object.keys(result.metafile.inputs)).toContain('src/uploads/encode-node.ts');
+    expect(Object.keys(result.metafile.inputs)).toContain('src/uploads/file-from-path.ts');
     expect(imports.some((name) => name.startsWith('node:'))).toBe(true);
   });
 });

@@ -8,13 +8,39 @@ import type { FileMetadata, MultipartBody, Uploadable } from './types.js';
 const OPERATION = 'documents.upload';
 
 /**
- * The multipart encoder for every runtime, with no Node built-in: Blobs, Files and bytes become a
- * Blob body (fetch streams it with a Content-Length); web streams and async iterables are framed
- * as a stream, never buffered.
+ * The largest chunk handed to Node's own fetch (undici). Fetch lets go of a chunk once it is
+ * written, but V8 frees its memory only at the next young-generation collection, which is paced by
+ * the objects allocated rather than by the bytes: smaller chunks mean less spent memory waiting.
+ * BENCHMARKS.md ("Upload memory") has the peaks measured for each chunk size.
+ */
+export const NODE_CHUNK_BYTES = 8 * 1024;
+
+/**
+ * What the encoder adapts to in the runtime it finds itself in. A record rather than constants so
+ * that tests on Node can take the browser's branch too.
+ * @internal
+ */
+export const uploadRuntime = {
+  /**
+   * Node's own fetch: every input goes as one stream of small chunks (memory stays flat). Bun and
+   * Deno send a Blob body natively with its length, and browsers never stream a request body over
+   * HTTP/1.1, so elsewhere Blobs and bytes stay a Blob body.
+   */
+  nodeFetch:
+    typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string' &&
+    !('Bun' in globalThis) &&
+    !('Deno' in globalThis),
+};
+
+/**
+ * The multipart encoder of every runtime, picked by the input's shape: Blobs, Files and bytes
+ * become a Blob body (or small chunks on Node's fetch), web streams and async iterables are framed
+ * as a stream, never buffered, and an untouched fs.ReadStream gets its size from `stat`, so the
+ * upload carries a Content-Length and progress a total.
  */
 export async function encodeMultipart(file: Uploadable, metadata: FileMetadata): Promise<MultipartBody> {
-  const upload = prepareUpload(file, metadata, undefined);
-  return buildMultipart(upload.source, upload.filename, upload.contentType);
+  const upload = prepareUpload(file, metadata, await fsStreamSize(file));
+  return buildMultipart(upload.source, upload.filename, upload.contentType, uploadRuntime.nodeFetch ? NODE_CHUNK_BYTES : undefined);
 }
 
 /** An upload checked and named: where its bytes come from, and the part's filename and type. */
@@ -69,4 +95,38 @@ function nameOf(file: Uploadable): string | undefined {
   if (path instanceof URL) return basename(decodeURIComponent(path.pathname)) || undefined;
   if (path instanceof Uint8Array) return basename(new TextDecoder().decode(path)) || undefined;
   return undefined;
+}
+
+interface FsReadStreamLike {
+  path?: unknown;
+  bytesRead?: unknown;
+  start?: unknown;
+  end?: unknown;
+  readableDidRead?: unknown;
+}
+
+type Stat = (path: unknown) => Promise<{ isFile(): boolean; size: number }>;
+
+/**
+ * The bytes an fs.ReadStream will yield, when it reads a whole file and nothing was read yet.
+ * `stat` comes from `process.getBuiltinModule` (Node 22.3+, Bun, Deno) rather than an import, so
+ * the one encoder has no Node built-in in its module graph; without it the upload is sent chunked.
+ */
+async function fsStreamSize(file: Uploadable): Promise<number | undefined> {
+  if (file instanceof Blob || file instanceof ReadableStream || file === null || typeof file !== 'object') return undefined;
+  const stream = file as FsReadStreamLike;
+  const whole = stream.start === undefined && (stream.end === undefined || stream.end === Infinity);
+  const fresh = stream.bytesRead === 0 && stream.readableDidRead !== true;
+  if (!whole || !fresh) return undefined;
+  if (typeof stream.path !== 'string' && !(stream.path instanceof URL) && !(stream.path instanceof Uint8Array)) return undefined;
+  const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => { stat?: Stat } | undefined } }).process;
+  const stat = process?.getBuiltinModule?.('fs/promises')?.stat;
+  if (!stat) return undefined;
+  try {
+    const stats = await stat(stream.path);
+    return stats.isFile() ? stats.size : undefined;
+  } catch {
+    // Not fatal: the stream reports its own error when read; without a size the upload is chunked.
+    return undefined;
+  }
 }

@@ -1,0 +1,78 @@
+// The surface of `svc-sdk` that is the same on every runtime, listed name by name so nothing leaks.
+// Each entry (index.ts, index.node.ts) adds only what differs by runtime: fileFromPath and the
+// webhook functions that need an HMAC back end.
+export { Client, type ClientOptions, type RawRequest } from './client.js';
+export type { RequestOptions, UploadProgress, HttpMethod } from './core/http.js';
+export {
+  SvcError,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APITimeoutError,
+  ValidationError,
+  ResponseValidationError,
+  type Issue,
+} from './core/errors.js';
+export type { DealCreateOptions } from './resources/deals.js';
+export type { Deal, DealPreview, DealCreateParams, DealStage, AssetClass } from './schemas/deals.js';
+export type { Room, RoomCreateParams, RoomType } from './schemas/rooms.js';
+export type {
+  Transaction,
+  TransactionCreateParams,
+  TransactionUpdateParams,
+  TransactionListParams,
+} from './schemas/transactions.js';
+export type { Document } from './schemas/documents.js';
+export type { SearchParams, SearchResult, Citation } from './schemas/search.js';
+export type {
+  WebhookCreateParams,
+  WebhookUpdateParams,
+  WebhookCreated,
+  WebhookEndpoint,
+  WebhookSecret,
+} from './schemas/webhooks.js';
+export type { Uploadable, UploadOptions, FileMetadata } from './uploads/types.js';
+export {
+  createMemoryDedupeStore,
+  createRedisDedupeStore,
+  WebhookVerificationError,
+  WebhookPayloadError,
+  WEBHOOK_EVENT_KINDS,
+  type EventKind,
+  type KnownEventKind,
+  type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookEventDataMap,
+  type WebhookEnvelope,
+  type UnknownWebhookEvent,
+  type UnknownEventKind,
+  type DocumentUploadedData,
+  type CreditLowData,
+  type CreditExhaustedData,
+  type CreditGrantedData,
+  type ActionApprovalRequiredData,
+  type ActionApprovedData,
+  type ActionRejectedData,
+  type ActionExpiredData,
+  type JobCompletedData,
+  type JobFailedData,
+  type ModuleToggledData,
+  type RawBody,
+  type SigningSecret,
+  type SignatureHeader,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type DedupeStore,
+  type ClaimResult,
+  type MemoryDedupeStoreOptions,
+  type RedisClientLike,
+  type RedisDedupeStoreOptions,
+} from './webhooks/index.js';
+// The resource classes are not exported: they are reached through a Client, never built alone.
