@@ -190,5 +190,10 @@ const header = [
 const glanceTable = glance.length
   ? ['## Targets at a glance', '', table(['figure', 'target', 'measured', 'target met'], glance)].join('\n')
   : undefined;
-writeFileSync(file, `${[header, ...(glanceTable && !only ? [glanceTable] : []), ...sections].join('\n\n')}\n`);
+// "## Summary" is hand-written (moved from the README): kept as it is, after the glance table.
+const summary = sectionOf(previous, 'Summary');
+writeFileSync(
+  file,
+  `${[header, ...(glanceTable && !only ? [glanceTable] : []), ...(summary ? [summary] : []), ...sections].join('\n\n')}\n`,
+);
 console.error('bench: wrote BENCHMARKS.md');
