@@ -22,6 +22,12 @@ export interface ClientOptions {
   fetch?: typeof globalThis.fetch | undefined;
   /** Headers sent with every request. */
   headers?: Record<string, string> | undefined;
+  /**
+   * Lets the client run in a browser page. Off by default: a page's users can read every request it
+   * makes, API key included, so call the service from your server unless the page is trusted (an
+   * internal tool) and the key is scoped for it.
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
 }
 
 /** The escape hatch: any operation under `/api/v1`, with the client's auth, retries and errors. */
@@ -29,11 +35,14 @@ export interface RawRequest {
   method: HttpMethod;
   /** Path relative to `/api/v1`: `'/rooms'` calls `/api/v1/rooms`. Encode parameters yourself. */
   path: string;
-  query?: Record<string, string | number | boolean | undefined>;
+  /** Query parameters; `undefined` values are left out. */
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  /** A JSON body, sent with `Content-Type: application/json`. */
   json?: unknown;
-  body?: NonNullable<RequestInit['body']>;
+  /** A raw body, sent as it is (set its `content-type` in the call's `headers`). */
+  body?: NonNullable<RequestInit['body']> | undefined;
   /** Marks a POST as safe to retry; other methods are retried already. */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -78,9 +87,9 @@ export class Client {
     const baseUrl = options.baseUrl ?? env?.SVC_BASE_URL;
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries });
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, allowBrowser: options.dangerouslyAllowBrowser === true });
 
-    this.baseUrl = baseUrl!.replace(/\/+$/, '');
+    this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
       apiKey: apiKey!,
       baseUrl: this.baseUrl,
@@ -120,12 +129,39 @@ function readEnv(): Record<string, string | undefined> | undefined {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
 }
 
-function checkOptions(options: { apiKey?: string; baseUrl?: string; timeout: number; maxRetries: number }): void {
+/** `https://api.example.com//` → `https://api.example.com`, in linear time (a `/\/+$/` regex is quadratic on many slashes). */
+function stripTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === 0x2f) end--;
+  return url.slice(0, end);
+}
+
+/** A page with a DOM: where the API key would be visible to the page's users. Workers and servers have no `document`. */
+function isBrowserPage(): boolean {
+  const scope = globalThis as { window?: unknown; document?: unknown };
+  return typeof scope.window !== 'undefined' && typeof scope.document !== 'undefined';
+}
+
+interface CheckedOptions {
+  apiKey: string | undefined;
+  baseUrl: string | undefined;
+  timeout: number;
+  maxRetries: number;
+  allowBrowser: boolean;
+}
+
+function checkOptions(options: CheckedOptions): void {
   const issues: Array<{ path: string[]; message: string }> = [];
   const { apiKey, baseUrl, timeout, maxRetries } = options;
+  // The key itself is never quoted in a message: messages end up in logs.
   if (!apiKey) issues.push({ path: ['apiKey'], message: 'apiKey is missing: pass it or set SVC_API_KEY' });
   else if (!apiKey.startsWith('vdr_')) {
     issues.push({ path: ['apiKey'], message: 'apiKey must start with "vdr_": copy the key the developer portal issued' });
+  } else if (apiKey.length === 4) {
+    issues.push({ path: ['apiKey'], message: 'apiKey has nothing after "vdr_": copy the whole key the developer portal issued' });
+  } else if (/[\s\x00-\x1f\x7f]/.test(apiKey)) {
+    // A header value cannot carry them: fetch would throw a TypeError after the call began, or send a broken header.
+    issues.push({ path: ['apiKey'], message: 'apiKey contains a space, line break or control character: copy the key again without them' });
   }
   if (!baseUrl) issues.push({ path: ['baseUrl'], message: 'baseUrl is missing: pass it or set SVC_BASE_URL' });
   else if (!isHttpUrl(baseUrl)) {
@@ -136,6 +172,14 @@ function checkOptions(options: { apiKey?: string; baseUrl?: string; timeout: num
   }
   if (!Number.isInteger(maxRetries) || maxRetries < 0) {
     issues.push({ path: ['maxRetries'], message: 'maxRetries must be a whole number, 0 or more' });
+  }
+  if (!options.allowBrowser && isBrowserPage()) {
+    issues.push({
+      path: ['dangerouslyAllowBrowser'],
+      message:
+        'this looks like a browser page, where its users can read the API key: call the service from your server, ' +
+        'or pass dangerouslyAllowBrowser: true if the page is trusted and the key scoped for it',
+    });
   }
   if (issues.length) throw new ValidationError('new Client()', issues);
 }

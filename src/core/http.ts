@@ -56,6 +56,7 @@ export type RequestBody = NonNullable<RequestInit['body']>;
 
 /** Settings of the core, resolved once by the client. */
 export interface CoreConfig {
+  /** Without trailing slashes. */
   baseUrl: string;
   apiKey: string;
   timeout: number;
@@ -115,7 +116,8 @@ export class HttpCore {
   readonly #jsonHeaders: Record<string, string>;
 
   constructor(config: CoreConfig) {
-    this.#prefix = `${config.baseUrl.replace(/\/+$/, '')}/api/v1`;
+    // The client strips the base URL's trailing slashes (in linear time) before it gets here.
+    this.#prefix = `${config.baseUrl}/api/v1`;
     this.#timeout = config.timeout;
     this.#maxRetries = config.maxRetries;
     this.#fetch = fetchWithBodyBeside(config.fetch);

@@ -22,7 +22,8 @@ export async function runScenario({ sdk, webhooks, baseUrl, label }) {
       return undefined;
     }
   };
-  const client = new sdk.Client({ apiKey: API_KEY, baseUrl, maxRetries: 0, timeout: 15_000 });
+  // Chromium runs this as a page, where a key is visible to the page's users: the SDK wants it said.
+  const client = new sdk.Client({ apiKey: API_KEY, baseUrl, maxRetries: 0, timeout: 15_000, dangerouslyAllowBrowser: true });
   const word = `quokka${Math.floor(Math.random() * 1e9)}`;
   const text = `Runtime matrix notes from ${label}. The covenant threshold word is ${word}.`;
 
