@@ -44,7 +44,7 @@ export async function encodeMultipart(file: Uploadable, metadata: FileMetadata):
 }
 
 /** An upload checked and named: where its bytes come from, and the part's filename and type. */
-export interface PreparedUpload {
+interface PreparedUpload {
   source: PartSource;
   filename: string;
   contentType: string;
@@ -56,7 +56,7 @@ export interface PreparedUpload {
  * `stat`) knows it, so the request gets a Content-Length and progress a total. Throws
  * ValidationError before anything is read or sent.
  */
-export function prepareUpload(file: Uploadable, metadata: FileMetadata, streamSize: number | undefined): PreparedUpload {
+function prepareUpload(file: Uploadable, metadata: FileMetadata, streamSize: number | undefined): PreparedUpload {
   const source = toSource(file, streamSize);
   const filename = metadata.filename ?? nameOf(file);
   const issues: Issue[] = [];
