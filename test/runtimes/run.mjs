@@ -1,9 +1,12 @@
 // The cross-runtime stage of `npm test` (`npm run test:runtimes`): builds and packs the package,
 // installs the tarball into a throwaway consumer project, checks the package as npm would publish
-// it, then runs one scenario (test/runtimes/consumer/scenario.mjs) in Node 22.12.0, 22, 24 and 26
-// (import and require), Bun, Deno, workerd and Chromium, and type-checks TypeScript consumers.
+// it, then runs one scenario (test/runtimes/consumer/scenario.mjs) in the oldest Node that
+// `engines` admits, Node 22, 24 and 26 (import and require), Bun, Deno, workerd and Chromium, and
+// type-checks TypeScript consumers. The tools come from test/runtimes/package.json, installed on
+// demand by the first row, never by the root install.
 // Rows run one after another (CI has 2 cores); each prints `runtime  version  result  seconds`,
-// and the stage ends with `N passed, N failed` and a non-zero exit code when any row failed.
+// and the stage ends with `N passed, N failed, N skipped` and a non-zero exit code when any row
+// failed. Only a row that needs a system package (Chromium) may skip, and only outside CI.
 import { spawn } from 'node:child_process';
 import { access, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -13,18 +16,31 @@ import { checkBrowserBuilds, measureSizes, VERIFY_BUDGET_BYTES } from './lib/bun
 import { installConsumer, pack, TYPECHECK_PROJECTS } from './lib/consumer.mjs';
 import { checkPublint, checkPublishFiles, checkTypes } from './lib/packaging.mjs';
 import { killGroup, quietNpm, run, scenarioResult, tail } from './lib/process.mjs';
-import { CHROMIUM_PATH, nodeBinary, projectBin, versionOf } from './lib/runtimes.mjs';
+import {
+  CHROMIUM_PATH,
+  INSTALL_CHROMIUM,
+  installMatrixTools,
+  matrixBin,
+  nodeBinary,
+  packageVersion,
+  REQUIRE_SYSTEM_PACKAGES,
+  versionOf,
+} from './lib/runtimes.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = path.join(root, 'test', 'runtimes');
 // Node: the oldest release package.json's `engines` admits (what it promises), then each
 // supported major at its latest.
 const NODE_MAJORS = ['22', '24', '26'];
-const counts = { passed: 0, failed: 0 };
+const counts = { passed: 0, failed: 0, skipped: 0 };
+
+/** Thrown by a row whose system package is missing outside CI: the row reports `skip` and why. */
+class Skipped extends Error {}
 
 /**
- * Runs one row: `body(meta)` resolves with `{ note }` or throws; the row line says which. The body
- * sets `meta.version` as soon as it knows it, so a failed row still shows what was tested.
+ * Runs one row: `body(meta)` resolves with `{ note }` or throws (a `Skipped` for a skip); the row
+ * line says which. The body sets `meta.version` as soon as it knows it, so a failed row still shows
+ * what was tested.
  */
 async function row(runtime, body) {
   const started = performance.now();
@@ -33,12 +49,15 @@ async function row(runtime, body) {
   try {
     outcome = { ok: true, ...(await body(meta)) };
   } catch (error) {
-    outcome = { ok: false, version: meta.version, detail: error.message ?? String(error) };
+    outcome = error instanceof Skipped
+      ? { ok: true, skipped: true, version: meta.version, note: `skipped: ${error.message}` }
+      : { ok: false, version: meta.version, detail: error.message ?? String(error) };
   }
   outcome.version ??= meta.version;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  counts[outcome.ok ? 'passed' : 'failed'] += 1;
-  const cells = [runtime.padEnd(26), String(outcome.version ?? '-').padEnd(18), (outcome.ok ? 'pass' : 'FAIL').padEnd(5), `${seconds}s`.padStart(7)];
+  const result = outcome.skipped ? 'skip' : outcome.ok ? 'pass' : 'FAIL';
+  counts[outcome.skipped ? 'skipped' : outcome.ok ? 'passed' : 'failed'] += 1;
+  const cells = [runtime.padEnd(26), String(outcome.version ?? '-').padEnd(18), result.padEnd(5), `${seconds}s`.padStart(7)];
   console.log(`${cells.join(' ')}${outcome.note ? `  ${outcome.note}` : ''}`);
   if (!outcome.ok) console.log(indent(outcome.detail));
   return outcome.ok;
@@ -127,28 +146,28 @@ function engineFloor(range) {
 
 const kb = (bytes) => (bytes >= 1000 ? `${(bytes / 1000).toFixed(2)} kB` : `${bytes} B`);
 
-async function packageVersion(name) {
-  return JSON.parse(await readFile(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
-}
-
 async function main() {
   console.log(`svc-sdk runtime matrix: the packed package in each runtime (runner: Node ${process.versions.node})`);
   console.log(['runtime'.padEnd(26), 'version'.padEnd(18), 'result'.padEnd(5), 'seconds'.padStart(7)].join(' '));
   await removeStaleWorkDirs();
   const workDir = await mkdtemp(path.join(os.tmpdir(), WORK_DIR_PREFIX));
   const npm = `npm ${await versionOf('npm').catch(() => '?')}`;
-  const typescript = `typescript ${await packageVersion('typescript')}`;
-  const esbuild = `esbuild ${await packageVersion('esbuild')}`;
+  const typescript = `typescript ${await packageVersion('typescript', root)}`;
+  const esbuild = `esbuild ${await packageVersion('esbuild', root)}`;
   let packed;
   let consumer;
   let server;
 
+  const tools = await row('matrix tools (npm install)', async (meta) => {
+    meta.version = npm;
+    return { note: `test/runtimes/package.json: ${await installMatrixTools()}` };
+  });
   const built = await row('build (npm run build)', async (meta) => {
     meta.version = npm;
     const result = await run('npm', ['run', 'build'], { cwd: root, timeoutMs: 300_000 });
     if (result.code !== 0) throw new Error(tail(quietNpm(`${result.stdout}\n${result.stderr}`), 40));
   });
-  const installed = built
+  const installed = built && tools
     ? await row('npm pack + install', async (meta) => {
         meta.version = npm;
         packed = await pack(root, workDir);
@@ -156,7 +175,7 @@ async function main() {
         const peers = consumer.peers.length ? `, peers: ${consumer.peers.join(', ')}` : '';
         return { note: `${path.basename(packed.tarball)}, ${kb(packed.size)} packed${peers}` };
       })
-    : await notRun('npm pack + install', 'the build failed');
+    : await notRun('npm pack + install', tools ? 'the build failed' : 'the matrix tools are not installed');
   const unpacked = 'the package was not packed and installed';
 
   // Packaging: what npm would publish, and what tools and bundlers make of it.
@@ -201,7 +220,7 @@ async function main() {
     let binary;
     for (const [kind, entry] of [['import', 'node-import.mjs'], ['require', 'node-require.cjs']]) {
       scenarioRows.push([`${name} (${kind})`, async (meta) => {
-        binary ??= await nodeBinary(root, spec);
+        binary ??= await nodeBinary(spec);
         meta.version = (await versionOf(binary)).replace(/^v/, '');
         return scenario(binary, [entry, server.url, `node${spec}-${kind}`], { cwd });
       }]);
@@ -209,12 +228,12 @@ async function main() {
   }
   scenarioRows.push(
     ['bun', async (meta) => {
-      const bun = projectBin(root, 'bun');
+      const bun = matrixBin('bun');
       meta.version = await versionOf(bun);
       return scenario(bun, ['node-import.mjs', server.url, 'bun'], { cwd });
     }],
     ['deno', async (meta) => {
-      const deno = projectBin(root, 'deno');
+      const deno = matrixBin('deno');
       meta.version = (await versionOf(deno)).split(' ')[1];
       // Deno reads the consumer's node_modules (package.json present); its own cache stays in workDir.
       const env = { ...process.env, DENO_DIR: path.join(workDir, 'deno-dir'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' };
@@ -223,13 +242,15 @@ async function main() {
       return scenario(deno, args, { cwd, env });
     }],
     ['workerd (miniflare)', async (meta) => {
-      const workerd = (await versionOf(projectBin(root, 'workerd'))).split(' ')[1];
+      const workerd = (await versionOf(matrixBin('workerd'))).split(' ')[1];
       meta.version = `${workerd} (mf ${(await packageVersion('miniflare')).split('.')[0]})`;
       return scenario(process.execPath, [path.join(here, 'lib/workerd.mjs'), cwd, server.url], { cwd: root });
     }],
     ['chromium (playwright)', async (meta) => {
       await access(CHROMIUM_PATH).catch(() => {
-        throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does)`);
+        // Chromium needs root to install: a contributor's `npm test` skips the row, CI requires it.
+        if (!REQUIRE_SYSTEM_PACKAGES) throw new Skipped(`${CHROMIUM_PATH} is missing: ${INSTALL_CHROMIUM}`);
+        throw new Error(`${CHROMIUM_PATH} is missing (required under CI=true): ${INSTALL_CHROMIUM}`);
       });
       meta.version = (await versionOf(CHROMIUM_PATH)).match(/[\d.]+/)?.[0];
       const args = [path.join(here, 'lib/chromium.mjs'), cwd, server.url, workDir];
@@ -272,7 +293,7 @@ async function main() {
 
   if (counts.failed === 0) await rm(workDir, { recursive: true, force: true });
   else console.log(`consumer project kept for inspection: ${workDir}`);
-  console.log(`${counts.passed} passed, ${counts.failed} failed`);
+  console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   process.exitCode = counts.failed ? 1 : 0;
 }
 
@@ -296,6 +317,6 @@ function printSizes({ verify, handler, client, ky, zodMini }) {
 await main().catch((error) => {
   // A failure of the runner itself still ends with the closing line CI reads.
   console.log(indent(error?.stack ?? String(error)));
-  console.log(`${counts.passed} passed, ${counts.failed + 1} failed`);
+  console.log(`${counts.passed} passed, ${counts.failed + 1} failed, ${counts.skipped} skipped`);
   process.exitCode = 1;
 });

@@ -1,7 +1,7 @@
 // Packaging checks of the packed package: what `npm publish` would upload, publint and
 // "are the types wrong" on the very tarball the runtimes install.
 import { quietNpm, run, tail } from './process.mjs';
-import { projectBin } from './runtimes.mjs';
+import { matrixBin } from './runtimes.mjs';
 
 /** What a user needs, and nothing else: the build, the docs and the license (npm adds package.json). */
 const REQUIRED_FILES = ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'];
@@ -29,7 +29,7 @@ export async function checkPublishFiles(root) {
 
 /** `publint --strict` on the tarball: warnings count as errors; resolves when it finds nothing. */
 export async function checkPublint(root, tarball) {
-  const result = await run(projectBin(root, 'publint'), ['run', '--strict', tarball], { cwd: root, timeoutMs: 120_000 });
+  const result = await run(matrixBin('publint'), ['run', '--strict', tarball], { cwd: root, timeoutMs: 120_000 });
   const output = `${result.stdout}\n${result.stderr}`.trim();
   if (result.code !== 0 || !output.includes('All good!')) throw new Error(`publint --strict reported:\n${tail(output, 40)}`);
   return 'All good!';
@@ -42,7 +42,7 @@ export async function checkPublint(root, tarball) {
  */
 export async function checkTypes(root, tarball) {
   const args = [tarball, '--profile', 'node16', '--format', 'ascii', '--no-emoji', '--no-color'];
-  const result = await run(projectBin(root, 'attw'), args, { cwd: root, timeoutMs: 180_000 });
+  const result = await run(matrixBin('attw'), args, { cwd: root, timeoutMs: 180_000 });
   const output = `${result.stdout}\n${result.stderr}`.trim();
   if (result.code !== 0) throw new Error(`attw --profile node16 reported problems:\n${tail(output, 60)}`);
   // attw exits 0 for a package without any types at all: that is a failure here.
