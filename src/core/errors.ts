@@ -51,9 +51,10 @@ export class APIError extends SvcError {
   readonly requestId: string | undefined;
 
   constructor(init: APIErrorInit, message?: string) {
-    super(message ?? describeFailure(init));
+    const body = redactSecrets(init.body);
+    super(message ?? describeFailure({ ...init, body }));
     this.status = init.status;
-    this.body = init.body;
+    this.body = body;
     this.headers = init.headers;
     this.method = init.method;
     this.url = init.url;
@@ -148,7 +149,7 @@ export class ValidationError extends SvcError {
   }
 }
 
-/** The service answered 2xx, but a known field had the wrong type; `body` is what arrived. */
+/** The service answered 2xx, but a known field had the wrong type; `body` is what arrived, any `secret` redacted. */
 export class ResponseValidationError extends SvcError {
   override name = 'ResponseValidationError';
   /** Every problem found, with the path of the field in the response. */
@@ -159,8 +160,25 @@ export class ResponseValidationError extends SvcError {
   constructor(operation: string, issues: readonly Issue[], body: unknown) {
     super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);
     this.issues = issues;
-    this.body = body;
+    this.body = redactSecrets(body);
   }
+}
+
+const REDACTED = '[redacted]';
+const SECRET_IN_TEXT = /("secret"\s*:\s*)"(?:[^"\\]|\\.)*"?/g;
+
+/**
+ * A body with the value of every `secret` field replaced (a webhook's signing secret must not reach
+ * logs through an error); text that failed to parse as JSON is redacted too. Only on the error path.
+ */
+function redactSecrets(body: unknown, depth = 0): unknown {
+  if (typeof body === 'string') return body.includes('"secret"') ? body.replace(SECRET_IN_TEXT, `$1"${REDACTED}"`) : body;
+  if (typeof body !== 'object' || body === null) return body;
+  if (depth > 16) return REDACTED; // nested deeper than any answer of the service: not worth the risk
+  if (Array.isArray(body)) return body.map((item) => redactSecrets(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) copy[key] = key === 'secret' ? REDACTED : redactSecrets(value, depth + 1);
+  return copy;
 }
 
 /** `name must not be empty; id: expected number`: each issue once, its field named unless its message starts with it. */
@@ -190,6 +208,11 @@ function serverMessage(body: unknown): string | undefined {
     if (value !== undefined) return JSON.stringify(value).slice(0, 200);
   }
   return undefined;
+}
+
+/** `POST /api/v1/rooms`: how messages name a request (the path and query, not the host). */
+export function describeRequest(method: string, url: string): string {
+  return `${method} ${pathOf(url)}`;
 }
 
 function pathOf(url: string): string {

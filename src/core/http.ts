@@ -1,17 +1,24 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options } from 'ky';
-import { safeParse, type ZodMiniType } from 'zod/mini';
-import { APIConnectionError, APIError, APITimeoutError, ResponseValidationError } from './errors.js';
+import type { ZodMiniType } from 'zod/mini';
+import { APIPromise, type Exchange } from './api-promise.js';
+import { dataOf, errorBodyOf } from './body.js';
+import { APIConnectionError, APIError, APITimeoutError, SvcError, ValidationError, describeRequest } from './errors.js';
+import { createCoreLog, type CoreLog, type Logger, type LogLevel } from './logger.js';
+import { DEFAULT_MAX_PAGES, PagePromise, readPages, type ListOptions } from './pagination.js';
+import { climbsOut } from './path.js';
+import { checkSettings, parseParams } from './validate.js';
+import { VERSION } from './version.js';
 
 /** Options every method takes as its last argument. */
 export interface RequestOptions {
   /** Aborts the request (and any pending retry). */
-  signal?: AbortSignal;
-  /** Milliseconds to wait for each attempt's response; overrides the client's `timeout`. */
-  timeout?: number;
+  signal?: AbortSignal | undefined;
+  /** Milliseconds each attempt may take, reading the response body included; overrides the client's `timeout`. */
+  timeout?: number | undefined;
   /** Retries for this call; overrides the client's `maxRetries`. Non-idempotent POSTs never retry. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Extra headers for this call only. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** Upload progress: bytes sent so far, and the total when it is known. */
@@ -27,50 +34,58 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface CoreRequest<T> {
   method: HttpMethod;
   /** Path relative to `/api/v1`, already encoded (see `path```). */
-  path: string;
+  path?: string;
+  /** An absolute URL instead of a path: a list's next page. */
+  url?: string;
   query?: Record<string, string | number | boolean | undefined> | undefined;
   json?: unknown;
   body?: RequestBody | undefined;
   headers?: Record<string, string> | undefined;
-  /** Schema of the unwrapped response; without one the body is returned as it came. */
+  /** Schema of the unwrapped response (of a list: of one page's items); without one the body is returned as it came. */
   schema?: ZodMiniType<T> | undefined;
-  /**
-   * The answer is a list that may come as a `{ results: [...] }` page: the results are the answer.
-   * (Unwrapped here rather than by a zod union and transform, which cost 0.7 kB in a bundle.)
-   */
-  page?: true;
   /** Name used in error messages, like `rooms.create`. */
   operation: string;
   /** Marks a POST as safe to send again (a dry run); GET, PUT, PATCH and DELETE are already. */
-  idempotent?: boolean;
+  idempotent?: boolean | undefined;
   /**
-   * `'error'` for uploads: a redirect answer fails the call instead of being followed, because
-   * Node's fetch keeps every chunk of a streamed body while it may have to replay it after a
-   * 307/308 (nodejs/undici#4058); `'manual'` keeps them too (measured: 355 MB for 256 MiB).
+   * `'error'` for uploads on Node: a redirect fails the call in fetch itself, because Node's fetch
+   * keeps every chunk of a streamed body while it may have to replay it after a 307/308
+   * (nodejs/undici#4058); `'manual'` keeps them too (BENCHMARKS.md, upload memory).
    */
   redirect?: 'error' | undefined;
+  /** The operation answers nothing: an HTML page is not success, and a retried DELETE answered 404 is done. */
+  returnsNothing?: true | undefined;
+  /** Called when the exchange is over, with its error if it failed, before the caller hears of it (uploads close their input). */
+  settle?: ((error: unknown) => unknown) | undefined;
 }
+
+/** A request as a resource method describes it: the operation is named once, by the call. */
+export type RequestSpec<T> = Omit<CoreRequest<T>, 'operation'>;
+
+/** Checks one argument of a call against a schema, naming the call's operation in its ValidationError. */
+export type ParamParser = <P>(schema: ZodMiniType<P>, value: unknown) => P;
 
 /** A request body as fetch takes it (spelled without the DOM's `BodyInit`, for Node-only type checks). */
 export type RequestBody = NonNullable<RequestInit['body']>;
 
 /** Settings of the core, resolved once by the client. */
 export interface CoreConfig {
-  /** Without trailing slashes. */
   baseUrl: string;
   apiKey: string;
   timeout: number;
   maxRetries: number;
   fetch?: typeof globalThis.fetch | undefined;
   headers?: Record<string, string> | undefined;
+  logLevel?: LogLevel | undefined;
+  logger?: Logger | undefined;
 }
 
-const RETRYABLE_METHODS = ['get', 'put', 'patch', 'delete', 'head', 'options'];
-const RETRYABLE_METHODS_WITH_POST = [...RETRYABLE_METHODS, 'post'];
+/** ky retries a request only when `limit` allows it: the core sets 0 for a request that may not be replayed. */
+const EVERY_METHOD = ['get', 'put', 'patch', 'delete', 'head', 'options', 'post'];
 
 /**
  * 408, 429 and the common 5xx; `retryOtherServerErrors` adds the rest of 5xx. The list is short
- * because ky copies it twice per call, retried or not (a list of every 5xx cost 2 % of a loopback call).
+ * because ky copies it on every call, retried or not (BENCHMARKS.md, "Per-request overhead").
  */
 const RETRYABLE_STATUSES = [408, 429, 500, 502, 503, 504];
 
@@ -78,165 +93,318 @@ const RETRYABLE_STATUSES = [408, 429, 500, 502, 503, 504];
 const retryOtherServerErrors: NonNullable<Exclude<Options['retry'], number>>['shouldRetry'] = ({ error }) =>
   isHTTPError(error) && error.response.status >= 500 && !RETRYABLE_STATUSES.includes(error.response.status) ? true : undefined;
 
-const retryPolicies = new Map<string, NonNullable<Options['retry']>>();
+/** ky's retry settings for a client, built once: they are on every call's path. */
+function retryPolicy(limit: number): NonNullable<Exclude<Options['retry'], number>> {
+  return {
+    limit,
+    methods: EVERY_METHOD,
+    statusCodes: RETRYABLE_STATUSES,
+    afterStatusCodes: [429, 503], // these honour Retry-After (no jitter then: the server set the time)
+    shouldRetry: retryOtherServerErrors,
+    retryOnTimeout: true,
+    jitter: true,
+    backoffLimit: 8_000,
+    maxRetryAfter: 60_000,
+  };
+}
 
-/** ky's retry settings for a call, built once per (limit, POST allowed) and reused: they are on the hot path. */
-function retryPolicy(limit: number, allowPost: boolean): NonNullable<Options['retry']> {
-  const key = `${limit}:${allowPost}`;
-  let policy = retryPolicies.get(key);
-  if (!policy) {
-    policy = {
-      limit,
-      methods: allowPost ? RETRYABLE_METHODS_WITH_POST : RETRYABLE_METHODS,
-      statusCodes: RETRYABLE_STATUSES,
-      afterStatusCodes: [429, 503], // these honour Retry-After (no jitter then: the server set the time)
-      shouldRetry: retryOtherServerErrors,
-      retryOnTimeout: true,
-      jitter: true,
-      backoffLimit: 8_000,
-      maxRetryAfter: 60_000,
-    };
-    retryPolicies.set(key, policy);
-  }
-  return policy;
+/** Redirects a GET follows at most (fetch's own limit is 20: a loop would cost 20 round trips). */
+const MAX_REDIRECTS = 5;
+
+// Browsers own User-Agent (and a page's fetch may not set it); every other runtime lets the SDK name itself.
+const IN_BROWSER = typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
+  typeof (globalThis as { importScripts?: unknown }).importScripts === 'function';
+const SDK_HEADERS: Record<string, string> = IN_BROWSER
+  ? { 'x-svc-sdk-version': VERSION }
+  : { 'user-agent': `svc-sdk/${VERSION}`, 'x-svc-sdk-version': VERSION };
+
+/** What one call carries past ky to its fetch: ky forwards options it does not know (a string key: it reads them with for…in). */
+const CALL = 'svcCall';
+
+/** One call's state across its attempts. */
+interface CallState {
+  /** The body, kept beside ky's bodiless Request (see `#attempt`). */
+  body: RequestBody | undefined;
+  attempts: number;
+  /** The last attempt's body, read within that attempt. */
+  text: string;
+  redirect: 'error' | 'manual';
+  /** Only a GET follows a redirect: a write is never sent again on the word of a 3xx. */
+  follow: boolean;
 }
 
 /**
- * The thin HTTP core: the only module that knows ky. One `request()` sends, retries, maps
- * failures to the SDK's errors, unwraps the `{ success, data }` envelope and checks the result.
+ * The thin HTTP core: the only module that knows ky. A call sends, retries, reads the body within
+ * the attempt, maps failures to the SDK's errors, and parses the answer when it is asked for.
  */
 export class HttpCore {
   readonly #timeout: number;
   readonly #maxRetries: number;
+  readonly #retry: NonNullable<Exclude<Options['retry'], number>>;
   readonly #prefix: string;
-  readonly #fetch: NonNullable<Options['fetch']>;
+  readonly #origin: string;
+  readonly #fetch: typeof globalThis.fetch | undefined;
+  readonly #log: CoreLog;
+  readonly #retryHooks: Options['hooks'];
   // The headers of every call, merged once: each call passes ky all its options in one object,
   // as ky would otherwise deep-merge an instance's defaults into every call.
   readonly #headers: Record<string, string>;
   readonly #jsonHeaders: Record<string, string>;
+  /** What a redirect to another origin carries: neither the API key nor the caller's headers. */
+  readonly #anonymousHeaders: Record<string, string>;
 
   constructor(config: CoreConfig) {
-    // The client strips the base URL's trailing slashes (in linear time) before it gets here.
-    this.#prefix = `${config.baseUrl}/api/v1`;
+    checkSettings('new Client()', config);
+    this.#prefix = `${withoutTrailingSlashes(config.baseUrl)}/api/v1`;
+    this.#origin = new URL(this.#prefix).origin;
     this.#timeout = config.timeout;
     this.#maxRetries = config.maxRetries;
-    this.#fetch = fetchWithBodyBeside(config.fetch);
-    this.#headers = { ...config.headers, accept: 'application/json', authorization: `Bearer ${config.apiKey}` };
+    this.#retry = retryPolicy(config.maxRetries);
+    this.#fetch = config.fetch;
+    this.#log = createCoreLog(config.logLevel, config.logger, readEnv('SVC_LOG'));
+    this.#retryHooks = this.#log.info ? { beforeRetry: [retryLogger(this.#log.info)] } : undefined;
+    this.#headers = { ...SDK_HEADERS, ...config.headers, accept: 'application/json', authorization: `Bearer ${config.apiKey}` };
     this.#jsonHeaders = { ...this.#headers, 'content-type': 'application/json' };
+    this.#anonymousHeaders = { ...SDK_HEADERS, accept: 'application/json' };
   }
 
-  /** Sends one request and returns its unwrapped, validated body. */
-  async request<T>(request: CoreRequest<T>, options: RequestOptions = {}): Promise<T> {
-    const method = request.method;
+  /**
+   * Starts one call: `build` checks the arguments (with `parse`, which names the operation) and
+   * describes the request; a bad argument rejects the promise before anything is sent.
+   */
+  call<T>(operation: string, options: RequestOptions | undefined, build: (parse: ParamParser) => RequestSpec<T> | Promise<RequestSpec<T>>): APIPromise<T> {
+    return new APIPromise<T>(this.#start(operation, options ?? {}, build), dataOf);
+  }
+
+  /** Starts a list call: its promise reads every page, and it iterates them lazily with `for await`. */
+  list<Item>(operation: string, options: ListOptions | undefined, build: (parse: ParamParser) => RequestSpec<Item[]>): PagePromise<Item> {
+    const settings = options ?? {};
+    const maxPages = settings.maxPages ?? DEFAULT_MAX_PAGES;
+    // Every page is read with the first page's request (schema, headers) and options (auth, retries, timeout).
+    const pages = (first: Exchange) =>
+      readPages<Item>(first, {
+        origin: this.#origin,
+        maxPages,
+        fetch: (url) => this.#exchange({ ...first.request, url, query: undefined }, settings),
+      });
+    return new PagePromise<Item>(this.#start(operation, settings, build), pages);
+  }
+
+  /** The escape hatch's call (`client.request`): a path that would leave `/api/v1` is refused. */
+  request<T>(request: CoreRequest<T>, options?: RequestOptions): APIPromise<T> {
+    return this.call(request.operation, options, () => {
+      if (request.path !== undefined && climbsOut(request.path)) {
+        throw new ValidationError(request.operation, [{ path: ['path'], message: "path must stay under /api/v1: remove its '..' segments" }]);
+      }
+      return request;
+    });
+  }
+
+  #start<T>(operation: string, options: RequestOptions & ListOptions, build: (parse: ParamParser) => RequestSpec<T> | Promise<RequestSpec<T>>): Promise<Exchange> {
+    try {
+      checkSettings(operation, options);
+      const spec = build((schema, value) => parseParams(operation, schema, value));
+      if (spec instanceof Promise) return spec.then((ready) => this.#send({ ...ready, operation }, options));
+      return this.#send({ ...spec, operation }, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #send(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
+    if (!request.settle) return this.#exchange(request, options);
+    let exchange: Exchange;
+    try {
+      exchange = await this.#exchange(request, options);
+    } catch (error) {
+      await request.settle(error);
+      throw error;
+    }
+    await request.settle(undefined);
+    return exchange;
+  }
+
+  /** Sends one request through ky (retries, timeout per attempt) and returns its exchange, or throws an SvcError. */
+  async #exchange(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
+    const { method } = request;
+    const url = request.url ?? this.#prefix + request.path;
     const timeout = options.timeout ?? this.#timeout;
-    const canRetry = method !== 'POST' || request.idempotent === true;
-    const limit = canRetry ? (options.maxRetries ?? this.#maxRetries) : 0;
+    // The one guard against sending a create twice: a request that may not be replayed gets no retries.
+    const replayable = method !== 'POST' || request.idempotent === true;
+    const limit = replayable ? (options.maxRetries ?? this.#maxRetries) : 0;
     const hasJson = request.json !== undefined;
     let headers = hasJson ? this.#jsonHeaders : this.#headers;
     if (request.headers || options.headers) headers = { ...headers, ...request.headers, ...options.headers };
-    const init: Options & { [BODY]?: RequestBody } = {
+    const call: CallState = {
+      body: hasJson ? JSON.stringify(request.json) : request.body,
+      attempts: 0,
+      text: '',
+      redirect: request.redirect ?? 'manual',
+      follow: method === 'GET',
+    };
+    const init: Options & { [CALL]: CallState } = {
       method,
       headers,
       timeout,
       // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
-      retry: limit === 0 ? 0 : retryPolicy(limit, request.idempotent === true),
-      fetch: this.#fetch,
+      retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
+      fetch: this.#attempt as NonNullable<Options['fetch']>,
+      [CALL]: call,
     };
     if (request.query) init.searchParams = request.query;
-    if (hasJson) init[BODY] = JSON.stringify(request.json);
-    if (request.body !== undefined) init[BODY] = request.body;
     if (options.signal) init.signal = options.signal;
-    if (request.redirect) init.redirect = request.redirect;
+    if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
 
-    const response = await this.#send(request.path, init, timeout);
-    let body = unwrapEnvelope(await readBody(response, request.operation), response, method);
-    if (request.page) body = resultsOf(body);
-    if (!request.schema) return body as T;
-    const result = safeParse(request.schema, body);
-    if (!result.success) throw new ResponseValidationError(request.operation, result.error.issues, body);
-    return result.data;
+    try {
+      return { response: await ky(url, init), text: call.text, url, request };
+    } catch (error) {
+      if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.returnsNothing && call.attempts > 1) {
+        // An earlier attempt deleted it and its answer was lost: the retry finding nothing is the success.
+        return { response: error.response, text: '', url, request };
+      }
+      const failure = toSvcError(error, call, method, url, timeout, options.signal);
+      if (call.attempts > 1) this.#log.warn?.(`[svc-sdk] ${method} ${url} gave up after ${call.attempts} attempts: ${failure.message}`, { method, url, attempts: call.attempts });
+      throw failure;
+    }
   }
 
-  async #send(path: string, init: Options, timeout: number): Promise<Response> {
+  /**
+   * ky's `fetch`, one attempt: sends ky's bodiless Request as a URL and an init with the body kept
+   * beside it (a Request with a body costs a second copy through a TransformStream in undici:
+   * BENCHMARKS.md, "Per-request overhead"), follows redirects itself, and reads the whole body before
+   * returning, so ky's per-attempt timeout covers it and a body cut off midway is a retried network error.
+   */
+  readonly #attempt = async (input: Request, init: { [CALL]: CallState }): Promise<Response> => {
+    const call = init[CALL];
+    const attempt = ++call.attempts;
+    const debug = this.#log.debug;
+    const started = debug ? performance.now() : 0;
     try {
-      return await ky(this.#prefix + path, init);
+      const response = await this.#fetchFollowing(input, call);
+      call.text = await response.text();
+      if (debug) {
+        const { status } = response;
+        const requestId = response.headers.get('x-request-id') ?? undefined;
+        const durationMs = Math.round(performance.now() - started);
+        debug(`[svc-sdk] ${input.method} ${input.url} → ${status} in ${durationMs} ms (attempt ${attempt}${requestId ? `, request id ${requestId}` : ''})`, {
+          method: input.method,
+          url: input.url,
+          status,
+          durationMs,
+          attempt,
+          requestId,
+        });
+      }
+      return response;
     } catch (error) {
-      throw toSvcError(error, init, timeout, this.#prefix + path);
+      if (debug) {
+        const durationMs = Math.round(performance.now() - started);
+        const reason = error instanceof Error ? error.message : String(error);
+        debug(`[svc-sdk] ${input.method} ${input.url} failed in ${durationMs} ms (attempt ${attempt}): ${reason}`, {
+          method: input.method,
+          url: input.url,
+          durationMs,
+          attempt,
+          error: reason,
+        });
+      }
+      throw error;
+    }
+  };
+
+  /** Fetches, following a GET's redirects itself: the API key and custom headers never go to another origin. */
+  async #fetchFollowing(input: Request, call: CallState): Promise<Response> {
+    const { method, signal } = input;
+    let url = input.url;
+    let headers: HeadersInit = input.headers;
+    for (let hops = 0; ; hops++) {
+      // Looked up per call, not at construction: test tools (msw) replace the global fetch later.
+      const response = await (this.#fetch ?? globalThis.fetch)(url, {
+        method,
+        headers,
+        body: call.body,
+        signal,
+        redirect: call.redirect,
+        // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
+        ...(call.body instanceof ReadableStream ? { duplex: 'half' } : {}),
+      } as RequestInit);
+      if (response.type === 'opaqueredirect') {
+        // A browser hides where a redirect goes; it drops the Authorization header across origins itself.
+        if (call.follow) return (this.#fetch ?? globalThis.fetch)(url, { method, headers, signal });
+        throw redirectError(response, method, url, undefined);
+      }
+      const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+      if (location === null) return response;
+      void response.body?.cancel().catch(() => undefined);
+      if (!call.follow || hops === MAX_REDIRECTS) throw redirectError(response, method, url, location);
+      const next = new URL(location, url);
+      if (next.origin !== new URL(url).origin) headers = this.#anonymousHeaders;
+      url = next.href;
     }
   }
 }
 
-/**
- * The ky option that carries a request's body past ky to the fetch below: ky forwards the options it
- * does not know to its `fetch`, and builds its `Request` without a body.
- */
-const BODY = 'svcBody';
+/** The APIError of a redirect the core does not follow: a write's, or one past the hop limit. */
+function redirectError(response: Response, method: string, url: string, location: string | undefined): APIError {
+  const where = location === undefined ? 'a redirect (the browser hides where to)' : `a redirect to ${location}`;
+  const why = method === 'GET' ? `more than ${MAX_REDIRECTS} redirects` : 'a write never follows a redirect, so it was not sent again: check baseUrl';
+  return new APIError(
+    { status: response.status, body: undefined, headers: response.headers, method, url },
+    `${describeRequest(method, url)} failed with ${response.status}, ${where}: ${why}`,
+  );
+}
 
-/**
- * ky's `fetch`: sends ky's bodiless `Request` as a URL and an init, with the body kept beside it.
- * Handing fetch a `Request` that has a body makes undici pipe the body through a `TransformStream`
- * into a second `Request` for every call: 0.15× of a loopback POST (BENCHMARKS.md, "Per-request
- * overhead"); and ky would clone a body it may have to resend, which a string does not need.
- */
-function fetchWithBodyBeside(custom: typeof globalThis.fetch | undefined) {
-  // ky calls its fetch with the Request it built; the wider type is what ky's option declares.
-  return (input: Request | string | URL, init?: RequestInit & { [BODY]?: RequestBody }): Promise<Response> => {
-    const request = input as Request;
-    const body = init?.[BODY];
-    // Looked up per call, not at construction: test tools (msw) replace the global fetch later.
-    return (custom ?? globalThis.fetch)(request.url, {
+/** Maps any failure to the SDK's errors; ky's own are not kept as `cause`, as they hold the request headers. */
+function toSvcError(error: unknown, call: CallState, method: string, url: string, timeout: number, signal: AbortSignal | undefined): SvcError {
+  if (error instanceof SvcError) return error;
+  const requestUrl = (error as { request?: Request } | undefined)?.request?.url ?? url;
+  if (isHTTPError(error)) {
+    const { response } = error;
+    return APIError.generate({ status: response.status, body: errorBodyOf(call.text, response.headers), headers: response.headers, method, url: requestUrl });
+  }
+  if (signal?.aborted) {
+    return new APIConnectionError(method, url, { cause: error, message: `[svc-sdk] ${describeRequest(method, url)}: request aborted by its signal` });
+  }
+  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout);
+  if (isNetworkError(error)) {
+    const cause = error.cause;
+    if (call.redirect === 'error' && (cause as { cause?: { message?: unknown } } | undefined)?.cause?.message === 'unexpected redirect') {
+      return new APIConnectionError(method, requestUrl, {
+        cause,
+        message: `${describeRequest(method, requestUrl)} failed: the service answered a redirect, which an upload never follows: check baseUrl`,
+      });
+    }
+    return new APIConnectionError(method, requestUrl, { cause });
+  }
+  // A custom fetch's own error, or anything else: still an SvcError, with the original as `cause`.
+  return new APIConnectionError(method, requestUrl, { cause: error });
+}
+
+/** The info-level line of a retry: which request, which attempt comes, and why. */
+function retryLogger(info: NonNullable<CoreLog['info']>) {
+  return ({ request, error, retryCount }: { request: Request; error: Error; retryCount: number }) => {
+    const reason = isHTTPError(error)
+      ? `it was answered ${error.response.status}`
+      : isTimeoutError(error)
+        ? 'it timed out'
+        : `the connection failed (${error.cause instanceof Error ? error.cause.message : error.message})`;
+    info(`[svc-sdk] ${request.method} ${request.url}: attempt ${retryCount + 1}, because ${reason}`, {
       method: request.method,
-      headers: request.headers,
-      body,
-      signal: request.signal,
-      redirect: request.redirect,
-      // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
-      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
-    } as RequestInit);
+      url: request.url,
+      attempt: retryCount + 1,
+      reason,
+    });
   };
 }
 
-/** Maps ky's failures to the SDK's; ky's own errors are not kept as `cause`, as they hold the request headers. */
-function toSvcError(error: unknown, init: Options, timeout: number, url: string): unknown {
-  if (isHTTPError(error)) {
-    const { response, request } = error;
-    return APIError.generate({
-      status: response.status,
-      body: error.data,
-      headers: response.headers,
-      method: request.method,
-      url: request.url,
-    });
-  }
-  if (isTimeoutError(error)) return new APITimeoutError(error.request.method, error.request.url, timeout);
-  if (isNetworkError(error)) return new APIConnectionError(error.request.method, error.request.url, { cause: error.cause });
-  if (init.signal?.aborted && error === init.signal.reason) {
-    return new APIConnectionError(String(init.method), url, { cause: error, message: `[svc-sdk] request aborted by its signal` });
-  }
-  return error;
+/** `text` without its trailing slashes, in linear time (a `/\/+$/` regex backtracks on many slashes). */
+function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 47) end--;
+  return text.slice(0, end);
 }
 
-async function readBody(response: Response, operation: string): Promise<unknown> {
-  const text = await response.text();
-  if (text === '' || !(response.headers.get('content-type') ?? '').includes('json')) return text || undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ResponseValidationError(operation, [{ path: [], message: 'the body is not valid JSON' }], text);
-  }
-}
-
-/** A `{ results: [...] }` page's results; anything else as it came (the list's schema then says what is wrong). */
-function resultsOf(body: unknown): unknown {
-  const results = (body as { results?: unknown } | null | undefined)?.results;
-  return Array.isArray(results) ? results : body;
-}
-
-/** `{ success: true, data }` → `data`; `{ success: false }` → APIError; anything else as it came. */
-function unwrapEnvelope(body: unknown, response: Response, method: string): unknown {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  const record = body as { success?: unknown; data?: unknown };
-  if (typeof record.success !== 'boolean') return body;
-  if (record.success) return 'data' in record ? record.data : body;
-  throw APIError.generate({ status: response.status, body, headers: response.headers, method, url: response.url });
+function readEnv(name: string): string | undefined {
+  // `process` is absent in browsers and workerd; read it without a reference error.
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 }

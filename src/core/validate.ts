@@ -10,3 +10,35 @@ export function parseParams<T>(operation: string, schema: ZodMiniType<T>, value:
   if (!result.success) throw new ValidationError(operation, result.error.issues);
   return result.data;
 }
+
+/** The longest timer a runtime can set (2^31-1 ms, about 24.8 days); a longer `timeout` would overflow. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Options a call or a client may set, checked alike. */
+interface CallSettings {
+  timeout?: unknown;
+  maxRetries?: unknown;
+  maxPages?: unknown;
+  headers?: unknown;
+}
+
+/**
+ * Checks the options of a call (or a client) before anything is sent: a ValidationError naming each
+ * bad one, so no raw RangeError or TypeError escapes from below.
+ */
+export function checkSettings(operation: string, { timeout, maxRetries, maxPages, headers }: CallSettings): void {
+  const issues: Array<{ path: string[]; message: string }> = [];
+  if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMEOUT_MS)) {
+    issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}` });
+  }
+  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && (maxRetries as number) >= 0)) {
+    issues.push({ path: ['maxRetries'], message: 'maxRetries must be a whole number, 0 or more' });
+  }
+  if (maxPages !== undefined && !(Number.isInteger(maxPages) && (maxPages as number) >= 1)) {
+    issues.push({ path: ['maxPages'], message: 'maxPages must be a whole number, 1 or more' });
+  }
+  if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers))) {
+    issues.push({ path: ['headers'], message: 'headers must be an object of header names to string values' });
+  }
+  if (issues.length) throw new ValidationError(operation, issues);
+}

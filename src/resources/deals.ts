@@ -1,5 +1,7 @@
 import type { ZodMiniType } from 'zod/mini';
+import { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
+import type { ListOptions } from '../core/pagination.js';
 import { parseParams } from '../core/validate.js';
 import {
   DealCreateParamsSchema,
@@ -16,7 +18,7 @@ import type { Transactions } from './transactions.js';
 /** Options of `deals.create`: `ephemeral: true` asks for a dry run that writes nothing. */
 export interface DealCreateOptions extends RequestOptions {
   /** Validate the body and return the deal that would be created (`id: null`), storing nothing. */
-  ephemeral?: boolean;
+  ephemeral?: boolean | undefined;
 }
 
 const dealIdSchema = idField('dealId');
@@ -31,32 +33,35 @@ export class Deals extends Resource {
   }
 
   /** Validates the deal without storing it (`?ephemeral=true`); the result has `id: null`. */
-  create(params: DealCreateParams, options: DealCreateOptions & { ephemeral: true }): Promise<DealPreview>;
+  create(params: DealCreateParams, options: DealCreateOptions & { ephemeral: true }): APIPromise<DealPreview>;
   /** Creates a deal. */
-  create(params: DealCreateParams, options?: DealCreateOptions & { ephemeral?: false }): Promise<Deal>;
+  create(params: DealCreateParams, options?: DealCreateOptions & { ephemeral?: false | undefined }): APIPromise<Deal>;
   /** Creates a deal, or dry-runs it when `options.ephemeral` is true. */
-  create(params: DealCreateParams, options?: DealCreateOptions): Promise<Deal | DealPreview>;
-  async create(params: DealCreateParams, { ephemeral, ...options }: DealCreateOptions = {}): Promise<Deal | DealPreview> {
-    const json = parseParams('deals.create', DealCreateParamsSchema, params);
-    return this.core.request(
-      {
-        method: 'POST',
-        path: '/svc/crm/deals',
-        query: ephemeral ? { ephemeral: true } : undefined,
-        json,
-        schema: (ephemeral ? DealPreviewSchema : DealSchema) as ZodMiniType<Deal | DealPreview>,
-        operation: 'deals.create',
-        idempotent: ephemeral === true, // a dry run writes nothing, so it is safe to send again
-      },
-      options,
-    );
+  create(params: DealCreateParams, options?: DealCreateOptions): APIPromise<Deal | DealPreview>;
+  create(params: DealCreateParams, { ephemeral, ...options }: DealCreateOptions = {}): APIPromise<Deal | DealPreview> {
+    return this.core.call('deals.create', options, (parse) => ({
+      method: 'POST',
+      path: '/svc/crm/deals',
+      query: ephemeral ? { ephemeral: true } : undefined,
+      json: parse(DealCreateParamsSchema, params),
+      schema: (ephemeral ? DealPreviewSchema : DealSchema) as ZodMiniType<Deal | DealPreview>,
+      idempotent: ephemeral === true, // a dry run writes nothing, so it is safe to send again
+    }));
   }
 
-  /** The ids of the rooms linked to a deal, through its transactions' `linked_room_id` (the canonical join). */
-  async linkedRoomIds(dealId: number, options?: RequestOptions): Promise<number[]> {
-    parseParams('deals.linkedRoomIds', dealIdSchema, dealId);
-    const transactions = await this.#transactions.list({ deal_id: dealId }, options);
-    const ids = transactions.flatMap((tx) => (typeof tx.linked_room_id === 'number' ? [tx.linked_room_id] : []));
-    return [...new Set(ids)];
+  /**
+   * The ids of the rooms linked to a deal, through its transactions' `linked_room_id` (the canonical
+   * join), read from every page of them.
+   */
+  linkedRoomIds(dealId: number, options?: ListOptions): APIPromise<number[]> {
+    try {
+      parseParams('deals.linkedRoomIds', dealIdSchema, dealId);
+    } catch (error) {
+      return APIPromise.failed(error);
+    }
+    return this.#transactions.list({ deal_id: dealId }, options).map((transactions) => {
+      const ids = transactions.flatMap((tx) => (typeof tx.linked_room_id === 'number' ? [tx.linked_room_id] : []));
+      return [...new Set(ids)];
+    });
   }
 }

@@ -1,6 +1,6 @@
+import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
 import { path } from '../core/path.js';
-import { parseParams } from '../core/validate.js';
 import { idField } from '../schemas/common.js';
 import { SearchParamsSchema, SearchResultSchema, type SearchParams, type SearchResult } from '../schemas/search.js';
 import { Resource } from './resource.js';
@@ -10,12 +10,12 @@ const roomIdSchema = idField('roomId');
 /** Question answering over a room's documents. */
 export class Search extends Resource {
   /** Asks a question over a room's uploaded documents; answers come with citations. */
-  async query(roomId: number, params: SearchParams, options?: RequestOptions): Promise<SearchResult> {
-    parseParams('search.query', roomIdSchema, roomId);
-    const json = parseParams('search.query', SearchParamsSchema, params);
-    return this.core.request(
-      { method: 'POST', path: path`/rooms/${roomId}/search`, json, schema: SearchResultSchema, operation: 'search.query' },
-      options,
-    );
+  query(roomId: number, params: SearchParams, options?: RequestOptions): APIPromise<SearchResult> {
+    return this.core.call('search.query', options, (parse) => ({
+      method: 'POST',
+      path: path`/rooms/${parse(roomIdSchema, roomId)}/search`,
+      json: parse(SearchParamsSchema, params),
+      schema: SearchResultSchema,
+    }));
   }
 }

@@ -1,6 +1,7 @@
+import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
+import type { ListOptions, PagePromise } from '../core/pagination.js';
 import { path } from '../core/path.js';
-import { parseParams } from '../core/validate.js';
 import { idField } from '../schemas/common.js';
 import {
   TransactionCreateParamsSchema,
@@ -20,30 +21,32 @@ const txIdSchema = idField('txId');
 /** Transactions: each joins a deal (`deal_id`) to a room (`linked_room_id`). */
 export class Transactions extends Resource {
   /** Creates a transaction for a deal. */
-  async create(params: TransactionCreateParams, options?: RequestOptions): Promise<Transaction> {
-    const json = parseParams('transactions.create', TransactionCreateParamsSchema, params);
-    return this.core.request(
-      { method: 'POST', path: '/svc/transactions', json, schema: TransactionSchema, operation: 'transactions.create' },
-      options,
-    );
+  create(params: TransactionCreateParams, options?: RequestOptions): APIPromise<Transaction> {
+    return this.core.call('transactions.create', options, (parse) => ({
+      method: 'POST',
+      path: '/svc/transactions',
+      json: parse(TransactionCreateParamsSchema, params),
+      schema: TransactionSchema,
+    }));
   }
 
   /** Updates a transaction; set `linked_room_id` to link its deal to a room. */
-  async update(txId: number, params: TransactionUpdateParams, options?: RequestOptions): Promise<Transaction> {
-    parseParams('transactions.update', txIdSchema, txId);
-    const json = parseParams('transactions.update', TransactionUpdateParamsSchema, params);
-    return this.core.request(
-      { method: 'PATCH', path: path`/svc/transactions/${txId}`, json, schema: TransactionSchema, operation: 'transactions.update' },
-      options,
-    );
+  update(txId: number, params: TransactionUpdateParams, options?: RequestOptions): APIPromise<Transaction> {
+    return this.core.call('transactions.update', options, (parse) => ({
+      method: 'PATCH',
+      path: path`/svc/transactions/${parse(txIdSchema, txId)}`,
+      json: parse(TransactionUpdateParamsSchema, params),
+      schema: TransactionSchema,
+    }));
   }
 
-  /** Lists the transactions of a deal. */
-  async list(params: TransactionListParams, options?: RequestOptions): Promise<Transaction[]> {
-    const query = parseParams('transactions.list', TransactionListParamsSchema, params);
-    return this.core.request(
-      { method: 'GET', path: '/svc/transactions', query, schema: TransactionListSchema, page: true, operation: 'transactions.list' },
-      options,
-    );
+  /** Lists the transactions of a deal: awaited, every page; with `for await`, one page at a time. */
+  list(params: TransactionListParams, options?: ListOptions): PagePromise<Transaction> {
+    return this.core.list('transactions.list', options, (parse) => ({
+      method: 'GET',
+      path: '/svc/transactions',
+      query: parse(TransactionListParamsSchema, params),
+      schema: TransactionListSchema,
+    }));
   }
 }

@@ -1,6 +1,7 @@
+import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
+import type { ListOptions, PagePromise } from '../core/pagination.js';
 import { path } from '../core/path.js';
-import { parseParams } from '../core/validate.js';
 import { idField } from '../schemas/common.js';
 import {
   WebhookCreatedSchema,
@@ -25,59 +26,63 @@ const webhookIdSchema = idField('webhookId');
  */
 export class Webhooks extends Resource {
   /** Registers an endpoint; the answer carries its signing `secret`, shown this once. */
-  async create(params: WebhookCreateParams, options?: RequestOptions): Promise<WebhookCreated> {
-    const json = parseParams('webhooks.create', WebhookCreateParamsSchema, params);
-    return this.core.request(
-      { method: 'POST', path: '/webhooks/', json, schema: WebhookCreatedSchema, operation: 'webhooks.create' },
-      options,
-    );
+  create(params: WebhookCreateParams, options?: RequestOptions): APIPromise<WebhookCreated> {
+    return this.core.call('webhooks.create', options, (parse) => ({
+      method: 'POST',
+      path: '/webhooks/',
+      json: parse(WebhookCreateParamsSchema, params),
+      schema: WebhookCreatedSchema,
+    }));
   }
 
-  /** Lists this client's registered endpoints. */
-  async list(options?: RequestOptions): Promise<WebhookEndpoint[]> {
-    return this.core.request(
-      { method: 'GET', path: '/webhooks/', schema: WebhookEndpointListSchema, page: true, operation: 'webhooks.list' },
-      options,
-    );
+  /** Lists this client's registered endpoints: awaited, every page; with `for await`, one page at a time. */
+  list(options?: ListOptions): PagePromise<WebhookEndpoint> {
+    return this.core.list('webhooks.list', options, () => ({ method: 'GET', path: '/webhooks/', schema: WebhookEndpointListSchema }));
   }
 
   /** Reads one endpoint, with its `failure_count`. */
-  async retrieve(webhookId: number, options?: RequestOptions): Promise<WebhookEndpoint> {
-    parseParams('webhooks.retrieve', webhookIdSchema, webhookId);
-    return this.core.request(
-      { method: 'GET', path: path`/webhooks/${webhookId}/`, schema: WebhookEndpointSchema, operation: 'webhooks.retrieve' },
-      options,
-    );
+  retrieve(webhookId: number, options?: RequestOptions): APIPromise<WebhookEndpoint> {
+    return this.core.call('webhooks.retrieve', options, (parse) => ({
+      method: 'GET',
+      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/`,
+      schema: WebhookEndpointSchema,
+    }));
   }
 
   /** Changes an endpoint's url, name or event types. */
-  async update(webhookId: number, params: WebhookUpdateParams, options?: RequestOptions): Promise<WebhookEndpoint> {
-    parseParams('webhooks.update', webhookIdSchema, webhookId);
-    const json = parseParams('webhooks.update', WebhookUpdateParamsSchema, params);
-    return this.core.request(
-      { method: 'PATCH', path: path`/webhooks/${webhookId}/`, json, schema: WebhookEndpointSchema, operation: 'webhooks.update' },
-      options,
-    );
+  update(webhookId: number, params: WebhookUpdateParams, options?: RequestOptions): APIPromise<WebhookEndpoint> {
+    return this.core.call('webhooks.update', options, (parse) => ({
+      method: 'PATCH',
+      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/`,
+      json: parse(WebhookUpdateParamsSchema, params),
+      schema: WebhookEndpointSchema,
+    }));
   }
 
-  /** Deletes an endpoint; no further deliveries are made to it. */
-  async delete(webhookId: number, options?: RequestOptions): Promise<void> {
-    parseParams('webhooks.delete', webhookIdSchema, webhookId);
-    await this.core.request({ method: 'DELETE', path: path`/webhooks/${webhookId}/`, operation: 'webhooks.delete' }, options);
+  /** Deletes an endpoint; no further deliveries are made to it. A retry that finds it gone counts as deleted. */
+  delete(webhookId: number, options?: RequestOptions): APIPromise<void> {
+    return this.core.call('webhooks.delete', options, (parse) => ({
+      method: 'DELETE',
+      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/`,
+      returnsNothing: true,
+    }));
   }
 
   /** Replaces an endpoint's signing secret; the answer carries the new one, shown this once. */
-  async rotateSecret(webhookId: number, options?: RequestOptions): Promise<WebhookSecret> {
-    parseParams('webhooks.rotateSecret', webhookIdSchema, webhookId);
-    return this.core.request(
-      { method: 'POST', path: path`/webhooks/${webhookId}/rotate-secret/`, schema: WebhookSecretSchema, operation: 'webhooks.rotateSecret' },
-      options,
-    );
+  rotateSecret(webhookId: number, options?: RequestOptions): APIPromise<WebhookSecret> {
+    return this.core.call('webhooks.rotateSecret', options, (parse) => ({
+      method: 'POST',
+      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/rotate-secret/`,
+      schema: WebhookSecretSchema,
+    }));
   }
 
   /** Asks the service to send a `ping.test` delivery to the endpoint. */
-  async ping(webhookId: number, options?: RequestOptions): Promise<void> {
-    parseParams('webhooks.ping', webhookIdSchema, webhookId);
-    await this.core.request({ method: 'POST', path: path`/webhooks/${webhookId}/ping/`, operation: 'webhooks.ping' }, options);
+  ping(webhookId: number, options?: RequestOptions): APIPromise<void> {
+    return this.core.call('webhooks.ping', options, (parse) => ({
+      method: 'POST',
+      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/ping/`,
+      returnsNothing: true,
+    }));
   }
 }

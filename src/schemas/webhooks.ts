@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { EventKind } from '../webhooks/event-kinds.js';
-import { httpUrl, requiredString } from './common.js';
+import { parseUrl } from '../shared/parse-url.js';
+import { requiredString } from './common.js';
 
 const eventTypes = z.nullable(
   z.array(requiredString('event_types[]', "an event kind such as 'document.uploaded'") as z.ZodMiniType<EventKind, EventKind>, {
@@ -8,7 +9,21 @@ const eventTypes = z.nullable(
   }),
 );
 
-const webhookUrl = httpUrl('url must be an absolute http(s) URL of your receiver, such as https://example.com/webhooks');
+/**
+ * A receiver URL the service may deliver to: https (the spec's rule: deliveries carry signed
+ * payloads), or http to this machine's loopback for local development.
+ */
+function isReceiverUrl(text: string): boolean {
+  const url = parseUrl(text);
+  if (url?.protocol === 'https:') return true;
+  if (url?.protocol !== 'http:') return false;
+  const host = url.hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+const RECEIVER_URL_ERROR =
+  'url must be an https:// URL of your receiver, such as https://example.com/webhooks (http:// only to localhost, 127.0.0.1 or [::1])';
+const webhookUrl = z.string({ error: RECEIVER_URL_ERROR }).check(z.refine(isReceiverUrl, { error: RECEIVER_URL_ERROR }));
 
 /** Body of `webhooks.create`; extra fields are sent as given. */
 export const WebhookCreateParamsSchema = z.looseObject({

@@ -8,6 +8,7 @@ server.events.on('request:start', ({ request }) => {
   sent.push(`${request.method} ${request.url}`);
 });
 const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0 });
+const URL_RULE = 'url must be an https:// URL of your receiver, such as https://example.com/webhooks (http:// only to localhost, 127.0.0.1 or [::1]). Nothing was sent.';
 
 /** Runs a call that must be refused before sending; returns the error. */
 async function refused(call: () => Promise<unknown>): Promise<ValidationError> {
@@ -33,9 +34,12 @@ describe('bad input is refused before sending, naming the field and the fix', ()
     ['transactions.list without deal_id', () => client.transactions.list({} as never), '[svc-sdk] transactions.list: deal_id must be an integer id, as the service returned it. Nothing was sent.'],
     ['deals.linkedRoomIds with a null id', () => client.deals.linkedRoomIds(null as never), '[svc-sdk] deals.linkedRoomIds: dealId must be an integer id, as the service returned it. Nothing was sent.'],
     ['search.query with an empty query', () => client.search.query(1, { query: '' }), '[svc-sdk] search.query: query must not be empty: pass the question to ask. Nothing was sent.'],
-    ['webhooks.create with a relative url', () => client.webhooks.create({ url: '/hook', name: 'h', event_types: null }), '[svc-sdk] webhooks.create: url must be an absolute http(s) URL of your receiver, such as https://example.com/webhooks. Nothing was sent.'],
-    ['webhooks.create with an ftp url', () => client.webhooks.create({ url: 'ftp://x.test/h', name: 'h', event_types: null }), '[svc-sdk] webhooks.create: url must be an absolute http(s) URL of your receiver, such as https://example.com/webhooks. Nothing was sent.'],
-    ['webhooks.update with a url that is not a string', () => client.webhooks.update(1, { url: 42 as never }), '[svc-sdk] webhooks.update: url must be an absolute http(s) URL of your receiver, such as https://example.com/webhooks. Nothing was sent.'],
+    ['webhooks.create with a relative url', () => client.webhooks.create({ url: '/hook', name: 'h', event_types: null }), '[svc-sdk] webhooks.create: url must be an https:// URL of your receiver, such as https://example.com/webhooks (http:// only to localhost, 127.0.0.1 or [::1]). Nothing was sent.'],
+    ['webhooks.create with an ftp url', () => client.webhooks.create({ url: 'ftp://x.test/h', name: 'h', event_types: null }), '[svc-sdk] webhooks.create: url must be an https:// URL of your receiver, such as https://example.com/webhooks (http:// only to localhost, 127.0.0.1 or [::1]). Nothing was sent.'],
+    ['webhooks.create with a plain http url to another host', () => client.webhooks.create({ url: 'http://receiver.example.com/h', name: 'h', event_types: null }), '[svc-sdk] webhooks.create: ' + URL_RULE],
+    ['webhooks.create with http to a host named like loopback', () => client.webhooks.create({ url: 'http://127.0.0.1.example.com/h', name: 'h', event_types: null }), '[svc-sdk] webhooks.create: ' + URL_RULE],
+    ['webhooks.update with a plain http url', () => client.webhooks.update(1, { url: 'http://10.0.0.8/h' }), '[svc-sdk] webhooks.update: ' + URL_RULE],
+    ['webhooks.update with a url that is not a string', () => client.webhooks.update(1, { url: 42 as never }), '[svc-sdk] webhooks.update: url must be an https:// URL of your receiver, such as https://example.com/webhooks (http:// only to localhost, 127.0.0.1 or [::1]). Nothing was sent.'],
     ['webhooks.create without event_types', () => client.webhooks.create({ url: 'https://x.test/h', name: 'h' } as never), '[svc-sdk] webhooks.create: event_types is required: pass an array of event kinds, or null to receive every kind. Nothing was sent.'],
     ['webhooks.retrieve with a string id', () => client.webhooks.retrieve('3' as never), '[svc-sdk] webhooks.retrieve: webhookId must be an integer id, as the service returned it. Nothing was sent.'],
     ['documents.upload of bytes without a filename', () => client.documents.upload(1, new Uint8Array([1])), '[svc-sdk] documents.upload: filename is required for this input: pass { filename } in the options. Nothing was sent.'],
@@ -47,6 +51,22 @@ describe('bad input is refused before sending, naming the field and the fix', ()
     const error = await refused(() => client.deals.create({ name: '', stage: '', asset_class: 1 as never }));
     expect(error.issues.map((issue) => issue.path.join('.'))).toEqual(['name', 'stage', 'asset_class']);
   });
+
+  it.each(['https://receiver.example.com/h', 'http://localhost:3000/h', 'http://127.0.0.1:8080/h', 'http://127.8.9.10/h', 'http://[::1]:9000/h'])(
+    'webhooks.create accepts the receiver url %s and sends it',
+    async (url) => {
+      const { http, HttpResponse } = await import('msw');
+      let body: unknown;
+      server.use(
+        http.post(`${BASE_URL}/api/v1/webhooks/`, async ({ request }) => {
+          body = await request.json();
+          return HttpResponse.json({ id: 1, secret: 's', event_types: null });
+        }),
+      );
+      await client.webhooks.create({ url, name: 'h', event_types: null });
+      expect(body).toMatchObject({ url });
+    },
+  );
 
   it('unknown fields of params are sent as given', async () => {
     const { http, HttpResponse } = await import('msw');

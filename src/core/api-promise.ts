@@ -1,0 +1,101 @@
+import type { CoreRequest } from './http.js';
+
+/** One finished HTTP exchange: the final response, its body as read within the attempt, and what was asked. */
+export interface Exchange {
+  /** The response; its body has been read already (into `text`). */
+  readonly response: Response;
+  readonly text: string;
+  /** The URL requested (a custom fetch may answer a Response without `url`). */
+  readonly url: string;
+  readonly request: CoreRequest<unknown>;
+}
+
+/** What `withResponse()` gives: the parsed data, the raw response and the service's request id. */
+export interface WithResponse<T> {
+  data: T;
+  /** The HTTP response, its body unread (for a list: the first page's). */
+  response: Response;
+  /** The service's `x-request-id`, when it sent one: quote it when reporting a problem. */
+  requestId: string | undefined;
+}
+
+/**
+ * The promise every method returns: await it for the data, or ask for the raw response too.
+ *
+ * The request starts when the method is called; the body is read within the call's `timeout`
+ * and parsed only when the data is asked for.
+ *
+ * @example
+ * ```ts
+ * const { data: room, requestId } = await client.rooms.create(params).withResponse();
+ * const response = await client.webhooks.retrieve(3).asResponse();
+ * ```
+ */
+export class APIPromise<T> extends Promise<T> {
+  readonly #exchange: Promise<Exchange>;
+  readonly #parse: (exchange: Exchange) => T | Promise<T>;
+  #data: Promise<T> | undefined;
+
+  /** @internal Built by the client's core, never by users. */
+  constructor(exchange: Promise<Exchange>, parse: (exchange: Exchange) => T | Promise<T>) {
+    // Settles at once with nothing: `then` is overridden to parse the exchange only when asked.
+    super((resolve) => resolve(undefined as T));
+    this.#exchange = exchange;
+    this.#parse = parse;
+  }
+
+  /** @internal A promise that fails with `error` (a bad argument), before anything is sent. */
+  static failed<T>(error: unknown): APIPromise<T> {
+    return new APIPromise<T>(Promise.reject(error), () => undefined as T);
+  }
+
+  /**
+   * The HTTP response instead of the data, its body unread. Non-2xx answers still throw `APIError`.
+   * The body was read from the network within the call's `timeout`; the Response holds it as text.
+   */
+  asResponse(): Promise<Response> {
+    return this.#exchange.then(copyResponse);
+  }
+
+  /** The data, the HTTP response (body unread) and the service's request id. */
+  async withResponse(): Promise<WithResponse<T>> {
+    const [data, exchange] = await Promise.all([this.#parsed(), this.#exchange]);
+    const response = copyResponse(exchange);
+    return { data, response, requestId: response.headers.get('x-request-id') ?? undefined };
+  }
+
+  /** @internal The same exchange, its data transformed (a method derived from another). */
+  map<U>(transform: (data: T) => U): APIPromise<U> {
+    return new APIPromise(this.#exchange, async () => transform(await this.#parsed()));
+  }
+
+  override then<R1 = T, R2 = never>(
+    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#parsed().then(onfulfilled, onrejected);
+  }
+
+  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.#parsed().catch(onrejected);
+  }
+
+  override finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.#parsed().finally(onfinally);
+  }
+
+  #parsed(): Promise<T> {
+    return (this.#data ??= this.#exchange.then(this.#parse));
+  }
+}
+
+// Statuses whose Response may not have a body (the Response constructor throws otherwise).
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/** A fresh Response holding the exchange's body, unread, with the original status, headers and URL. */
+function copyResponse({ response, text, url }: Exchange): Response {
+  const { status, statusText, headers } = response;
+  const copy = new Response(text === '' || NULL_BODY_STATUSES.has(status) ? null : text, { status, statusText, headers });
+  Object.defineProperty(copy, 'url', { value: response.url || url });
+  return copy;
+}

@@ -1,0 +1,52 @@
+import { ValidationError } from './errors.js';
+
+/** How much the client logs: each level includes the ones after it; `'off'` logs nothing. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
+
+/** Where logs go: anything with console's `debug`/`info`/`warn`/`error` (console, pino, winston). */
+export interface Logger {
+  debug(message: string, ...details: unknown[]): void;
+  info(message: string, ...details: unknown[]): void;
+  warn(message: string, ...details: unknown[]): void;
+  error(message: string, ...details: unknown[]): void;
+}
+
+/** One log line's writer, or `undefined` when its level is off (so callers skip building the line). */
+type Write = ((message: string, details: Record<string, unknown>) => void) | undefined;
+
+/** The writers the core uses, resolved once per client. */
+export interface CoreLog {
+  /** Each attempt: method, URL, status, duration, attempt number, request id. */
+  debug: Write;
+  /** Why a retry happens. */
+  info: Write;
+  /** A call that was retried and still failed. */
+  warn: Write;
+}
+
+const LEVELS: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
+
+/**
+ * The core's writers for a level and a logger. `level` defaults to `SVC_LOG`, then `'warn'`;
+ * an unknown level is a ValidationError naming the option or the variable.
+ */
+export function createCoreLog(level: LogLevel | undefined, logger: Logger | undefined, env: string | undefined): CoreLog {
+  const source = level !== undefined ? 'logLevel' : 'SVC_LOG';
+  const name = level ?? (env || 'warn');
+  const rank = LEVELS[name as LogLevel];
+  if (rank === undefined || !Object.hasOwn(LEVELS, name)) {
+    throw new ValidationError('new Client()', [
+      { path: [source], message: `${source} must be one of 'debug', 'info', 'warn', 'error' or 'off' (got '${String(name).slice(0, 20)}')` },
+    ]);
+  }
+  if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')) {
+    throw new ValidationError('new Client()', [
+      { path: ['logger'], message: 'logger must have debug, info, warn and error methods, as console does' },
+    ]);
+  }
+  const target = logger ?? console;
+  // Bound lazily per line, not per client: a logger whose methods rely on `this` (pino, winston) keeps it.
+  const writer = (method: 'debug' | 'info' | 'warn', minimum: number): Write =>
+    rank <= minimum ? (message, details) => target[method](message, details) : undefined;
+  return { debug: writer('debug', 0), info: writer('info', 1), warn: writer('warn', 2) };
+}
