@@ -5,6 +5,7 @@ import { WEBHOOK_EVENT_KINDS } from './webhooks/event-kinds.js';
 import { signPayload } from './webhooks/index.js';
 import { buildEventBody, sampleEventData } from './testing/events.js';
 import { isHttpUrl } from './shared/parse-url.js';
+import { randomHex } from './shared/hex.js';
 
 const HELP = `Usage: svc-sdk <command> [options]
 
@@ -76,7 +77,7 @@ async function runEmulator(args: string[]): Promise<number> {
     if ((error as { code?: string }).code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use: pick another with --port`);
     throw error;
   }
-  const key = apiKey ?? `vdr_local_${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  const key = apiKey ?? `vdr_local_${randomHex(12)}`;
   console.log(`svc-sdk emulator listening on ${server.url}`);
   console.log(`  SVC_BASE_URL=${server.url}`);
   console.log(`  SVC_API_KEY=${key}${apiKey === undefined ? '   (any key starting with vdr_ works)' : ''}`);

@@ -1,4 +1,5 @@
 import type { DeliveryTarget } from './deliveries.js';
+import { randomHex } from '../shared/hex.js';
 import type { SearchableDocument } from './search-index.js';
 
 /** A stored deal. */
@@ -88,6 +89,5 @@ export function webhookView(webhook: StoredWebhook): Record<string, unknown> {
 
 /** A fresh signing secret: `whsec_` and 32 random bytes in hex. */
 export function newSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return `whsec_${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  return `whsec_${randomHex(32)}`;
 }

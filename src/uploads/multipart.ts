@@ -1,4 +1,5 @@
 import { asBytes } from '../shared/bytes.js';
+import { randomHex } from '../shared/hex.js';
 import { readerOf, type PartReader, type PartSource } from './part-reader.js';
 import type { MultipartBody } from './types.js';
 
@@ -10,14 +11,13 @@ const encoder = new TextEncoder();
  * Escapes a header parameter the way browsers' FormData does (WHATWG HTML, multipart/form-data
  * encoding): `"` → %22, CR → %0D, LF → %0A; everything else, unicode included, stays as UTF-8 bytes.
  */
-export function escapeParameter(value: string): string {
+function escapeParameter(value: string): string {
   return value.replace(/["\r\n]/g, (char) => (char === '"' ? '%22' : char === '\r' ? '%0D' : '%0A'));
 }
 
 /** A boundary that cannot plausibly occur in the file: 24 random hex digits after a fixed prefix. */
-export function makeBoundary(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return `----svc-sdk-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+function makeBoundary(): string {
+  return `----svc-sdk-${randomHex(12)}`;
 }
 
 /**

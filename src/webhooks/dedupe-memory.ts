@@ -2,17 +2,23 @@ import { DONE_TTL_MS, PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } fr
 
 /** Options of `createMemoryDedupeStore`. */
 export interface MemoryDedupeStoreOptions {
-  /** Most ids remembered; the oldest are forgotten first. Default 10 000. */
-  maxEntries?: number;
-  /** How long a processed id is remembered, in ms. Default 12 h (the service retries for about 10.6 h). */
-  ttlMs?: number;
+  /**
+   * Most ids held at once, claims and processed ids together. Default 10 000. When full, expired
+   * ids go first, then the oldest processed ones; a live claim is never dropped (a new delivery
+   * then waits, answered 409, until one ends). Replay protection holds while fewer than this many
+   * deliveries arrive per `ttlMs`.
+   */
+  maxEntries?: number | undefined;
+  /** How long a processed id is remembered, in ms. Default 12 h 5 min (the replay window and its 5 minutes of clock skew). */
+  ttlMs?: number | undefined;
   /** How long an unfinished claim blocks retries, in ms. Default 5 minutes. */
-  processingTtlMs?: number;
+  processingTtlMs?: number | undefined;
 }
 
 /**
  * A `DedupeStore` in this process's memory, bounded in size and time: right for one receiver
- * process; a fleet needs a shared store (`createRedisDedupeStore`).
+ * process; a fleet, or more than `maxEntries` deliveries per 12 h, needs a shared store
+ * (`createRedisDedupeStore`).
  *
  * @example
  * ```ts
@@ -32,28 +38,43 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
  * from here, so a handler does not carry the options check it never needs.
  */
 export function memoryStore(maxEntries = 10_000, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS): DedupeStore {
-  // A Map iterates in insertion order, and every write re-inserts: its first key is the oldest.
-  const entries = new Map<string, readonly [state: 'processing' | 'done', expires: number]>();
-
-  const put = (id: string, state: 'processing' | 'done', ms: number) => {
-    entries.delete(id);
-    entries.set(id, [state, Date.now() + ms]);
-    // One write adds at most one entry, so at most one (the oldest) goes.
-    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+  // id → expiry time. Each map has one TTL and every write re-inserts, so a map's insertion order
+  // is its expiry order: the first entry expires first, and pruning stops at the first live one.
+  const claims = new Map<string, number>();
+  const done = new Map<string, number>();
+  const prune = (map: Map<string, number>, now: number) => {
+    for (const [id, expires] of map) {
+      if (expires > now) break;
+      map.delete(id);
+    }
+  };
+  const put = (map: Map<string, number>, id: string, expires: number) => {
+    map.delete(id);
+    map.set(id, expires);
   };
 
   return {
+    ttlMs,
     claim(id): ClaimResult {
-      const [state, expires] = entries.get(id) ?? [];
-      if (state && expires! > Date.now()) return state;
-      put(id, 'processing', processingTtlMs);
+      const now = Date.now();
+      prune(claims, now);
+      prune(done, now);
+      if (done.has(id)) return 'done';
+      if (claims.has(id)) return 'processing';
+      // Full: the oldest processed id goes; if every entry is a live claim, this delivery waits
+      // (409, the service retries) rather than evicting a claim whose retry would then run twice.
+      if (claims.size >= maxEntries) return 'processing';
+      if (claims.size + done.size >= maxEntries) done.delete(done.keys().next().value!);
+      put(claims, id, now + processingTtlMs);
       return 'claimed';
     },
     complete(id) {
-      put(id, 'done', ttlMs);
+      claims.delete(id);
+      put(done, id, Date.now() + ttlMs);
+      if (claims.size + done.size > maxEntries) done.delete(done.keys().next().value!);
     },
     release(id) {
-      entries.delete(id);
+      claims.delete(id);
     },
   };
 }

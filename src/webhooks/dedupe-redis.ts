@@ -13,11 +13,11 @@ export interface RedisClientLike {
 /** Options of `createRedisDedupeStore`. */
 export interface RedisDedupeStoreOptions {
   /** Prefix of every key. Default `'svc-sdk:webhook:'`. */
-  prefix?: string;
-  /** How long a processed id is remembered, in ms. Default 12 h (the service retries for about 10.6 h). */
-  ttlMs?: number;
+  prefix?: string | undefined;
+  /** How long a processed id is remembered, in ms. Default 12 h 5 min (the replay window and its 5 minutes of clock skew). */
+  ttlMs?: number | undefined;
   /** How long a claim lasts if its worker crashes before completing or releasing it, in ms. Default 5 minutes. */
-  processingTtlMs?: number;
+  processingTtlMs?: number | undefined;
 }
 
 type SetNxPx = (key: string, value: string, ms: number) => Promise<unknown>;
@@ -58,6 +58,7 @@ export function createRedisDedupeStore(client: RedisClientLike, options: RedisDe
     : (key, value, ms) => redis.set(key, value, 'PX', ms);
 
   return {
+    ttlMs,
     async claim(id): Promise<ClaimResult> {
       const key = prefix + id;
       // A claim that expires between our SET and GET leaves the key free: try again, twice at most.

@@ -14,9 +14,18 @@ export interface DedupeStore {
   complete(id: string): void | Promise<void>;
   /** Forgets a claim whose processing failed, so the service's retry is processed. */
   release(id: string): void | Promise<void>;
+  /**
+   * How long a processed id is remembered, in ms, when the store knows it: `createWebhookHandler`
+   * refuses a replay window (`tolerance` + 5 minutes) longer than this memory.
+   */
+  readonly ttlMs?: number | undefined;
 }
 
-/** How long a processed `delivery_id` is remembered: the service retries for about 10.6 h, so 12 h. */
-export const DONE_TTL_MS = 43_200_000; // 12 h, as a literal: bundles keep a product of constants as written
+/**
+ * How long a processed `delivery_id` is remembered: 12 h 5 min, the default replay window (12 h,
+ * over the service's ~10.6 h of retries) plus the 5 minutes a timestamp may be ahead, so that
+ * every delivery the window lets in is still remembered when it is replayed.
+ */
+export const DONE_TTL_MS = 43_500_000; // as a literal: bundles keep a product of constants as written
 /** How long a claim lasts when its worker never completes nor releases it (a crash): 5 minutes. */
 export const PROCESSING_TTL_MS = 300_000; // 5 minutes

@@ -1,7 +1,22 @@
+import type { CreateWebhookHandler } from './api.js';
 import { memoryStore } from './dedupe-memory.js';
 import type { DedupeStore } from './dedupe.js';
+import type { WebhookVerificationReason } from './errors.js';
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
+import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance, timestampProblem } from './replay.js';
 import { SIGNATURE_HEADER, toSecrets, type SigningSecret } from './signature.js';
+import { verifyWith, type HmacVerify } from './verify.js';
+
+/**
+ * Why `createWebhookHandler` refused a delivery before processing it (what `onVerificationError`
+ * hears, and the `error` of the answer): a body over `maxBodyBytes` (413), an unreadable body,
+ * a missing or wrong signature (401), a signed body that is not a delivery, or a timestamp
+ * outside the replay window (400).
+ */
+export type WebhookRejectReason =
+  | Exclude<WebhookVerificationReason, 'no_secret'>
+  | 'body_too_large'
+  | 'invalid_payload';
 
 /** Options of `createWebhookHandler`. */
 export interface WebhookHandlerOptions {
@@ -10,63 +25,122 @@ export interface WebhookHandlerOptions {
   /** Processes one verified event; the delivery is acknowledged (200) once it resolves, retried when it throws. */
   on: (event: WebhookEvent) => unknown;
   /**
-   * Deduplication by `delivery_id`: on by default (in memory, 10 000 ids, 12 h); `false` turns it
-   * off; a `DedupeStore` (e.g. `createRedisDedupeStore`) replaces the store.
+   * Deduplication by `delivery_id`: on by default (in memory, 10 000 ids, 12 h 5 min); `false`
+   * turns it off; a `DedupeStore` (e.g. `createRedisDedupeStore`) replaces the store.
    */
-  dedupe?: boolean | DedupeStore;
+  dedupe?: boolean | DedupeStore | undefined;
   /**
    * Hears what `on` threw (the answer is 500, so the service retries). Default: `console.error`,
    * so a failing receiver is never silent; the error is never put in the response.
    */
-  onError?: (error: unknown, event: WebhookEvent) => void;
+  onError?: ((error: unknown, event: WebhookEvent) => void) | undefined;
+  /**
+   * The largest body read, in bytes; default 1 MiB (deliveries are a few kB). A larger
+   * `Content-Length` is answered 413 at once, and a streamed body is cut off as soon as it passes
+   * the limit, before any of it is verified.
+   */
+  maxBodyBytes?: number | undefined;
+  /**
+   * The replay window, in ms: a delivery whose signed `timestamp` is older is answered 400, as is
+   * one more than 5 minutes ahead. Default 12 h; `false` turns it off. With the dedupe store
+   * remembering ids for longer (checked when the store says how long), a captured delivery can
+   * never be processed twice.
+   */
+  tolerance?: number | false | undefined;
+  /**
+   * Hears every delivery refused before `on` (bad signature, replay, oversized body, not a
+   * delivery), with the reason and the request, for your logs. Its errors are ignored.
+   */
+  onVerificationError?: ((reason: WebhookRejectReason, request: Request) => void) | undefined;
 }
 
 /** A fetch-standard request handler: Next.js route handlers, Hono, Workers, Bun.serve, Deno.serve. */
 export type WebhookHandler = (request: Request) => Promise<Response>;
 
-type Verify = (body: Uint8Array, header: string | null, secret: SigningSecret) => Promise<boolean>;
+/** What the handler answers: a status, and for anything but success its error and extra headers. */
+export type Answer = [status: number, error?: string, headers?: Record<string, string>];
 
-/** `createWebhookHandler` over a given `verifySignature` (each entry passes its own HMAC back end). */
-export function createHandlerWith(verify: Verify, options: WebhookHandlerOptions): WebhookHandler {
-  const { secret, on, dedupe = true, onError = logError } = options ?? ({} as WebhookHandlerOptions);
+/**
+ * The handler's work on one delivery, whatever carries it (a fetch `Request` or Node's
+ * `IncomingMessage`): `read(maxBytes)` gives the body, or `undefined` when it is over the limit.
+ */
+export type Receive = (
+  method: string | undefined,
+  signature: unknown,
+  read: (maxBytes: number) => Promise<Uint8Array | undefined>,
+  request: () => Request,
+) => Promise<Answer>;
+
+/** Where a handler keeps its `Receive`, for `toNodeListener` (`Symbol.for`: the ESM and CJS builds agree). */
+export const RECEIVE = Symbol.for('svc-sdk.webhooks.receive');
+
+/** `createWebhookHandler` over an HMAC back end (each entry passes its own). */
+export function createWebhookHandlerWith(hmac: HmacVerify): CreateWebhookHandler {
+  return (options) => createHandler(hmac, options);
+}
+
+function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): WebhookHandler {
+  const {
+    secret,
+    on,
+    dedupe = true,
+    onError = logError,
+    maxBodyBytes = 1_048_576,
+    tolerance = DEFAULT_TOLERANCE_MS,
+    onVerificationError,
+  } = options ?? ({} as WebhookHandlerOptions);
   const fail = (problem: string) => {
     throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
   };
   if (toSecrets(secret).length === 0) fail("secret must be the webhook's signing secret (an array of them while rotating)");
   if (typeof on !== 'function') fail('on must be a function');
   if (typeof dedupe !== 'boolean' && typeof dedupe?.claim !== 'function') fail('dedupe must be true, false or a DedupeStore');
+  if (!(maxBodyBytes > 0)) fail('maxBodyBytes must be a positive number of bytes');
+  if (!isTolerance(tolerance)) fail('tolerance must be a number of ms >= 0, or false');
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
+  if (tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity)) {
+    fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs, or a replay could outlive the memory of its id");
+  }
 
-  return async (request) => {
-    if (request.method !== 'POST') return reply(405, 'Method not allowed', { allow: 'POST' });
-    let body: Uint8Array;
+  const receive: Receive = async (method, signature, read, request) => {
+    if (method !== 'POST') return [405, 'method_not_allowed', { allow: 'POST' }];
+    const reject = (reason: WebhookRejectReason, status: number, error: string = reason): Answer => {
+      try {
+        onVerificationError?.(reason, request());
+      } catch {
+        // A logging hook must not change the answer.
+      }
+      return [status, error];
+    };
+    let body: Uint8Array | undefined;
     try {
       // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
-      body = new Uint8Array(await request.arrayBuffer());
+      body = await read(maxBodyBytes);
     } catch {
-      return reply(400, 'Unreadable body');
+      return reject('unreadable_body', 400);
     }
-    if (!(await verify(body, request.headers.get(SIGNATURE_HEADER), secret))) {
-      return reply(401, 'Invalid signature');
+    if (!body) return reject('body_too_large', 413);
+    if (!(await verifyWith(hmac, body, signature, secret))) {
+      return reject(signature ? 'invalid_signature' : 'missing_signature', 401);
     }
     let event: WebhookEvent;
     try {
       event = parseWebhookEvent(body);
     } catch (error) {
       // parseWebhookEvent throws WebhookPayloadError only; its message names the field, never a value.
-      return reply(400, (error as Error).message);
+      return reject('invalid_payload', 400, (error as Error).message);
     }
+    const late = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
+    if (late) return reject(late, 400);
     const id = event.delivery_id;
     try {
       const state = store ? await store.claim(id) : 'claimed';
-      if (state === 'done') return reply(200);
-      if (state === 'processing') {
-        // Being processed by another request right now: the service may come back in a minute.
-        return reply(409, 'Delivery in progress', { 'retry-after': '60' });
-      }
+      if (state === 'done') return [200];
+      // Being processed by another request right now: the service may come back in a minute.
+      if (state === 'processing') return [409, 'delivery_in_progress', { 'retry-after': '60' }];
     } catch {
       // The store is down: refuse rather than risk processing twice; the service retries.
-      return reply(500, 'Dedupe store failed');
+      return [500, 'dedupe_store_failed'];
     }
     try {
       await on(event);
@@ -75,13 +149,55 @@ export function createHandlerWith(verify: Verify, options: WebhookHandlerOptions
       // until the claim expires. The error goes to onError, not into the answer: it may hold internals.
       await settle(() => onError(error, event));
       await settle(() => store?.release(id));
-      return reply(500, 'Handler failed');
+      return [500, 'handler_failed'];
     }
     // The event was processed: acknowledge it even if recording that fails (the claim then expires,
     // and a retry, if any, is processed again, which beats the service retrying for hours).
     await settle(() => store?.complete(id));
-    return reply(200);
+    return [200];
   };
+
+  const handler = async (request: Request) => {
+    const [status, error, headers] = await receive(
+      request.method,
+      request.headers.get(SIGNATURE_HEADER),
+      (maxBytes) => readRequest(request, maxBytes),
+      () => request,
+    );
+    // Response.json sets content-type: application/json (Node 18+, Workers, Deno, Bun, browsers).
+    return Response.json(error ? { error } : { received: true }, { status, headers });
+  };
+  return Object.assign(handler, { [RECEIVE]: receive });
+}
+
+/** The body of a fetch `Request`, read chunk by chunk and given up as soon as it passes `maxBytes`. */
+async function readRequest(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (Number(request.headers.get('content-length')) > maxBytes) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body?.getReader();
+  for (let chunk; reader && !(chunk = await reader.read()).done; ) {
+    size += chunk.value.byteLength;
+    if (size > maxBytes) {
+      // Stop the sender: the rest is never read, let alone buffered.
+      reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(chunk.value);
+  }
+  return concat(chunks, size);
+}
+
+/** The chunks as one Uint8Array (the only chunk itself when there is one). */
+export function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return body;
 }
 
 function logError(error: unknown, event: WebhookEvent): void {
@@ -94,10 +210,4 @@ async function settle(step: () => unknown): Promise<void> {
   } catch {
     // See the callers: a store failure here must not change the answer.
   }
-}
-
-/** The answer to the service: `{ received: true }`, or `{ error }` saying what went wrong. */
-function reply(status: number, error?: string, headers?: Record<string, string>): Response {
-  // Response.json sets content-type: application/json (Node 18+, Workers, Deno, Bun, browsers).
-  return Response.json(error ? { error } : { received: true }, { status, headers });
 }

@@ -1,4 +1,6 @@
 // HMAC-SHA256 on Web Crypto, for edge runtimes, browsers, Deno and Bun.
+import { fromHex } from '../shared/hex.js';
+
 const encoder = /* @__PURE__ */ new TextEncoder();
 // importKey is the slow part of a verification: each secret is imported once. Cleared when large,
 // so that a caller passing many distinct secrets cannot grow it without bound.
@@ -8,18 +10,16 @@ function importKey(secret: string): Promise<CryptoKey> {
   let key = keys.get(secret);
   if (!key) {
     if (keys.size >= 64) keys.clear();
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-      'sign',
-      'verify',
-    ]);
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
     keys.set(secret, key);
   }
   return key;
 }
 
-/** Whether `signature` is the HMAC of `body`; `subtle.verify` compares in constant time. */
-export async function hmacVerify(secret: string, body: Uint8Array, signature: Uint8Array): Promise<boolean> {
-  return crypto.subtle.verify('HMAC', await importKey(secret), signature as Uint8Array<ArrayBuffer>, body as Uint8Array<ArrayBuffer>);
+/** Whether `hex` is the HMAC of `body`; `subtle.verify` compares in constant time. */
+export async function hmacVerify(secret: string, body: string | Uint8Array, hex: string): Promise<boolean> {
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+  return crypto.subtle.verify('HMAC', await importKey(secret), fromHex(hex) as Uint8Array<ArrayBuffer>, bytes as Uint8Array<ArrayBuffer>);
 }
 
 /** The HMAC-SHA256 digest of `body`. */

@@ -17,20 +17,21 @@ export type SignatureHeader = string | readonly string[] | null | undefined;
 /** The HTTP header that carries the signature (the spec's `X-Svc-Signature`; headers are case-insensitive). */
 export const SIGNATURE_HEADER = 'x-svc-signature';
 
+// The one place the header's form is defined: `sha256=` and 64 lowercase hex digits, nothing else.
 const SIGNATURE = /^sha256=[0-9a-f]{64}$/;
-const encoder = /* @__PURE__ */ new TextEncoder();
 
-/** The 32 digest bytes of a well-formed `sha256=<64 lowercase hex>` header, else `undefined`. */
-export function parseSignature(header: unknown): Uint8Array | undefined {
-  if (typeof header !== 'string' || !SIGNATURE.test(header)) return undefined;
-  // The regex has vouched for 64 hex digits after `sha256=`: 32 pairs.
-  return new Uint8Array(header.slice(7).match(/../g)!.map((pair) => parseInt(pair, 16)));
+/** The 64 hex digits of a well-formed `sha256=<hex>` header, else `undefined`. */
+export function signatureHex(header: unknown): string | undefined {
+  return typeof header === 'string' && SIGNATURE.test(header) ? header.slice(7) : undefined;
 }
 
-/** The body's bytes (a string is UTF-8 encoded), or `undefined` for anything that is not a body. */
-export function toBytes(body: unknown): Uint8Array | undefined {
+/**
+ * The body as the HMAC back ends take it: a string as it is (node:crypto hashes it as UTF-8
+ * without a copy), bytes as a Uint8Array; `undefined` for anything that is not a body.
+ */
+export function toBody(body: unknown): string | Uint8Array | undefined {
   try {
-    return typeof body === 'string' ? encoder.encode(body) : asBytes(body);
+    return typeof body === 'string' ? body : asBytes(body);
   } catch {
     // A detached ArrayBuffer (transferred to a worker, say) cannot be read: not a body either.
   }
@@ -41,11 +42,4 @@ export function toBytes(body: unknown): Uint8Array | undefined {
 export function toSecrets(secret: unknown): string[] {
   const list: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
   return list.filter((s): s is string => typeof s === 'string' && s !== '');
-}
-
-/** Lowercase hex of some bytes. */
-export function toHex(bytes: Uint8Array): string {
-  let hex = '';
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
-  return hex;
 }

@@ -1,26 +1,73 @@
-import { WebhookVerificationError } from './errors.js';
+import type { VerifyWebhook } from './api.js';
+import { WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
-import { parseSignature, toBytes, toSecrets, type RawBody, type SignatureHeader, type SigningSecret } from './signature.js';
-import { verifyBytesWith, type HmacVerify } from './verify.js';
+import { DEFAULT_TOLERANCE_MS, isTolerance, timestampProblem } from './replay.js';
+import { signatureHex, toBody, toSecrets, type RawBody, type SignatureHeader, type SigningSecret } from './signature.js';
+import { verifyWith, type HmacVerify } from './verify.js';
 
-/** `verifyWebhook` over a given HMAC back end: the typed event, or a clear error saying what failed. */
-export async function verifyWebhookWith(
+/** Options of `verifyWebhook`. */
+export interface VerifyWebhookOptions {
+  /**
+   * The replay window, in ms: a delivery whose signed `timestamp` is older is refused
+   * (`reason: 'stale_timestamp'`), as is one more than 5 minutes ahead. Default 12 h (the
+   * service retries for about 10.6 h); `false` turns the check off. Keep it within your dedupe
+   * store's memory, so that a replay inside the window is a known duplicate.
+   */
+  tolerance?: number | false | undefined;
+}
+
+const MESSAGES: Record<WebhookVerificationReason, string> = {
+  no_secret: 'no secret given: pass the secret returned when the webhook was registered (an empty string is never a secret)',
+  unreadable_body: 'the body must be the raw request body: a string, Uint8Array/Buffer or ArrayBuffer',
+  missing_signature: 'the X-Svc-Signature header is missing',
+  invalid_signature: 'the signature does not match: check the secret and that the body is the raw bytes received (a JSON body parser changes them)',
+  invalid_timestamp: 'the signed "timestamp" is not a date',
+  stale_timestamp: 'the signed "timestamp" is older than the tolerance: a replayed or long-delayed delivery',
+  future_timestamp: 'the signed "timestamp" is more than 5 minutes ahead of this clock: check the clock, or a forged delivery',
+};
+
+/** `verifyWebhook` over an HMAC back end: the typed event, or a clear error saying what failed. */
+export function verifyWebhookWith(hmac: HmacVerify): VerifyWebhook {
+  return (rawBody, header, secret, options) => verify(hmac, rawBody, header, secret, options);
+}
+
+async function verify(
   hmac: HmacVerify,
   rawBody: RawBody,
   header: SignatureHeader,
   secret: SigningSecret,
+  options?: VerifyWebhookOptions,
 ): Promise<WebhookEvent> {
-  const body = toBytes(rawBody);
-  if (!body) throw verificationError('the body must be the raw request body: a string, Uint8Array/Buffer or ArrayBuffer (not parsed JSON)');
-  if (toSecrets(secret).length === 0) throw verificationError('no secret given: pass the secret returned when the webhook was registered');
-  if (!header) throw verificationError('the X-Svc-Signature header is missing');
-  if (!parseSignature(header)) throw verificationError('the X-Svc-Signature header is not sha256=<64 lowercase hex digits>');
-  if (!(await verifyBytesWith(hmac, body, header, secret))) {
-    throw verificationError('the signature does not match: check the secret and that the body is the raw bytes received (a JSON body parser changes them)');
+  const tolerance = options?.tolerance ?? DEFAULT_TOLERANCE_MS;
+  if (!isTolerance(tolerance)) {
+    throw new TypeError('[svc-sdk] verifyWebhook: options.tolerance must be a number of ms >= 0, or false to turn the replay window off');
   }
-  return parseWebhookEvent(body);
+  const body = toBody(rawBody);
+  if (body === undefined) throw verificationError('unreadable_body', bodyHint(rawBody));
+  if (toSecrets(secret).length === 0) throw verificationError('no_secret');
+  if (!header) throw verificationError('missing_signature');
+  if (!signatureHex(header)) {
+    throw verificationError('invalid_signature', 'the X-Svc-Signature header is not sha256=<64 lowercase hex digits>');
+  }
+  if (!(await verifyWith(hmac, body, header, secret))) throw verificationError('invalid_signature');
+  const event = parseWebhookEvent(typeof body === 'string' ? new TextEncoder().encode(body) : body);
+  const problem = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
+  if (problem) throw verificationError(problem);
+  return event;
 }
 
-function verificationError(problem: string): WebhookVerificationError {
-  return new WebhookVerificationError(`[svc-sdk] webhook not verified: ${problem}`);
+/** What a non-body most likely is, and the fix. */
+function bodyHint(rawBody: unknown): string {
+  const fix = 'pass the raw request body (a string, Uint8Array/Buffer or ArrayBuffer)';
+  if (rawBody === undefined) {
+    return `the body is undefined: with express.raw({ type }), the type must match the delivery's Content-Type (application/json); ${fix}, or use toNodeListener(createWebhookHandler(...)), which reads it itself`;
+  }
+  if (typeof rawBody === 'object' && rawBody !== null && !(rawBody instanceof ArrayBuffer) && !ArrayBuffer.isView(rawBody)) {
+    return `the body is an already parsed object (express.json() or another JSON parser ran first, and the signed bytes are gone): ${fix}, e.g. with express.raw({ type: 'application/json' }) on this route`;
+  }
+  return MESSAGES.unreadable_body;
+}
+
+function verificationError(reason: WebhookVerificationReason, problem = MESSAGES[reason]): WebhookVerificationError {
+  return new WebhookVerificationError(`[svc-sdk] webhook not verified: ${problem}`, reason);
 }

@@ -1,36 +1,37 @@
-import { parseSignature, toBytes, toSecrets, type RawBody, type SignatureHeader, type SigningSecret } from './signature.js';
+import type { VerifySignature } from './api.js';
+import { signatureHex, toBody, toSecrets } from './signature.js';
 
-/** Checks one secret's HMAC-SHA256 of `body` against the 32 `signature` bytes in constant time. */
-export type HmacVerify = (secret: string, body: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
+/**
+ * One HMAC back end's check: whether `hex` (64 lowercase hex digits, already checked) is the
+ * HMAC-SHA256 of `body` under `secret`, compared in constant time. A string body is UTF-8.
+ */
+export type HmacVerify = (secret: string, body: string | Uint8Array, hex: string) => boolean | Promise<boolean>;
 
-/** Computes one secret's HMAC-SHA256 digest of `body`. */
+/** One HMAC back end's digest: HMAC-SHA256 of `body` under `secret`. */
 export type HmacSign = (secret: string, body: Uint8Array) => Uint8Array | Promise<Uint8Array>;
 
-/** `verifySignature` over a given HMAC back end (Node's `node:crypto` or Web Crypto). */
-export async function verifyWith(
-  hmac: HmacVerify,
-  rawBody: RawBody,
-  header: SignatureHeader,
-  secret: SigningSecret,
-): Promise<boolean> {
-  const body = toBytes(rawBody);
-  return body ? verifyBytesWith(hmac, body, header, secret) : false;
-}
-
-/** `verifyWith` for a body already in bytes: what the webhook handler calls, so it carries no conversions. */
-export async function verifyBytesWith(
-  hmac: HmacVerify,
-  body: Uint8Array,
-  header: SignatureHeader,
-  secret: SigningSecret,
-): Promise<boolean> {
-  try {
-    const signature = parseSignature(header);
-    if (!signature) return false;
-    // Any matching secret wins: during a rotation the old and the new one are both valid.
-    for (const key of toSecrets(secret)) if (await hmac(key, body, signature)) return true;
-  } catch {
-    // A body the HMAC back end refuses is junk like any other.
+/**
+ * The one verification routine both entries use, each with its own HMAC back end: the header
+ * must be well-formed, the body readable, and any usable secret must match. Never rejects.
+ * A synchronous back end (node:crypto) is not awaited, so a Node check costs one promise in all.
+ */
+export async function verifyWith(hmac: HmacVerify, rawBody: unknown, header: unknown, secret: unknown): Promise<boolean> {
+  const hex = signatureHex(header);
+  const body = hex && toBody(rawBody);
+  if (body === undefined || !hex) return false;
+  // Any matching secret wins: during a rotation the old and the new one are both valid.
+  for (const key of toSecrets(secret)) {
+    try {
+      const match = hmac(key, body, hex);
+      if (match === true || (match !== false && (await match))) return true;
+    } catch {
+      // A body the back end refuses is junk like any other.
+    }
   }
   return false;
+}
+
+/** `verifySignature` over an HMAC back end. */
+export function verifySignatureWith(hmac: HmacVerify): VerifySignature {
+  return (rawBody, header, secret) => verifyWith(hmac, rawBody, header, secret);
 }

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { createMemoryDedupeStore } from '../../src/webhooks/index.js';
 
-const HOUR = 60 * 60 * 1000;
+const MINUTE = 60 * 1000;
+const HOUR = 60 * MINUTE;
 
 beforeEach(() => vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') }));
 afterEach(() => vi.useRealTimers());
@@ -18,13 +19,14 @@ describe('createMemoryDedupeStore(options)', () => {
     expect(store.claim('b')).toBe('claimed');
   });
 
-  test('remembers a processed id for 12 h by default (the service retries for about 10.6 h)', () => {
+  test('remembers a processed id for 12 h 5 min by default (the 12 h replay window and 5 minutes of clock skew)', () => {
     const store = createMemoryDedupeStore();
+    expect(store.ttlMs).toBe(12 * HOUR + 5 * MINUTE);
     store.claim('a');
     store.complete('a');
-    vi.advanceTimersByTime(11 * HOUR);
+    vi.advanceTimersByTime(12 * HOUR + 5 * MINUTE - 1);
     expect(store.claim('a')).toBe('done');
-    vi.advanceTimersByTime(1 * HOUR + 1);
+    vi.advanceTimersByTime(1);
     expect(store.claim('a')).toBe('claimed');
   });
 
@@ -49,7 +51,7 @@ describe('createMemoryDedupeStore(options)', () => {
     expect(store.claim('a')).toBe('claimed');
   });
 
-  test('keeps 10 000 ids by default and forgets the oldest first', () => {
+  test('keeps 10 000 ids by default and forgets the oldest processed first', () => {
     const store = createMemoryDedupeStore();
     for (let i = 0; i < 10_000; i++) {
       store.claim(`id-${i}`);
@@ -58,19 +60,47 @@ describe('createMemoryDedupeStore(options)', () => {
     expect(store.claim('id-0')).toBe('done'); // a read: it changes nothing
     store.claim('id-new'); // the 10 001st id: id-0, the oldest, is forgotten
     expect(store.claim('id-9999')).toBe('done');
+    expect(store.claim('id-1')).toBe('done');
     expect(store.claim('id-0')).toBe('claimed'); // forgotten; this claim in turn forgets id-1
     expect(store.claim('id-1')).toBe('claimed');
-    expect(store.claim('id-2')).toBe('claimed');
   });
 
-  test('honours maxEntries; completing an id refreshes its place', () => {
+  test('never drops a live claim to make room: when every entry is a live claim, a new delivery waits', () => {
     const store = createMemoryDedupeStore({ maxEntries: 3 });
-    for (const id of ['a', 'b', 'c']) store.claim(id);
-    store.complete('a'); // a is now the newest
-    store.claim('d'); // evicts b, the oldest
-    expect(store.claim('b')).toBe('claimed'); // evicts c
-    expect(store.claim('a')).toBe('done');
-    expect(store.claim('c')).toBe('claimed');
+    for (const id of ['a', 'b', 'c']) expect(store.claim(id)).toBe('claimed');
+    // Full of deliveries being processed: a new one is refused for now (409), none is forgotten.
+    expect(store.claim('d')).toBe('processing');
+    for (const id of ['a', 'b', 'c']) expect(store.claim(id)).toBe('processing');
+    // One ends: its processed id is the only one that may go, and it goes for the newcomer.
+    store.complete('a');
+    expect(store.claim('d')).toBe('claimed');
+    // a, the one processed id, was forgotten to make room; full of live claims again, a retry of it waits.
+    expect(store.claim('a')).toBe('processing');
+    for (const id of ['b', 'c', 'd']) expect(store.claim(id)).toBe('processing');
+  });
+
+  test('a claim survives any number of newer deliveries while it is live', () => {
+    const store = createMemoryDedupeStore({ maxEntries: 100 });
+    expect(store.claim('slow')).toBe('claimed');
+    for (let i = 0; i < 10_000; i++) {
+      store.claim(`id-${i}`);
+      store.complete(`id-${i}`);
+    }
+    expect(store.claim('slow')).toBe('processing');
+    store.complete('slow');
+    expect(store.claim('slow')).toBe('done');
+  });
+
+  test('forgets expired ids before live ones', () => {
+    const store = createMemoryDedupeStore({ maxEntries: 2, ttlMs: HOUR });
+    store.claim('live');
+    store.complete('live'); // remembered for an hour
+    vi.advanceTimersByTime(MINUTE);
+    store.claim('crashed'); // never completed: its claim expires after 5 minutes
+    vi.advanceTimersByTime(6 * MINUTE);
+    // Full (2 ids), but 'crashed' expired: it makes room, not the older but live 'live'.
+    expect(store.claim('new')).toBe('claimed');
+    expect(store.claim('live')).toBe('done');
   });
 
   test.each([[{ maxEntries: 0 }], [{ ttlMs: -1 }], [{ processingTtlMs: Number.NaN }]])(

@@ -124,7 +124,7 @@ describe.skipIf(!hasRedis)('createRedisDedupeStore(client, options) on a real re
     test('two handlers sharing the store process a delivery once', async () => {
       const { createHmac } = await import('node:crypto');
       const secret = 'shared-secret';
-      const body = JSON.stringify({ event: 'ping.test', version: '1.0', delivery_id: 'shared-1', timestamp: 't', data: {} });
+      const body = JSON.stringify({ event: 'ping.test', version: '1.0', delivery_id: 'shared-1', timestamp: new Date().toISOString(), data: {} });
       const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
       const request = () => new Request('http://127.0.0.1/', { method: 'POST', body, headers: { 'x-svc-signature': signature } });
       let calls = 0;

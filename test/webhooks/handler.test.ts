@@ -6,12 +6,12 @@ import { ENTRIES } from './entries.js';
 const SECRET = 'whsec_handler_secret';
 const URL_ = 'http://127.0.0.1/webhooks';
 
-function envelope(deliveryId: string = crypto.randomUUID(), event = 'document.uploaded') {
+function envelope(deliveryId: string = crypto.randomUUID(), event = 'document.uploaded', timestamp = new Date().toISOString()) {
   return JSON.stringify({
     event,
     version: '1.0',
     delivery_id: deliveryId,
-    timestamp: '2026-01-01T00:00:00.000Z',
+    timestamp,
     data: { room_id: 1, document_id: 2, filename: 'memo.txt', uploader_id: 3 },
   });
 }

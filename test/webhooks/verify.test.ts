@@ -187,7 +187,7 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
       event: 'credit.low',
       version: '1.0',
       delivery_id: '0b9f5c1e-3d0a-4a57-9b1e-4f8b8f5a1c2d',
-      timestamp: '2026-01-01T00:00:00.000Z',
+      timestamp: new Date().toISOString(),
       data: { balance: 90, threshold: 100 },
     };
     const sign = (value: unknown) => {
