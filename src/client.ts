@@ -1,5 +1,7 @@
 import { ValidationError } from './core/errors.js';
+import type { APIPromise } from './core/api-promise.js';
 import { HttpCore, type HttpMethod, type RequestOptions } from './core/http.js';
+import type { Logger, LogLevel } from './core/logger.js';
 import { Deals } from './resources/deals.js';
 import { Documents } from './resources/documents.js';
 import { Rooms } from './resources/rooms.js';
@@ -28,6 +30,10 @@ export interface ClientOptions {
    * internal tool) and the key is scoped for it.
    */
   dangerouslyAllowBrowser?: boolean | undefined;
+  /** What the client logs: `'debug'` logs every attempt, `'warn'` retries that gave up. Default `process.env.SVC_LOG`, then `'warn'`. */
+  logLevel?: LogLevel | undefined;
+  /** Where logs go: anything with console's debug/info/warn/error (pino, winston). Default `console`. */
+  logger?: Logger | undefined;
 }
 
 /** The escape hatch: any operation under `/api/v1`, with the client's auth, retries and errors. */
@@ -97,6 +103,8 @@ export class Client {
       maxRetries,
       fetch: options.fetch,
       headers: options.headers,
+      logLevel: options.logLevel,
+      logger: options.logger,
     });
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);
@@ -114,7 +122,7 @@ export class Client {
    * const rooms = await client.request({ method: 'GET', path: '/rooms' });
    * ```
    */
-  async request<T = unknown>(request: RawRequest, options?: RequestOptions): Promise<T> {
+  request<T = unknown>(request: RawRequest, options?: RequestOptions): APIPromise<T> {
     const { method, path, query, json, body, idempotent } = request;
     const normalized = path.startsWith('/') ? path : `/${path}`;
     return this.#core.request<T>(

@@ -3,6 +3,10 @@
 // webhook functions that need an HMAC back end.
 export { Client, type ClientOptions, type RawRequest } from './client.js';
 export type { RequestOptions, UploadProgress, HttpMethod } from './core/http.js';
+// The promise classes are built by the client only: exported as types, to annotate with.
+export type { APIPromise, WithResponse } from './core/api-promise.js';
+export type { PagePromise, ListOptions } from './core/pagination.js';
+export type { LogLevel, Logger } from './core/logger.js';
 export {
   SvcError,
   APIError,

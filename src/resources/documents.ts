@@ -1,5 +1,5 @@
 import { path } from '../core/path.js';
-import { parseParams } from '../core/validate.js';
+import type { APIPromise } from '../core/api-promise.js';
 import { idField } from '../schemas/common.js';
 import { DocumentSchema, type Document } from '../schemas/documents.js';
 import { withUploadProgress } from '../uploads/progress.js';
@@ -18,37 +18,27 @@ export class Documents extends Resource {
    * Uploads a file to a room as multipart (one part named `file`), streaming it where the input
    * allows. Never retried automatically: a document must not be stored twice.
    */
-  async upload(roomId: number, file: Uploadable, options: UploadOptions = {}): Promise<Document> {
-    parseParams('documents.upload', roomIdSchema, roomId);
+  upload(roomId: number, file: Uploadable, options: UploadOptions = {}): APIPromise<Document> {
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;
-    let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType });
-    // Progress is counted here, not by the core: the encoder knows the body's exact size, and
-    // the request keeps its Content-Length.
-    if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress);
-    let document: Document;
-    try {
-      document = await this.core.request(
-        {
-          method: 'POST',
-          path: path`/rooms/${roomId}/documents`,
-          body: multipart.body,
-          headers: multipart.headers,
-          // Not following redirects is what keeps a large upload out of memory on Node: undici
-          // otherwise stores every chunk sent, to replay the body after a 307/308 (nodejs/undici#4058).
-          redirect: REFUSE_REDIRECTS,
-          schema: DocumentSchema,
-          operation: 'documents.upload',
-        },
-        // A caller's `maxRetries` cannot turn retries on: the core never retries a plain POST.
-        requestOptions,
-      );
-    } catch (error) {
-      // Node's fetch keeps draining a stream body after the connection is gone: stop reading the file,
-      // and close it before the caller hears of the failure (and may retry or delete the file).
-      await multipart.release?.(error);
-      throw error;
-    }
-    multipart.finish?.();
-    return document;
+    return this.core.call('documents.upload', requestOptions, async (parse) => {
+      const id = parse(roomIdSchema, roomId);
+      let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType });
+      // Progress is counted here, not by the core: the encoder knows the body's exact size, and
+      // the request keeps its Content-Length.
+      if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress);
+      return {
+        method: 'POST',
+        path: path`/rooms/${id}/documents`,
+        body: multipart.body,
+        headers: multipart.headers,
+        // Not following redirects is what keeps a large upload out of memory on Node: undici
+        // otherwise stores every chunk sent, to replay the body after a 307/308 (nodejs/undici#4058).
+        redirect: REFUSE_REDIRECTS,
+        schema: DocumentSchema,
+        // Node's fetch keeps draining a stream body after the connection is gone: on failure, stop
+        // reading the file and close it before the caller hears of it (and may retry or delete the file).
+        settle: (error) => (error === undefined ? multipart.finish?.() : multipart.release?.(error)),
+      };
+    });
   }
 }
