@@ -1,0 +1,170 @@
+// The README harness: writes each code block into a throwaway consumer project where `svc-sdk`
+// resolves to this package as npm would install it (its `exports` over the built dist/),
+// type-checks all blocks in one TypeScript program per compiler setting, and runs the blocks
+// marked `<!-- run -->` against the emulator. Every problem is reported at its line in the document.
+import { spawn } from 'node:child_process';
+import { mkdtemp, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import ts from 'typescript';
+
+/** The settings every block must compile under: the strictest a user may have, plus one per resolution mode. */
+const STRICTEST = {
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  noImplicitReturns: true,
+  noFallthroughCasesInSwitch: true,
+  verbatimModuleSyntax: true,
+  isolatedModules: true,
+  moduleDetection: 'force',
+  allowJs: true,
+  checkJs: true,
+  noEmit: true,
+  skipLibCheck: false,
+  skipDefaultLibCheck: true,
+  target: 'es2023',
+  lib: ['es2023', 'dom', 'dom.iterable'],
+  types: ['node'],
+};
+
+/** The module settings checked, each as its own TypeScript program over all blocks. */
+export const SETTINGS = {
+  nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
+  bundler: { module: 'esnext', moduleResolution: 'bundler' },
+};
+
+/**
+ * Makes a consumer project in the system's temp directory: `package.json` of an ES module
+ * package, and a `node_modules` holding this package as `svc-sdk` next to links to every
+ * package of the repository's `node_modules` (the peers and @types that blocks import).
+ *
+ * @param {string} root the repository (the package's own directory)
+ */
+export async function createConsumer(root) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-sdk-readme-'));
+  const modules = path.join(dir, 'node_modules');
+  await mkdir(modules);
+  for (const entry of await readdir(path.join(root, 'node_modules'))) {
+    if (entry.startsWith('.') || entry === 'svc-sdk') continue;
+    await symlink(path.join(root, 'node_modules', entry), path.join(modules, entry), 'junction');
+  }
+  await symlink(root, path.join(modules, 'svc-sdk'), 'junction');
+  await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'readme-blocks', private: true, type: 'module' })}\n`);
+  return dir;
+}
+
+/**
+ * Writes each block to its own file in `dir`; returns the blocks with their `file` set.
+ *
+ * @param {Array<{ source: string, line: number, extension: string, code: string }>} blocks
+ */
+export async function writeBlocks(blocks, dir) {
+  const written = [];
+  for (const block of blocks) {
+    const name = `${path.basename(block.source, path.extname(block.source)).toLowerCase()}-L${block.line}${block.extension}`;
+    const file = path.join(dir, name);
+    await writeFile(file, block.code);
+    written.push({ ...block, file });
+  }
+  return written;
+}
+
+/** `README.md:123:5` for a position in a block's file, or the file's own position for other files. */
+function locate(blocks, fileName, position) {
+  const block = blocks.find((candidate) => path.resolve(candidate.file) === path.resolve(fileName));
+  if (!block) return `${fileName}:${position.line + 1}:${position.character + 1}`;
+  return `${block.source}:${block.line + position.line}:${position.character + 1}`;
+}
+
+/**
+ * Type-checks every block in one program per setting; returns one message per problem, each
+ * starting with the document's file and line.
+ */
+export function typeCheck(blocks, dir) {
+  const problems = [];
+  // Both programs read the same default library files (lib.dom.d.ts is 1.5 MB): parse them once.
+  // Other files are parsed per program, since module settings change how they are bound.
+  const libDir = path.dirname(ts.getDefaultLibFilePath({}));
+  const parsed = new Map();
+  for (const [name, setting] of Object.entries(SETTINGS)) {
+    const { options, errors } = ts.convertCompilerOptionsFromJson({ ...STRICTEST, ...setting }, dir);
+    if (errors.length) throw new Error(ts.formatDiagnostics(errors, formatHost(dir)));
+    const host = ts.createCompilerHost(options);
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (fileName, languageVersion, ...rest) => {
+      if (path.dirname(fileName) !== libDir) return getSourceFile(fileName, languageVersion, ...rest);
+      if (!parsed.has(fileName)) parsed.set(fileName, getSourceFile(fileName, languageVersion, ...rest));
+      return parsed.get(fileName);
+    };
+    const program = ts.createProgram({ rootNames: blocks.map((block) => block.file), options, host });
+    for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
+      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ');
+      const where = diagnostic.file && diagnostic.start !== undefined
+        ? locate(blocks, diagnostic.file.fileName, diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start))
+        : '(options)';
+      problems.push(`${where}: [${name}] TS${diagnostic.code}: ${message}`);
+    }
+  }
+  return problems;
+}
+
+function formatHost(dir) {
+  return { getCanonicalFileName: (name) => name, getCurrentDirectory: () => dir, getNewLine: () => '\n' };
+}
+
+/**
+ * Runs the blocks marked to run, one after another, each in its own Node process in `dir` with
+ * `env` added (the emulator's SVC_BASE_URL and SVC_API_KEY). Returns one message per failure;
+ * stack frames in the blocks' files are rewritten to lines of the document.
+ */
+export async function runBlocks(blocks, dir, env, { timeoutMs = 20_000 } = {}) {
+  const failures = [];
+  for (const block of blocks.filter((candidate) => candidate.run)) {
+    const result = await runNode(block.file, dir, env, timeoutMs);
+    if (result.code === 0) continue;
+    const output = `${result.stderr}${result.stdout}`.trim().split('\n').slice(-20).join('\n    ');
+    const reason = result.timedOut ? `did not finish within ${timeoutMs / 1000} s` : `exited with code ${result.code}`;
+    failures.push(`${block.source}:${block.line}: the block ${reason}:\n    ${mapFrames(output, blocks)}`);
+  }
+  return failures;
+}
+
+function mapFrames(text, blocks) {
+  let mapped = text;
+  for (const block of blocks) {
+    for (const prefix of [`file://${block.file}`, block.file]) {
+      mapped = mapped.replaceAll(new RegExp(`${escapeRegExp(prefix)}:(\\d+)`, 'g'), (_, line) => `${block.source}:${block.line + Number(line) - 1}`);
+    }
+  }
+  return mapped;
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function runNode(file, cwd, env, timeoutMs) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr, timedOut });
+    });
+  });
+}
+
+/** Removes the consumer project. */
+export async function removeConsumer(dir) {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,54 @@
+// `npm run test:readme`: every TypeScript/JavaScript block of README.md and CONTRIBUTING.md
+// type-checks as pasted under the strictest settings (nodenext and bundler), and the blocks marked
+// `<!-- run -->` run against the emulator. Needs `npm run build` first (blocks import the built package).
+//   node test/readme/run.mjs [doc.md ...]    other documents (default: README.md CONTRIBUTING.md)
+//   KEEP_README_BLOCKS=1                     keep the consumer project and print where it is
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { extractBlocks } from './extract.mjs';
+import { createConsumer, removeConsumer, runBlocks, SETTINGS, typeCheck, writeBlocks } from './harness.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const documents = process.argv.slice(2).length ? process.argv.slice(2) : ['README.md', 'CONTRIBUTING.md'];
+const started = performance.now();
+
+if (!existsSync(path.join(root, 'dist', 'index.js'))) {
+  console.error('test:readme: dist/ is missing: run `npm run build` first');
+  process.exit(1);
+}
+
+const blocks = documents.flatMap((document) => {
+  const file = path.resolve(root, document);
+  return extractBlocks(readFileSync(file, 'utf8'), path.relative(root, file) || document);
+});
+const dir = await createConsumer(root);
+let failed;
+try {
+  const written = await writeBlocks(blocks, dir);
+  const problems = typeCheck(written, dir);
+  for (const problem of problems) console.error(problem);
+
+  const { createEmulator } = await import('svc-sdk/testing');
+  const emulator = createEmulator();
+  let failures;
+  try {
+    const { url } = await emulator.listen(0);
+    failures = await runBlocks(written, dir, { SVC_BASE_URL: url, SVC_API_KEY: 'vdr_readme' });
+  } finally {
+    await emulator.close();
+  }
+  for (const failure of failures) console.error(failure);
+
+  failed = problems.length > 0 || failures.length > 0;
+  const runnable = written.filter((block) => block.run).length;
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(
+    `test:readme: ${written.length} blocks of ${documents.join(', ')} type-checked (${Object.keys(SETTINGS).join(', ')}), ` +
+      `${runnable} run: ${problems.length} type errors, ${failures.length} failed runs (${seconds} s)`,
+  );
+} finally {
+  if (process.env.KEEP_README_BLOCKS) console.log(`test:readme: blocks kept in ${dir}`);
+  else await removeConsumer(dir);
+}
+process.exitCode = failed ? 1 : 0;
