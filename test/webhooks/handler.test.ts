@@ -230,3 +230,180 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     );
   });
 });
+
+/** A body stream of `chunks` chunks of `size` bytes that records how many it was asked for. */
+function countingStream(chunks: number, size = 64 * 1024) {
+  const pulled = { chunks: 0 };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled.chunks === chunks) return controller.close();
+      pulled.chunks++;
+      controller.enqueue(new Uint8Array(size).fill(0x61));
+    },
+  });
+  return { stream, pulled };
+}
+
+describe.each(ENTRIES)('%s entry: createWebhookHandler under attack', (_name, sdk) => {
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+
+  test('maxBodyBytes: a Content-Length over the limit is answered 413 at once, before any of the body is read', async () => {
+    const on = vi.fn();
+    const onVerificationError = vi.fn();
+    const { stream, pulled } = countingStream(3200); // 200 MiB if it were read
+    const request = new Request(URL_, {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+      headers: { 'content-length': String(200 * 1024 * 1024), 'x-svc-signature': `sha256=${'0'.repeat(64)}` },
+    } as RequestInit);
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on, onVerificationError })(request);
+    expect(await answer(response)).toEqual({ status: 413, body: { error: 'body_too_large' }, type: 'application/json' });
+    expect(pulled.chunks).toBeLessThanOrEqual(1); // at most what the stream pre-fetched on construction
+    expect(onVerificationError).toHaveBeenCalledWith('body_too_large', request);
+    expect(on).not.toHaveBeenCalled();
+  });
+
+  test('maxBodyBytes: a streamed body without Content-Length is cut off as soon as it passes the limit', async () => {
+    const { stream, pulled } = countingStream(3200, 64 * 1024); // 200 MiB
+    const request = new Request(URL_, { method: 'POST', body: stream, duplex: 'half', headers: { 'x-svc-signature': `sha256=${'0'.repeat(64)}` } } as RequestInit);
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on() {} })(request);
+    expect(response.status).toBe(413);
+    // 1 MiB is 16 chunks of 64 KiB: the 17th passes it; a chunk or two more may be in flight.
+    expect(pulled.chunks).toBeGreaterThanOrEqual(17);
+    expect(pulled.chunks).toBeLessThanOrEqual(19);
+  });
+
+  test('maxBodyBytes: honours the option, and a body of exactly the limit is read', async () => {
+    const body = envelope('d-limit');
+    const size = new TextEncoder().encode(body).byteLength;
+    const on = vi.fn();
+    expect((await sdk.createWebhookHandler({ secret: SECRET, on, maxBodyBytes: size })(delivery(body))).status).toBe(200);
+    expect((await sdk.createWebhookHandler({ secret: SECRET, on, maxBodyBytes: size - 1 })(delivery(body))).status).toBe(413);
+    expect(on).toHaveBeenCalledTimes(1);
+  });
+
+  test('answers 400 unreadable_body when the body stream fails mid-way, without calling on()', async () => {
+    const on = vi.fn();
+    const onVerificationError = vi.fn();
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"event":'));
+        controller.error(new Error('connection reset'));
+      },
+    });
+    const request = new Request(URL_, { method: 'POST', body: stream, duplex: 'half', headers: { 'x-svc-signature': `sha256=${'0'.repeat(64)}` } } as RequestInit);
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on, onVerificationError })(request);
+    expect(await answer(response)).toEqual({ status: 400, body: { error: 'unreadable_body' }, type: 'application/json' });
+    expect(onVerificationError).toHaveBeenCalledWith('unreadable_body', request);
+    expect(on).not.toHaveBeenCalled();
+  });
+
+  test.each([
+    ['12 h and 1 minute old', -12 * HOUR - MINUTE, 'stale_timestamp'],
+    ['stamped 2001', '2001-09-09T01:46:40.000Z', 'stale_timestamp'],
+    ['6 minutes ahead', 6 * MINUTE, 'future_timestamp'],
+    ['stamped 2999', '2999-01-01T00:00:00.000Z', 'future_timestamp'],
+    ['stamped "not a date"', 'not a date', 'invalid_timestamp'],
+  ])('answers 400 to a correctly signed delivery %s, without calling on()', async (_case, stamp, reason) => {
+    const on = vi.fn();
+    const onVerificationError = vi.fn();
+    const timestamp = typeof stamp === 'number' ? new Date(Date.now() + stamp).toISOString() : stamp;
+    const request = delivery(envelope(undefined, 'ping.test', timestamp));
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on, onVerificationError })(request);
+    expect(await answer(response)).toEqual({ status: 400, body: { error: reason }, type: 'application/json' });
+    expect(onVerificationError).toHaveBeenCalledWith(reason, request);
+    expect(on).not.toHaveBeenCalled();
+  });
+
+  test('tolerance: a shorter window, and false to turn it off', async () => {
+    const on = vi.fn();
+    const hourOld = () => delivery(envelope(undefined, 'ping.test', new Date(Date.now() - HOUR - MINUTE).toISOString()));
+    expect((await sdk.createWebhookHandler({ secret: SECRET, on, tolerance: HOUR })(hourOld())).status).toBe(400);
+    expect((await sdk.createWebhookHandler({ secret: SECRET, on })(hourOld())).status).toBe(200);
+    const ancient = delivery(envelope(undefined, 'ping.test', '2001-09-09T01:46:40.000Z'));
+    expect((await sdk.createWebhookHandler({ secret: SECRET, on, tolerance: false })(ancient)).status).toBe(200);
+    expect(on).toHaveBeenCalledTimes(2);
+  });
+
+  test('a captured delivery is never processed twice: remembered while in the window, refused once out of it', async () => {
+    vi.useFakeTimers({ now: new Date('2026-06-01T12:00:00Z'), toFake: ['Date'] });
+    const on = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on });
+    // Stamped 5 minutes ahead (the most the window allows), then replayed at every moment after.
+    const captured = envelope('d-captured', 'ping.test', new Date(Date.now() + 5 * MINUTE - 1).toISOString());
+    expect((await handler(delivery(captured))).status).toBe(200);
+    for (const later of [MINUTE, 6 * HOUR, 12 * HOUR, 12 * HOUR + 5 * MINUTE - 2]) {
+      vi.setSystemTime(new Date('2026-06-01T12:00:00Z').getTime() + later);
+      expect((await handler(delivery(captured))).status).toBe(200); // a known duplicate: acknowledged, not processed
+    }
+    vi.setSystemTime(new Date('2026-06-01T12:00:00Z').getTime() + 12 * HOUR + 5 * MINUTE);
+    expect(await answer(await handler(delivery(captured)))).toMatchObject({ status: 400, body: { error: 'stale_timestamp' } });
+    expect(on).toHaveBeenCalledTimes(1);
+  });
+
+  test('a captured delivery stays a duplicate after 10 000 newer deliveries, and its live claim is kept', async () => {
+    let finish!: () => void;
+    const on = vi.fn((event: WebhookEvent) => (event.delivery_id === 'd-slow' ? new Promise<void>((r) => (finish = r)) : undefined));
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe: sdk.createMemoryDedupeStore({ maxEntries: 20_000 }) });
+    const slow = handler(delivery(envelope('d-slow')));
+    await vi.waitFor(() => expect(on).toHaveBeenCalledTimes(1));
+    expect((await handler(delivery(envelope('d-first')))).status).toBe(200);
+    for (let i = 0; i < 10_000; i++) await handler(delivery(envelope(`d-${i}`)));
+    expect((await handler(delivery(envelope('d-slow')))).status).toBe(409); // still claimed
+    expect((await handler(delivery(envelope('d-first')))).status).toBe(200);
+    finish();
+    expect((await slow).status).toBe(200);
+    expect(on.mock.calls.filter(([event]) => ['d-slow', 'd-first'].includes(event.delivery_id))).toHaveLength(2);
+  }, 60_000);
+
+  test('onVerificationError hears signature failures with their reason; its own errors change nothing', async () => {
+    const heard: string[] = [];
+    const handler = sdk.createWebhookHandler({
+      secret: SECRET,
+      on() {},
+      onVerificationError: (reason, request) => {
+        heard.push(`${reason} ${request.method}`);
+        throw new Error('the logger is down');
+      },
+    });
+    expect((await handler(new Request(URL_, { method: 'POST', body: envelope() }))).status).toBe(401);
+    expect((await handler(delivery(envelope(), 'wrong-secret'))).status).toBe(401);
+    expect((await handler(delivery('{"not":"an envelope"}'))).status).toBe(400);
+    expect((await handler(delivery(envelope()))).status).toBe(200);
+    expect(heard).toEqual(['missing_signature POST', 'invalid_signature POST', 'invalid_payload POST']);
+  });
+
+  test('refuses a tolerance longer than the dedupe memory (a replay could outlive its id) at construction', () => {
+    const dedupe = sdk.createMemoryDedupeStore({ ttlMs: HOUR });
+    expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe })).toThrow(
+      /^\[svc-sdk\] createWebhookHandler: tolerance \+ 5 minutes must not exceed the dedupe store's ttlMs/,
+    );
+    expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe, tolerance: 55 * MINUTE })).not.toThrow();
+    expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe, tolerance: false })).not.toThrow();
+    expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, tolerance: 24 * HOUR })).toThrow(/ttlMs/);
+  });
+
+  test.each([
+    ['maxBodyBytes: 0', { maxBodyBytes: 0 }, /maxBodyBytes must be a positive number of bytes/],
+    ['maxBodyBytes: NaN', { maxBodyBytes: Number.NaN }, /maxBodyBytes must be/],
+    ['tolerance: -1', { tolerance: -1 }, /tolerance must be a number of ms >= 0, or false/],
+    ['tolerance: true', { tolerance: true }, /tolerance must be/],
+  ])('throws a clear [svc-sdk] error at construction for %s', (_case, options, message) => {
+    expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, ...(options as object) })).toThrow(message);
+  });
+
+  test('every optional option accepts undefined (exactOptionalPropertyTypes)', async () => {
+    const handler = sdk.createWebhookHandler({
+      secret: SECRET,
+      on() {},
+      dedupe: undefined,
+      onError: undefined,
+      maxBodyBytes: undefined,
+      tolerance: undefined,
+      onVerificationError: undefined,
+    });
+    expect((await handler(delivery(envelope()))).status).toBe(200);
+  });
+});

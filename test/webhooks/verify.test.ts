@@ -106,10 +106,18 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
       await expect(sdk.verifySignature(BODY, header as never, SECRET)).resolves.toBe(false);
     });
 
+    // Each header is signed under the very secret passed, so only the refusal of unusable secrets
+    // can make these false (a header signed under another secret would fail for the wrong reason).
     test.each([
       ['an empty secret', ''],
-      ['an empty array', []],
       ['an array of empty strings', ['', '']],
+    ])('returns false for %s, even with a header signed under it', async (_case, secret) => {
+      const signedUnderEmpty = expected(BODY, '');
+      await expect(sdk.verifySignature(BODY, signedUnderEmpty, secret as never)).resolves.toBe(false);
+    });
+
+    test.each([
+      ['an empty array', []],
       ['null', null],
       ['a number', 7],
     ])('returns false for %s as the secret', async (_case, secret) => {
@@ -214,7 +222,7 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
       ['a null header', null, SECRET, /header is missing/],
       ['a malformed header', 'sha256=abc', SECRET, /not sha256=<64 lowercase hex digits>/],
       ['a wrong signature', expected('other', SECRET), SECRET, /does not match/],
-      ['no secret', expected(JSON.stringify(envelope), SECRET), '', /no secret given/],
+      ['an empty secret, with a header signed under it', expected(JSON.stringify(envelope), ''), '', /no secret given/],
     ])('throws WebhookVerificationError for %s', async (_case, header, secret, message) => {
       const error = await sdk.verifyWebhook(JSON.stringify(envelope), header, secret).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(sdk.WebhookVerificationError);
@@ -225,10 +233,87 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
       expect((error as Error).message).not.toContain(SECRET);
     });
 
-    test('throws WebhookVerificationError naming the fix for an already parsed body', async () => {
-      await expect(sdk.verifyWebhook(envelope as never, expected(JSON.stringify(envelope), SECRET), SECRET)).rejects.toThrow(
-        /raw request body/,
-      );
+    test.each([
+      ['a missing header', undefined, SECRET, 'missing_signature'],
+      ['a malformed header', 'sha256=abc', SECRET, 'invalid_signature'],
+      ['a wrong signature', expected('other', SECRET), SECRET, 'invalid_signature'],
+      ['an empty secret', expected(JSON.stringify(envelope), ''), '', 'no_secret'],
+    ])('gives %s its reason code', async (_case, header, secret, reason) => {
+      const error = await sdk.verifyWebhook(JSON.stringify(envelope), header, secret).catch((e: unknown) => e);
+      expect(error).toMatchObject({ reason });
+    });
+
+    test('throws WebhookVerificationError naming the fix for an already parsed body (express.json())', async () => {
+      const error = await sdk.verifyWebhook(envelope as never, expected(JSON.stringify(envelope), SECRET), SECRET).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(sdk.WebhookVerificationError);
+      expect(error).toMatchObject({ reason: 'unreadable_body' });
+      expect((error as Error).message).toMatch(/already parsed object \(express\.json\(\).*express\.raw\(\{ type: 'application\/json' \}\)/);
+    });
+
+    test('throws WebhookVerificationError naming the fix for an undefined body (express.raw({ type }) that did not match)', async () => {
+      const error = await sdk.verifyWebhook(undefined as never, expected(JSON.stringify(envelope), SECRET), SECRET).catch((e: unknown) => e);
+      expect(error).toMatchObject({ reason: 'unreadable_body' });
+      expect((error as Error).message).toMatch(/the body is undefined: with express\.raw\(\{ type \}\), the type must match/);
+      expect((error as Error).message).toMatch(/toNodeListener/);
+    });
+
+    describe('the replay window', () => {
+      const MINUTE = 60_000;
+      const HOUR = 60 * MINUTE;
+      const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+      const verifyAt = (timestamp: unknown, options?: { tolerance?: number | false | undefined }) => {
+        const [body, header] = sign({ ...envelope, timestamp });
+        return sdk.verifyWebhook(body, header, SECRET, options);
+      };
+      const reasonOf = (promise: Promise<unknown>) =>
+        promise.then(
+          () => 'accepted',
+          (error: unknown) => (error instanceof sdk.WebhookVerificationError ? error.reason : error),
+        );
+
+      test('accepts a delivery from 11 h 59 min ago and up to 5 minutes ahead (default tolerance 12 h)', async () => {
+        expect(await reasonOf(verifyAt(at(-12 * HOUR + MINUTE)))).toBe('accepted');
+        expect(await reasonOf(verifyAt(at(0)))).toBe('accepted');
+        expect(await reasonOf(verifyAt(at(5 * MINUTE - 2000)))).toBe('accepted');
+      });
+
+      test.each([
+        ['12 h and 1 minute old', () => at(-12 * HOUR - MINUTE), 'stale_timestamp', /older than the tolerance/],
+        ['stamped 2001', () => '2001-09-09T01:46:40.000Z', 'stale_timestamp', /older than the tolerance/],
+        ['6 minutes ahead', () => at(6 * MINUTE), 'future_timestamp', /more than 5 minutes ahead/],
+        ['stamped 2999', () => '2999-01-01T00:00:00.000Z', 'future_timestamp', /more than 5 minutes ahead/],
+        ['stamped "not a date"', () => 'not a date', 'invalid_timestamp', /not a date/],
+      ])('refuses a correctly signed delivery %s with a WebhookVerificationError and its reason', async (_case, stamp, reason, message) => {
+        const error = await verifyAt(stamp()).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(sdk.WebhookVerificationError);
+        expect(error).toMatchObject({ reason, message: expect.stringMatching(message) });
+        expect((error as Error).message).toMatch(/^\[svc-sdk\] webhook not verified: /);
+      });
+
+      test('honours a tolerance in ms', async () => {
+        expect(await reasonOf(verifyAt(at(-59 * MINUTE), { tolerance: HOUR }))).toBe('accepted');
+        expect(await reasonOf(verifyAt(at(-61 * MINUTE), { tolerance: HOUR }))).toBe('stale_timestamp');
+        expect(await reasonOf(verifyAt(at(-13 * HOUR), { tolerance: 24 * HOUR }))).toBe('accepted');
+      });
+
+      test('tolerance: false turns the window off (old, future and unparsable timestamps pass)', async () => {
+        for (const stamp of ['2001-09-09T01:46:40.000Z', '2999-01-01T00:00:00.000Z', 'not a date']) {
+          expect(await reasonOf(verifyAt(stamp, { tolerance: false }))).toBe('accepted');
+        }
+        expect(await reasonOf(verifyAt(at(-13 * HOUR), { tolerance: undefined }))).toBe('stale_timestamp');
+      });
+
+      test.each([[-1], [Number.NaN], ['12h'], [true]])('throws a [svc-sdk] TypeError for tolerance %o', async (tolerance) => {
+        await expect(verifyAt(at(0), { tolerance: tolerance as never })).rejects.toThrow(
+          /^\[svc-sdk\] verifyWebhook: options\.tolerance must be a number of ms >= 0, or false/,
+        );
+      });
+
+      test('checks the signature before the timestamp: a forged old delivery is a signature failure', async () => {
+        const body = JSON.stringify({ ...envelope, timestamp: '2001-09-09T01:46:40.000Z' });
+        const error = await sdk.verifyWebhook(body, expected(body, 'attacker'), SECRET).catch((e: unknown) => e);
+        expect(error).toMatchObject({ reason: 'invalid_signature' });
+      });
     });
 
     test.each([
