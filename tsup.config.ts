@@ -26,4 +26,9 @@ export default defineConfig({
   target: 'es2023',
   platform: 'neutral',
   treeshake: true,
+  // svc-sdk/testing loads its peer msw by a top-level await in ESM and by require in CJS
+  // (src/testing/msw.ts): each build drops the statement labelled for the other format.
+  esbuildOptions(options, { format }) {
+    options.dropLabels = [format === 'cjs' ? 'ESM_BUILD' : 'CJS_BUILD'];
+  },
 });

@@ -15,7 +15,7 @@ export interface DeliveryAttempt {
   error?: string;
   /** True for a 2xx answer. */
   ok: boolean;
-  /** When the attempt finished (ISO 8601). */
+  /** When the attempt finished (ISO 8601), on the emulator's clock (moved ahead by `advance`). */
   at: string;
 }
 
@@ -43,17 +43,27 @@ interface SchedulerOptions {
 /** How long one attempt may wait for the receiver before it counts as a network failure. */
 const ATTEMPT_TIMEOUT_MS = 30_000;
 
+/** An attempt waiting for its time: when it is due on the emulator's clock, and its real timer. */
+interface Pending {
+  due: number;
+  run: () => Promise<void>;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 /**
  * Sends signed deliveries on the spec's schedule: first after `deliveryDelayMs`, then after each
- * of `retryDelaysMs` while attempts fail. Plain `setTimeout`, so fake timers can walk the schedule.
+ * of `retryDelaysMs` while attempts fail. Plain `setTimeout`, so fake timers can walk the schedule;
+ * `advance(ms)` walks it without them, by moving the emulator's own clock ahead of the real one.
  */
 export class DeliveryScheduler {
   readonly attempts: DeliveryAttempt[] = [];
   readonly #options: SchedulerOptions;
-  readonly #timers = new Map<ReturnType<typeof setTimeout>, number>(); // timer → due time
+  readonly #pending = new Set<Pending>();
   readonly #listeners = new Set<() => void>();
   #inFlight = 0;
   #generation = 0;
+  /** How far `advance` has moved the emulator's clock ahead of `Date.now()`. */
+  #skewMs = 0;
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -67,12 +77,47 @@ export class DeliveryScheduler {
     return { webhookId: target.id, deliveryId };
   }
 
+  /** The emulator's clock: `Date.now()` plus every `advance` so far. */
+  now(): number {
+    return Date.now() + this.#skewMs;
+  }
+
   /** True while an attempt is being sent or one is scheduled within `horizonMs` from now. */
   isBusy(horizonMs: number): boolean {
     if (this.#inFlight > 0) return true;
-    const limit = Date.now() + horizonMs;
-    for (const due of this.#timers.values()) if (due <= limit) return true;
+    const limit = this.now() + horizonMs;
+    for (const { due } of this.#pending) if (due <= limit) return true;
     return false;
+  }
+
+  /**
+   * Moves the emulator's clock `ms` ahead and makes, in order and one at a time, every attempt due by
+   * then, retries scheduled on the way included; resolves with those attempts once they are made.
+   */
+  async advance(ms: number): Promise<DeliveryAttempt[]> {
+    await this.#idle(); // an attempt out now schedules its retry when it ends: count that retry in
+    const generation = this.#generation;
+    const first = this.attempts.length;
+    const made = () => (generation === this.#generation ? this.attempts.slice(first) : []);
+    try {
+      const target = this.now() + ms;
+      for (;;) {
+        if (generation !== this.#generation) return made(); // reset() meanwhile
+        let next: Pending | undefined;
+        for (const entry of this.#pending) if (entry.due <= target && (next === undefined || entry.due < next.due)) next = entry;
+        if (next === undefined) break;
+        if (next.due > this.now()) this.#skewMs += next.due - this.now();
+        clearTimeout(next.timer);
+        this.#pending.delete(next);
+        await next.run();
+      }
+      if (target > this.now()) this.#skewMs += target - this.now();
+      // What is left was armed for the old clock: re-arm it for the new one.
+      for (const entry of this.#pending) this.#arm(entry);
+      return made();
+    } finally {
+      this.#notify();
+    }
   }
 
   /** Calls `listener` after every change (attempt started, finished, scheduled); returns the unsubscribe. */
@@ -83,23 +128,45 @@ export class DeliveryScheduler {
 
   /** Cancels every scheduled attempt and forgets the recorded ones; attempts in flight are dropped. */
   reset(): void {
-    for (const timer of this.#timers.keys()) clearTimeout(timer);
-    this.#timers.clear();
+    for (const { timer } of this.#pending) clearTimeout(timer);
+    this.#pending.clear();
     this.attempts.length = 0;
     this.#inFlight = 0;
     this.#generation += 1;
+    this.#skewMs = 0;
     this.#notify();
   }
 
   #schedule(delayMs: number, run: () => Promise<void>): void {
+    const entry: Pending = { due: this.now() + delayMs, run };
+    this.#pending.add(entry);
+    this.#arm(entry);
+    this.#notify();
+  }
+
+  /** (Re)sets the real timer of `entry` for its due time on the emulator's clock. */
+  #arm(entry: Pending): void {
+    clearTimeout(entry.timer);
     const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      void run();
-    }, delayMs);
+      this.#pending.delete(entry);
+      void entry.run();
+    }, Math.max(0, entry.due - this.now()));
     // A pending retry (up to 8 h away) must not keep a test run or a script alive.
     (timer as { unref?: () => void }).unref?.();
-    this.#timers.set(timer, Date.now() + delayMs);
-    this.#notify();
+    entry.timer = timer;
+  }
+
+  /** Resolves once no attempt is out. */
+  #idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.#inFlight > 0) return;
+        unsubscribe();
+        resolve();
+      };
+      const unsubscribe = this.subscribe(check);
+      check();
+    });
   }
 
   async #attempt(target: DeliveryTarget, kind: EventKind, deliveryId: string, body: string, attempt: number): Promise<void> {
@@ -127,7 +194,7 @@ export class DeliveryScheduler {
     if (generation !== this.#generation) return; // reset() while this attempt was out: forget it
     this.#inFlight -= 1;
     const ok = status !== undefined && status >= 200 && status < 300;
-    const record: DeliveryAttempt = { webhookId: target.id, deliveryId, event: kind, attempt, ok, at: new Date().toISOString() };
+    const record: DeliveryAttempt = { webhookId: target.id, deliveryId, event: kind, attempt, ok, at: new Date(this.now()).toISOString() };
     if (status !== undefined) record.status = status;
     if (error !== undefined) record.error = error;
     this.attempts.push(record);

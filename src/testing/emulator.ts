@@ -1,10 +1,12 @@
 import type { HttpHandler } from 'msw/http';
-import { getResponse } from 'msw/utils/get-response'; // not the root: see handlers.ts
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { DeliveryScheduler, type DeliveryAttempt, type ScheduledDelivery } from './deliveries.js';
 import { sampleEventData } from './events.js';
-import { createHandlers, dispatch, type HandlerContext } from './handlers.js';
+import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
+import { msw } from './msw.js';
+import { MAX_PAGE_SIZE } from './pages.js';
+import { fail } from './requests.js';
 import { Store } from './store.js';
 
 /** Settings of `createEmulator`. */
@@ -17,6 +19,16 @@ export interface EmulatorOptions {
   retryDelaysMs?: readonly number[] | undefined;
   /** Called after every delivery attempt (the CLI logs them). */
   onDelivery?: ((attempt: DeliveryAttempt) => void) | undefined;
+  /**
+   * Paginates every list (transactions, webhooks) with pages of this many items, even when the
+   * request asks for no page, so a client's page-following runs end to end. Default: a list is one
+   * page unless the request sends `page_size` (1 to 1000) or `page`.
+   */
+  pageSize?: number | undefined;
+  /** The largest JSON body read, in bytes; a larger one is answered 413. Default 1 MiB. */
+  maxJsonBytes?: number | undefined;
+  /** The largest upload (the whole multipart body) read, in bytes; a larger one is answered 413. Default 100 MiB. */
+  maxUploadBytes?: number | undefined;
 }
 
 /** Options of `waitForDelivery`. */
@@ -45,6 +57,12 @@ export interface Emulator {
   waitForDelivery(predicate?: (attempt: DeliveryAttempt) => boolean, options?: WaitOptions): Promise<DeliveryAttempt>;
   /** Resolves once no attempt is being sent or due within `horizonMs` (default: the first-attempt delay). */
   settled(horizonMs?: number): Promise<void>;
+  /**
+   * Moves the emulator's clock `ms` ahead and makes every delivery attempt due by then, retries
+   * included, in order; resolves with the attempts made. Walks the whole retry schedule in
+   * milliseconds, with no fake timers: `await emulator.advance(11 * 3_600_000)`.
+   */
+  advance(ms: number): Promise<DeliveryAttempt[]>;
   /** Forgets every record and cancels every pending delivery. */
   reset(): void;
   /** `reset()`, and closes the HTTP servers `listen` opened. */
@@ -52,6 +70,8 @@ export interface Emulator {
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000] as const;
+const DEFAULT_MAX_JSON_BYTES = 1024 * 1024;
+const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
 /**
  * Creates a stateful, in-memory emulator of the service.
@@ -70,10 +90,18 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const deliveryDelayMs = options.deliveryDelayMs ?? 2000;
   const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   checkOptions(options.apiKey, deliveryDelayMs, retryDelaysMs);
+  const limits = {
+    json: checkSize(options.maxJsonBytes, 'maxJsonBytes') ?? DEFAULT_MAX_JSON_BYTES,
+    upload: checkSize(options.maxUploadBytes, 'maxUploadBytes') ?? DEFAULT_MAX_UPLOAD_BYTES,
+  };
+  const { pageSize } = options;
+  if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) {
+    throw new TypeError(`[svc-sdk] createEmulator: pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  }
 
   const store = new Store();
   const scheduler = new DeliveryScheduler({ deliveryDelayMs, retryDelaysMs, onAttempt: options.onDelivery });
-  const context: HandlerContext = { store, scheduler, apiKey: options.apiKey };
+  const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
   const handlers = createHandlers(context);
   const servers = new Set<ListeningEmulator>();
 
@@ -82,8 +110,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     deliveries: scheduler.attempts,
     async fetch(input, init) {
       const request = input instanceof Request && init === undefined ? input : new Request(input, init);
-      const response = await getResponse(handlers, request);
-      return response ?? Response.json({ error: `no route for ${request.method} ${new URL(request.url).pathname}` }, { status: 404 });
+      try {
+        const response = await msw.getResponse(handlers, request);
+        return response ?? fail(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+      } catch (error) {
+        // Only a bug gets here (the routes answer their own errors): still JSON, never a hang.
+        return internalError(error);
+      }
     },
     async listen(port = 0) {
       const server = await listen(emulator.fetch, port);
@@ -134,6 +167,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         check();
       });
     },
+    advance(ms) {
+      if (!Number.isFinite(ms) || ms < 0) {
+        return Promise.reject(new TypeError('[svc-sdk] emulator.advance(ms): ms must be 0 or more milliseconds'));
+      }
+      return scheduler.advance(ms);
+    },
     reset() {
       scheduler.reset();
       store.clear();
@@ -147,8 +186,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 }
 
 function checkOptions(apiKey: string | undefined, deliveryDelayMs: number, retryDelaysMs: readonly number[]): void {
-  if (apiKey !== undefined && !apiKey.startsWith('vdr_')) {
-    throw new TypeError('[svc-sdk] createEmulator: apiKey must start with "vdr_", like the keys the service issues');
+  if (apiKey !== undefined && !/^vdr_\S+$/.test(apiKey)) {
+    throw new TypeError('[svc-sdk] createEmulator: apiKey must start with "vdr_", like the keys the service issues, and go on after it');
   }
   if (!Number.isFinite(deliveryDelayMs) || deliveryDelayMs < 0) {
     throw new TypeError('[svc-sdk] createEmulator: deliveryDelayMs must be 0 or more milliseconds');
@@ -156,4 +195,11 @@ function checkOptions(apiKey: string | undefined, deliveryDelayMs: number, retry
   if (!Array.isArray(retryDelaysMs) || !retryDelaysMs.every((delay) => Number.isFinite(delay) && delay >= 0)) {
     throw new TypeError('[svc-sdk] createEmulator: retryDelaysMs must be an array of delays in milliseconds, 0 or more');
   }
+}
+
+function checkSize(value: number | undefined, name: string): number | undefined {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
+    throw new TypeError(`[svc-sdk] createEmulator: ${name} must be a whole number of bytes, 1 or more`);
+  }
+  return value;
 }

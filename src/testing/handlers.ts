@@ -1,8 +1,9 @@
-// Subpaths, not the 'msw' root: the root also loads msw's WebSocket support, whose BroadcastChannel
-// keeps a Deno process alive after the work is done.
-import { http, HttpResponse, type HttpHandler } from 'msw/http';
+import type { HttpHandler } from 'msw/http';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import type { DeliveryScheduler, ScheduledDelivery } from './deliveries.js';
+import { msw } from './msw.js';
+import { paginate } from './pages.js';
+import { fail, HttpProblem, ok, pathId, readForm, readJson, type BodyLimits } from './requests.js';
 import { searchDocuments } from './search-index.js';
 import { newSecret, webhookView, type Store, type StoredWebhook } from './store.js';
 import { isHttpUrl } from '../shared/parse-url.js';
@@ -13,25 +14,14 @@ export interface HandlerContext {
   scheduler: DeliveryScheduler;
   /** The one accepted key; undefined accepts any `vdr_…` key. */
   apiKey: string | undefined;
+  /** The largest bodies read. */
+  limits: BodyLimits;
+  /** Paginate every list with pages of this size; undefined: only when the request asks for a page. */
+  pageSize: number | undefined;
 }
 
 type Params = Record<string, string | readonly string[] | undefined>;
 type Route = (call: { request: Request; params: Params; apiKey: string }) => Response | Promise<Response>;
-
-/** A 4xx/5xx answer thrown from inside a route. */
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
-
-const ok = (data: unknown, status = 200) => HttpResponse.json({ success: true, data }, { status });
-const fail = (status: number, error: string, field?: string) =>
-  HttpResponse.json(field === undefined ? { error } : { error, field }, { status });
 
 /** Dispatches `event` to every endpoint in `webhooks` subscribed to it. */
 export function dispatch(
@@ -54,20 +44,19 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
   const { store } = context;
 
   const route = (method: 'get' | 'post' | 'patch' | 'delete' | 'all', path: string, run: Route) =>
-    http[method](`*/api/v1${path}`, async ({ request, params }) => {
+    msw.http[method](`*/api/v1${path}`, async ({ request, params }) => {
       const apiKey = authenticate(request, context.apiKey);
       if (typeof apiKey !== 'string') return apiKey;
       try {
         return await run({ request, params: params as Params, apiKey });
       } catch (error) {
         if (error instanceof HttpProblem) return fail(error.status, error.message, error.field);
-        throw error;
+        return internalError(error);
       }
     });
 
   const ownWebhook = (params: Params, apiKey: string): StoredWebhook => {
-    const id = Number(params['id']);
-    const webhook = store.webhooks.get(id);
+    const webhook = store.webhooks.get(pathId(params['id'], 'webhook'));
     // Another key's endpoint is as unknown as a missing one: registrations are scoped per client.
     if (!webhook || webhook.apiKey !== apiKey) throw new HttpProblem(404, `webhook ${String(params['id'])} not found`);
     return webhook;
@@ -75,7 +64,7 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
 
   return [
     route('post', '/svc/crm/deals', async ({ request }) => {
-      const body = await readJson(request);
+      const body = await readJson(request, context.limits);
       const fields = {
         name: requireString(body, 'name', 'the deal name'),
         stage: requireString(body, 'stage', "a stage such as 'sourcing'"),
@@ -88,7 +77,7 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     }),
 
     route('post', '/rooms', async ({ request }) => {
-      const body = await readJson(request);
+      const body = await readJson(request, context.limits);
       const fields = {
         name: requireString(body, 'name', 'the room name'),
         room_type: requireString(body, 'room_type', "a room type such as 'company_investment'"),
@@ -99,7 +88,7 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     }),
 
     route('post', '/svc/transactions', async ({ request }) => {
-      const body = await readJson(request);
+      const body = await readJson(request, context.limits);
       const name = requireString(body, 'name', 'the transaction name');
       const dealId = requireId(body, 'deal_id');
       if (!store.deals.has(dealId)) throw new HttpProblem(404, `deal ${dealId} not found: create the deal first`, 'deal_id');
@@ -109,9 +98,9 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     }),
 
     route('patch', '/svc/transactions/:id', async ({ request, params }) => {
-      const transaction = store.transactions.get(Number(params['id']));
+      const transaction = store.transactions.get(pathId(params['id'], 'transaction'));
       if (!transaction) throw new HttpProblem(404, `transaction ${String(params['id'])} not found`);
-      const body = await readJson(request);
+      const body = await readJson(request, context.limits);
       const roomId = requireId(body, 'linked_room_id');
       if (!store.rooms.has(roomId)) throw new HttpProblem(404, `room ${roomId} not found: create the room first`, 'linked_room_id');
       Object.assign(transaction, body, { linked_room_id: roomId, id: transaction.id, deal_id: transaction.deal_id });
@@ -121,22 +110,18 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     route('get', '/svc/transactions', ({ request }) => {
       const raw = new URL(request.url).searchParams.get('deal_id');
       const dealId = raw === null ? undefined : Number(raw);
-      if (dealId !== undefined && !(Number.isInteger(dealId) && dealId > 0)) {
+      if (raw !== null && !(/^[0-9]+$/.test(raw) && dealId! > 0)) {
         throw new HttpProblem(422, 'deal_id must be an integer id', 'deal_id');
       }
       const list = [...store.transactions.values()].filter((tx) => dealId === undefined || tx.deal_id === dealId);
-      return ok(list);
+      // Enveloped, with absolute links; the webhook list answers the other shape a client must follow.
+      return ok(paginate(request, list, context.pageSize, 'absolute'));
     }),
 
     route('post', '/rooms/:id/documents', async ({ request, params, apiKey }) => {
-      const roomId = Number(params['id']);
-      if (!store.rooms.has(roomId)) throw new HttpProblem(404, `room ${String(params['id'])} not found`);
-      let form: FormData;
-      try {
-        form = await request.formData();
-      } catch {
-        throw new HttpProblem(422, 'file is required: send multipart/form-data with one file part named "file"', 'file');
-      }
+      const roomId = pathId(params['id'], 'room');
+      if (!store.rooms.has(roomId)) throw new HttpProblem(404, `room ${roomId} not found`);
+      const form = await readForm(request, context.limits);
       const file = form.get('file');
       if (file === null || typeof file === 'string') {
         throw new HttpProblem(422, 'file is required: send multipart/form-data with one file part named "file"', 'file');
@@ -158,16 +143,16 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     }),
 
     route('post', '/rooms/:id/search', async ({ request, params }) => {
-      const roomId = Number(params['id']);
-      if (!store.rooms.has(roomId)) throw new HttpProblem(404, `room ${String(params['id'])} not found`);
-      const body = await readJson(request);
+      const roomId = pathId(params['id'], 'room');
+      if (!store.rooms.has(roomId)) throw new HttpProblem(404, `room ${roomId} not found`);
+      const body = await readJson(request, context.limits);
       const query = requireString(body, 'query', 'the question to ask');
       const documents = [...store.documents.values()].filter((document) => document.roomId === roomId);
-      return ok({ query, ...searchDocuments(documents, query) });
+      return ok({ query, ...(await searchDocuments(documents, query)) });
     }),
 
     route('post', '/webhooks/', async ({ request, apiKey }) => {
-      const body = await readJson(request);
+      const body = await readJson(request, context.limits);
       const fields = {
         url: requireUrl(body),
         name: requireString(body, 'name', 'a label for the endpoint'),
@@ -176,18 +161,22 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
       const webhook: StoredWebhook = { ...fields, id: store.nextId('webhook'), apiKey, secret: newSecret(), failure_count: 0 };
       store.webhooks.set(webhook.id, webhook);
       // Not enveloped, as the spec shows; the only answer that carries the secret besides rotation.
-      return HttpResponse.json({ id: webhook.id, secret: webhook.secret, event_types: webhook.event_types, url: webhook.url, name: webhook.name }, { status: 201 });
+      return Response.json({ id: webhook.id, secret: webhook.secret, event_types: webhook.event_types, url: webhook.url, name: webhook.name }, { status: 201 });
     }),
 
-    route('get', '/webhooks/', ({ apiKey }) =>
-      ok([...store.webhooks.values()].filter((webhook) => webhook.apiKey === apiKey).map(webhookView)),
-    ),
+    route('get', '/webhooks/', ({ request, apiKey }) => {
+      const list = [...store.webhooks.values()].filter((webhook) => webhook.apiKey === apiKey).map(webhookView);
+      const answer = paginate(request, list, context.pageSize, 'relative');
+      // A page comes bare, with links relative to the origin (as Django REST Framework-style APIs
+      // may answer); the whole list keeps its envelope, as before.
+      return Array.isArray(answer) ? ok(answer) : Response.json(answer);
+    }),
 
     route('get', '/webhooks/:id/', ({ params, apiKey }) => ok(webhookView(ownWebhook(params, apiKey)))),
 
     route('patch', '/webhooks/:id/', async ({ request, params, apiKey }) => {
       const webhook = ownWebhook(params, apiKey);
-      const body = await readJson(request);
+      const body = await readJson(request, context.limits);
       if ('url' in body) webhook.url = requireUrl(body);
       if ('name' in body) webhook.name = requireString(body, 'name', 'a label for the endpoint');
       if ('event_types' in body) webhook.event_types = requireEventTypes(body);
@@ -198,7 +187,7 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
       const webhook = ownWebhook(params, apiKey);
       webhook.deleted = true;
       store.webhooks.delete(webhook.id);
-      return new HttpResponse(null, { status: 204 });
+      return new Response(null, { status: 204 });
     }),
 
     route('post', '/webhooks/:id/rotate-secret/', ({ params, apiKey }) => {
@@ -226,21 +215,16 @@ function authenticate(request: Request, expected: string | undefined): string | 
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) return fail(401, 'missing API key: send Authorization: Bearer vdr_…');
   const key = match[1]!;
-  if (expected === undefined ? !key.startsWith('vdr_') : key !== expected) return fail(401, 'invalid API key');
+  // `vdr_` alone is the prefix, not a key.
+  if (expected === undefined ? !/^vdr_./.test(key) : key !== expected) return fail(401, 'invalid API key');
   return key;
 }
 
-async function readJson(request: Request): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = await request.json();
-  } catch {
-    throw new HttpProblem(422, 'body is required: send a JSON object with Content-Type: application/json', 'body');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpProblem(422, 'body must be a JSON object', 'body');
-  }
-  return body as Record<string, unknown>;
+/** A bug or an unexpected state in the emulator: a JSON 500 naming it, never msw's or the server's own page. */
+export function internalError(error: unknown): Response {
+  const message = error instanceof Error ? error.message : String(error);
+  // A missing peer's message is the whole story (it names the install command); anything else is a bug.
+  return fail(500, message.startsWith('[svc-sdk]') ? message : `the emulator failed to answer: ${message}`);
 }
 
 function requireString(body: Record<string, unknown>, field: string, what: string): string {

@@ -1,3 +1,5 @@
+import { importPeer } from './peers.js';
+
 /** A running HTTP server of the emulator. */
 export interface ListeningEmulator {
   /** The base URL to give a `Client`, like `http://127.0.0.1:4010`. */
@@ -10,12 +12,7 @@ export interface ListeningEmulator {
 
 /** Serves a fetch handler on 127.0.0.1 with @hono/node-server, loaded only when called (an optional peer). */
 export async function listen(fetch: (request: Request) => Promise<Response>, port: number): Promise<ListeningEmulator> {
-  let serve: typeof import('@hono/node-server').serve;
-  try {
-    ({ serve } = await import('@hono/node-server'));
-  } catch (cause) {
-    throw new Error('[svc-sdk] emulator.listen() needs @hono/node-server: npm install -D @hono/node-server', { cause });
-  }
+  const { serve } = await importPeer('@hono/node-server', () => import('@hono/node-server'), 'emulator.listen()');
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port, hostname: '127.0.0.1' }, (info) => {
       resolve({

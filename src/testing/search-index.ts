@@ -1,4 +1,5 @@
-import MiniSearch from 'minisearch';
+import type MiniSearchClass from 'minisearch';
+import { importPeer } from './peers.js';
 
 /** A stored document the search can read. */
 export interface SearchableDocument {
@@ -32,8 +33,22 @@ interface Passage {
 const MAX_CITATIONS = 3;
 const PASSAGE_CHARS = 120;
 
+let miniSearch: Promise<typeof MiniSearchClass> | undefined;
+
+/** minisearch, imported on the first search only: the rest of the emulator works without it. */
+function loadMiniSearch(): Promise<typeof MiniSearchClass> {
+  miniSearch ??= importPeer('minisearch', async () => (await import('minisearch')).default, 'the emulator\'s search').catch(
+    (error: unknown) => {
+      miniSearch = undefined; // installed later (a long-running CLI emulator): the next search tries again
+      throw error;
+    },
+  );
+  return miniSearch;
+}
+
 /** Ranks the passages of a room's text documents against a question (BM25 by minisearch). */
-export function searchDocuments(documents: readonly SearchableDocument[], query: string): SearchAnswer {
+export async function searchDocuments(documents: readonly SearchableDocument[], query: string): Promise<SearchAnswer> {
+  const MiniSearch = await loadMiniSearch();
   const index = new MiniSearch<Passage>({ fields: ['text'], storeFields: ['document_id', 'filename', 'text'] });
   index.addAll(documents.flatMap(toPassages));
   const hits = index.search(query, { prefix: true, fuzzy: 0.2, combineWith: 'OR' }).slice(0, MAX_CITATIONS);

@@ -86,7 +86,7 @@ describe('createEmulator(): deals, rooms, transactions', () => {
   });
 
   it('answers 422 for a body that is not JSON', async () => {
-    const { status, body } = await call(createEmulator(), 'POST', '/rooms', { body: 'name=x' });
+    const { status, body } = await call(createEmulator(), 'POST', '/rooms', { body: 'name=x', contentType: 'application/json' });
     expect(status).toBe(422);
     expect(body.field).toBe('body');
   });

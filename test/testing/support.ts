@@ -13,13 +13,14 @@ export async function call(
   emulator: Emulator,
   method: string,
   path: string,
-  { key = KEY, json, body }: { key?: string | null; json?: unknown; body?: BodyInit } = {},
+  { key = KEY, json, body, contentType }: { key?: string | null; json?: unknown; body?: BodyInit; contentType?: string } = {},
   // The body is read freely in tests and every use is checked by an expect(): `any` keeps them short.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any }> {
   const headers = new Headers();
   if (key !== null) headers.set('authorization', `Bearer ${key}`);
   if (json !== undefined) headers.set('content-type', 'application/json');
+  if (contentType !== undefined) headers.set('content-type', contentType);
   const response = await emulator.fetch(
     new Request(`${ORIGIN}/api/v1${path}`, { method, headers, body: json !== undefined ? JSON.stringify(json) : body }),
   );

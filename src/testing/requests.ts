@@ -1,0 +1,134 @@
+// Reading requests as strictly as the service: content types, size limits, ids in paths. Every
+// problem is a JSON error answer (an HttpProblem thrown here, answered by the route wrapper).
+
+/** A 4xx/5xx answer thrown from inside a route. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The service's success envelope. */
+export const ok = (data: unknown, status = 200): Response => Response.json({ success: true, data }, { status });
+
+/** A JSON error answer `{ error, field? }`. */
+export const fail = (status: number, error: string, field?: string): Response =>
+  Response.json(field === undefined ? { error } : { error, field }, { status });
+
+/** The largest bodies the emulator reads, in bytes. */
+export interface BodyLimits {
+  /** JSON bodies. */
+  json: number;
+  /** Multipart uploads. */
+  upload: number;
+}
+
+/** The body's bytes, or a 413 as soon as it is known to pass `limit` (from Content-Length, or while reading). */
+export async function readBytes(request: Request, limit: number, option: string): Promise<Uint8Array<ArrayBuffer>> {
+  const tooLarge = () =>
+    new HttpProblem(413, `body too large: the emulator takes at most ${limit} bytes here (createEmulator({ ${option} }) raises it)`);
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > limit) {
+    discard(request.body);
+    throw tooLarge();
+  }
+  if (request.body === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      // Stop reading at once: a chunked body gets no chance to fill the memory.
+      discard(reader);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Stops reading a body the emulator will not use. Not awaited: msw hands each handler a clone (a
+ * tee), whose cancel settles only once every branch is cancelled.
+ */
+function discard(body: { cancel(): Promise<void> } | null): void {
+  body?.cancel().catch(() => undefined);
+}
+
+/** `application/json` or any `+json` type, with or without parameters. */
+function isJsonType(contentType: string): boolean {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
+}
+
+/** True for a request that carries no body at all. */
+function hasNoBody(request: Request): boolean {
+  return request.body === null || request.headers.get('content-length') === '0';
+}
+
+/** The JSON object of the body: 415 without a JSON content type, 413 above the limit, 422 when not an object. */
+export async function readJson(request: Request, limits: BodyLimits): Promise<Record<string, unknown>> {
+  const contentType = request.headers.get('content-type');
+  if (contentType === null && hasNoBody(request)) {
+    throw new HttpProblem(422, 'body is required: send a JSON object with Content-Type: application/json', 'body');
+  }
+  if (contentType === null || !isJsonType(contentType)) {
+    throw new HttpProblem(
+      415,
+      `unsupported Content-Type ${contentType === null ? '(none)' : `"${contentType}"`}: send the body as JSON with Content-Type: application/json`,
+    );
+  }
+  const bytes = await readBytes(request, limits.json, 'maxJsonBytes');
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new HttpProblem(422, 'body is required: send a JSON object with Content-Type: application/json', 'body');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpProblem(422, 'body must be a JSON object', 'body');
+  }
+  return body as Record<string, unknown>;
+}
+
+const FILE_REQUIRED = 'file is required: send multipart/form-data with one file part named "file"';
+
+/** The multipart form of an upload: 415 without a multipart content type, 413 above the limit, 422 when unreadable. */
+export async function readForm(request: Request, limits: BodyLimits): Promise<FormData> {
+  const contentType = request.headers.get('content-type');
+  if (contentType === null || !/^multipart\/form-data\s*;/i.test(contentType)) {
+    discard(request.body);
+    if (contentType === null && hasNoBody(request)) throw new HttpProblem(422, FILE_REQUIRED, 'file');
+    throw new HttpProblem(
+      415,
+      `unsupported Content-Type ${contentType === null ? '(none)' : `"${contentType}"`}: ${FILE_REQUIRED}`,
+    );
+  }
+  const bytes = await readBytes(request, limits.upload, 'maxUploadBytes');
+  try {
+    return await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw new HttpProblem(422, FILE_REQUIRED, 'file');
+  }
+}
+
+/** The numeric id of a path segment: only digits name a record, anything else is a 404 like any unknown id. */
+export function pathId(raw: string | readonly string[] | undefined, what: string): number {
+  if (typeof raw !== 'string' || !/^[0-9]+$/.test(raw)) {
+    throw new HttpProblem(404, `${what} ${JSON.stringify(raw ?? '')} not found: ids are whole numbers, such as 42`);
+  }
+  return Number(raw);
+}
