@@ -1,39 +1,14 @@
 // createRedisDedupeStore against a real redis-server, through both client libraries it supports.
 // The server is a child process on a free loopback port, without persistence, killed afterwards.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createRedisDedupeStore, type DedupeStore, type RedisClientLike } from '../../src/webhooks/index.js';
 import { ENTRIES } from './entries.js';
+import { freePort, hasRedis, reportMissingRedis, startRedis } from './redis-server.js';
 
-const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
-if (!hasRedis && process.env.CI) {
-  throw new Error('redis-server is missing: .ci/run installs it (apt-get install redis-server)');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) resolve(child);
-    });
-    child.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-  });
-}
+reportMissingRedis();
 
 interface Flavour {
   client: RedisClientLike;
@@ -139,4 +114,65 @@ describe.skipIf(!hasRedis)('createRedisDedupeStore(client, options) on a real re
 
 test('createRedisDedupeStore throws a [svc-sdk] TypeError for something that is not a client', () => {
   expect(() => createRedisDedupeStore({} as never)).toThrow(/^\[svc-sdk\] createRedisDedupeStore: pass a connected/);
+});
+
+/** A client whose SET and GET answer from scripts, recording every call: the store's logic without a server. */
+function scriptedClient(sets: unknown[], gets: unknown[]) {
+  const calls: unknown[][] = [];
+  const client: RedisClientLike = {
+    set: async (...args: unknown[]) => (calls.push(['set', ...args]), sets.length ? sets.shift() : 'OK'),
+    get: async (key: string) => (calls.push(['get', key]), gets.length ? gets.shift() : null),
+    del: async (key: string) => (calls.push(['del', key]), 1),
+  };
+  return { client, calls };
+}
+
+describe('createRedisDedupeStore(client, options): its checks and the claim loop', () => {
+  test.each([[{ ttlMs: 0 }], [{ ttlMs: -5 }], [{ processingTtlMs: 0 }], [{ processingTtlMs: Number.NaN }], [{ ttlMs: Number.NaN }]])(
+    'throws a [svc-sdk] TypeError for %o',
+    (options) => {
+      expect(() => createRedisDedupeStore(scriptedClient([], []).client, options)).toThrow(
+        /^\[svc-sdk\] createRedisDedupeStore: ttlMs and processingTtlMs must be positive numbers/,
+      );
+    },
+  );
+
+  test('rounds fractional TTLs up to whole ms (Redis PX takes integers) and reports ttlMs', async () => {
+    const { client, calls } = scriptedClient([], []);
+    const store = createRedisDedupeStore(client, { ttlMs: 1000.2, processingTtlMs: 0.5 });
+    expect(store.ttlMs).toBe(1001);
+    await store.claim('a');
+    await store.complete('a');
+    expect(calls).toEqual([
+      ['set', 'svc-sdk:webhook:a', 'processing', 'PX', 1, 'NX'],
+      ['set', 'svc-sdk:webhook:a', 'done', 'PX', 1001],
+    ]);
+  });
+
+  test('the default TTLs: 5 minutes for a claim, 12 h 5 min for a processed id (over the 12 h replay window)', async () => {
+    const { client, calls } = scriptedClient([], []);
+    const store = createRedisDedupeStore(client);
+    expect(store.ttlMs).toBe(43_500_000);
+    await store.claim('a');
+    await store.complete('a');
+    expect(calls.map((call) => call[4])).toEqual([300_000, 43_500_000]);
+  });
+
+  test('a claim that expires between SET NX and GET is tried again, and then claimed', async () => {
+    // SET NX fails (the key exists), then GET finds nothing (it expired in between): try again.
+    const { client, calls } = scriptedClient([null, 'OK'], [null]);
+    expect(await createRedisDedupeStore(client).claim('x')).toBe('claimed');
+    expect(calls.map(([verb]) => verb)).toEqual(['set', 'get', 'set']);
+  });
+
+  test('the claim loop gives up after three rounds as "processing" (never spins, never claims twice)', async () => {
+    const { client, calls } = scriptedClient([null, null, null, 'OK'], [null, null, null]);
+    expect(await createRedisDedupeStore(client).claim('x')).toBe('processing');
+    expect(calls.map(([verb]) => verb)).toEqual(['set', 'get', 'set', 'get', 'set', 'get']);
+  });
+
+  test.each(['done', 'processing'] as const)('a key found %s by GET after a failed SET NX is reported as it is', async (state) => {
+    const { client } = scriptedClient([null], [state]);
+    expect(await createRedisDedupeStore(client).claim('x')).toBe(state);
+  });
 });
