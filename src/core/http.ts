@@ -263,7 +263,14 @@ export class HttpCore {
         return { response: error.response, text: '', url, request };
       }
       const failure = toSvcError(error, call, method, url, timeout, options.signal);
-      if (call.attempts > 1) this.#log.warn?.(`[svc-sdk] ${method} ${url} gave up after ${call.attempts} attempts: ${failure.message}`, { method, url, attempts: call.attempts });
+      if (call.attempts > 1 && this.#log.warn) {
+        const failedUrl = (failure as { url?: string }).url ?? url;
+        this.#log.warn(`[svc-sdk] ${method} ${failedUrl} gave up after ${call.attempts} attempts: ${failure.message}`, {
+          method,
+          url: failedUrl,
+          attempts: call.attempts,
+        });
+      }
       throw failure;
     }
   }

@@ -12,7 +12,7 @@ const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 2 })
 const TRANSACTIONS = `${BASE_URL}/api/v1/svc/transactions`;
 
 /** `total` transactions served `size` a page, Django-style, each page's `next` absolute. */
-function paginated(total: number, size: number, item = (id: number) => ({ id, deal_id: 7, linked_room_id: 100 + (id % 3) })) {
+function paginated(total: number, size: number, item: (id: number) => unknown = (id) => ({ id, deal_id: 7, linked_room_id: 100 + (id % 3) })) {
   return ({ request }: { request: Request }) => {
     const url = new URL(request.url);
     const number = Number(url.searchParams.get('page') ?? '1');
@@ -153,5 +153,5 @@ describe('lists are read whole', () => {
 });
 
 function paginatedWith(item: (id: number) => unknown) {
-  return http.get(TRANSACTIONS, paginated(4, 2, item as (id: number) => { id: number }));
+  return http.get(TRANSACTIONS, paginated(4, 2, item));
 }

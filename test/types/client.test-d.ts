@@ -1,5 +1,20 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Client, Deal, DealPreview, DealStage, Room, Transaction, WebhookCreated } from '../../src/index.node.js';
+import type {
+  APIPromise,
+  Client,
+  Deal,
+  DealPreview,
+  DealStage,
+  ListOptions,
+  Logger,
+  LogLevel,
+  PagePromise,
+  Room,
+  Transaction,
+  WebhookCreated,
+  WebhookEndpoint,
+  WithResponse,
+} from '../../src/index.node.js';
 
 declare const client: Client;
 const params = { name: 'Acme', stage: 'sourcing', asset_class: 'equity' } as const;
@@ -43,5 +58,30 @@ describe('types', () => {
 
   it('deals.linkedRoomIds returns room ids', () => {
     expectTypeOf(client.deals.linkedRoomIds(1)).resolves.toEqualTypeOf<number[]>();
+  });
+
+  it('every method returns an APIPromise: awaited it is the data, withResponse() and asResponse() are typed', () => {
+    expectTypeOf(client.rooms.create({ name: 'r', room_type: 'x' })).toEqualTypeOf<APIPromise<Room>>();
+    expectTypeOf(client.rooms.create({ name: 'r', room_type: 'x' }).withResponse()).resolves.toEqualTypeOf<WithResponse<Room>>();
+    expectTypeOf<WithResponse<Room>>().toEqualTypeOf<{ data: Room; response: Response; requestId: string | undefined }>();
+    expectTypeOf(client.webhooks.delete(1).asResponse()).resolves.toEqualTypeOf<Response>();
+    expectTypeOf(client.deals.create(params, { ephemeral: true }).withResponse()).resolves.toEqualTypeOf<WithResponse<DealPreview>>();
+    expectTypeOf(client.request<{ ok: boolean }>({ method: 'GET', path: '/status' })).resolves.toEqualTypeOf<{ ok: boolean }>();
+  });
+
+  it('a list is a PagePromise: awaited, every item; iterated, one item at a time', async () => {
+    const list = client.transactions.list({ deal_id: 1 }, { maxPages: 10 });
+    expectTypeOf(list).toEqualTypeOf<PagePromise<Transaction>>();
+    expectTypeOf(list).resolves.toEqualTypeOf<Transaction[]>();
+    for await (const tx of list) expectTypeOf(tx).toEqualTypeOf<Transaction>();
+    expectTypeOf(client.webhooks.list()).resolves.toEqualTypeOf<WebhookEndpoint[]>();
+    expectTypeOf<ListOptions['maxPages']>().toEqualTypeOf<number | undefined>();
+  });
+
+  it('logLevel and logger are typed options of the client', () => {
+    expectTypeOf<LogLevel>().toEqualTypeOf<'debug' | 'info' | 'warn' | 'error' | 'off'>();
+    expectTypeOf(console).toExtend<Logger>();
+    // @ts-expect-error 'verbose' is not a level
+    void new (class extends (Object as unknown as typeof Client) {})({ logLevel: 'verbose' });
   });
 });

@@ -1,0 +1,115 @@
+import { http, HttpResponse } from 'msw';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Client, InternalServerError, ValidationError, type Logger, type LogLevel } from '../../src/index.node.js';
+import { API_KEY, BASE_URL, useMockService } from '../support/msw.js';
+
+const server = useMockService();
+const SECRET = 'whsec_never_logged_0123456789';
+const TRANSACTIONS = `${BASE_URL}/api/v1/svc/transactions`;
+
+/** A logger that keeps every call: level, message and details. */
+function recorder() {
+  const lines: Array<{ level: keyof Logger; message: string; details: unknown[] }> = [];
+  const record = (level: keyof Logger) => (message: string, ...details: unknown[]) => void lines.push({ level, message, details });
+  const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  return { logger, lines };
+}
+
+function clientWith(logLevel: LogLevel | undefined, logger: Logger, maxRetries = 2) {
+  return new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries, logLevel, logger });
+}
+
+const flaky = () => {
+  let calls = 0;
+  return () =>
+    ++calls === 1
+      ? HttpResponse.json({ error: 'busy' }, { status: 503, headers: { 'retry-after': '0', 'x-request-id': 'req_1' } })
+      : HttpResponse.json({ success: true, data: [{ id: 1 }] }, { headers: { 'x-request-id': 'req_2' } });
+};
+
+describe('logging', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('debug logs each attempt with method, URL, status, duration, attempt and request id, and why a retry happens', async () => {
+    const { logger, lines } = recorder();
+    server.use(http.get(TRANSACTIONS, flaky()));
+    await clientWith('debug', logger).transactions.list({ deal_id: 1 });
+    const url = `${TRANSACTIONS}?deal_id=1`;
+    expect(lines.map(({ level }) => level)).toEqual(['debug', 'info', 'debug']);
+    expect(lines[0]!.message).toMatch(new RegExp(`^\\[svc-sdk\\] GET ${url.replace(/[?.]/g, '\\$&')} → 503 in \\d+ ms \\(attempt 1, request id req_1\\)$`));
+    expect(lines[0]!.details[0]).toMatchObject({ method: 'GET', url, status: 503, attempt: 1, requestId: 'req_1', durationMs: expect.any(Number) });
+    expect(lines[1]!.message).toBe(`[svc-sdk] GET ${url}: attempt 2, because it was answered 503`);
+    expect(lines[2]!.details[0]).toMatchObject({ status: 200, attempt: 2, requestId: 'req_2' });
+  });
+
+  it('warn (the default) logs only a retried call that gave up', async () => {
+    const { logger, lines } = recorder();
+    server.use(http.get(TRANSACTIONS, () => HttpResponse.json({ error: 'down' }, { status: 500 })));
+    await expect(clientWith(undefined, logger, 1).transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: `[svc-sdk] GET ${TRANSACTIONS}?deal_id=1 gave up after 2 attempts: GET /api/v1/svc/transactions?deal_id=1 failed with 500: down`,
+        details: [{ method: 'GET', url: `${TRANSACTIONS}?deal_id=1`, attempts: 2 }],
+      },
+    ]);
+  });
+
+  it('a call that succeeds, or fails without a retry, logs nothing at warn', async () => {
+    const { logger, lines } = recorder();
+    server.use(http.get(TRANSACTIONS, flaky()), http.post(`${BASE_URL}/api/v1/rooms`, () => HttpResponse.json({}, { status: 500 })));
+    const client = clientWith('warn', logger);
+    await client.transactions.list({ deal_id: 1 });
+    await expect(client.rooms.create({ name: 'r', room_type: 'x' })).rejects.toBeInstanceOf(InternalServerError);
+    expect(lines).toEqual([]);
+  });
+
+  it("'off' logs nothing, even a call that gave up", async () => {
+    const { logger, lines } = recorder();
+    server.use(http.get(TRANSACTIONS, () => HttpResponse.json({}, { status: 500 })));
+    await expect(clientWith('off', logger, 1).transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(lines).toEqual([]);
+  });
+
+  it('SVC_LOG sets the level when logLevel is not passed', async () => {
+    vi.stubEnv('SVC_LOG', 'debug');
+    const { logger, lines } = recorder();
+    server.use(http.get(TRANSACTIONS, () => HttpResponse.json([])));
+    await clientWith(undefined, logger).transactions.list({ deal_id: 1 });
+    expect(lines.map(({ level }) => level)).toEqual(['debug']);
+  });
+
+  it('console is the default logger', async () => {
+    const debug = vi.spyOn(console, 'debug').mockImplementation(() => {});
+    try {
+      server.use(http.get(TRANSACTIONS, () => HttpResponse.json([])));
+      await new Client({ apiKey: API_KEY, baseUrl: BASE_URL, logLevel: 'debug' }).transactions.list({ deal_id: 1 });
+      expect(debug).toHaveBeenCalledTimes(1);
+    } finally {
+      debug.mockRestore();
+    }
+  });
+
+  it('an unknown level is a ValidationError naming where it came from', () => {
+    const { logger } = recorder();
+    expect(() => clientWith('verbose' as LogLevel, logger)).toThrow(
+      new ValidationError('new Client()', [{ path: ['logLevel'], message: "logLevel must be one of 'debug', 'info', 'warn', 'error' or 'off' (got 'verbose')" }]),
+    );
+    vi.stubEnv('SVC_LOG', 'loud');
+    expect(() => clientWith(undefined, logger)).toThrow("SVC_LOG must be one of 'debug', 'info', 'warn', 'error' or 'off' (got 'loud')");
+  });
+
+  it('never logs the API key, a webhook secret or a body, even at debug', async () => {
+    const { logger, lines } = recorder();
+    server.use(
+      http.post(`${BASE_URL}/api/v1/webhooks/`, () => HttpResponse.json({ id: 1, secret: SECRET, event_types: null })),
+      http.post(`${BASE_URL}/api/v1/webhooks/1/rotate-secret/`, () => HttpResponse.json({ error: `bad ${SECRET}` }, { status: 500 })),
+    );
+    const client = clientWith('debug', logger);
+    await client.webhooks.create({ url: 'https://example.com/hook-body-marker', name: 'body-marker', event_types: null });
+    await client.webhooks.rotateSecret(1).catch(() => undefined);
+    expect(lines.length).toBeGreaterThan(1);
+    const text = JSON.stringify(lines);
+    for (const forbidden of [API_KEY, SECRET, 'hook-body-marker', 'body-marker']) expect(text).not.toContain(forbidden);
+  });
+});
