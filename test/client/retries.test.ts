@@ -44,6 +44,20 @@ describe('retries', () => {
     expect(script.calls()).toBe(1);
   });
 
+  it('a per-call maxRetries above the client\'s gives that many retries', async () => {
+    const script = scripted([status(503, { 'retry-after': '0' })]);
+    server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, script.handler));
+    await expect(client.transactions.list({ deal_id: 1 }, { maxRetries: 3 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(script.calls()).toBe(4);
+  });
+
+  it('a per-call maxRetries cannot make a create retry', async () => {
+    const script = scripted([status(503, { 'retry-after': '0' }), ok({ id: 1, name: 'Acme', stage: 'sourcing' })]);
+    server.use(http.post(`${BASE_URL}/api/v1/svc/crm/deals`, script.handler));
+    await expect(client.deals.create(dealParams, { maxRetries: 5 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(script.calls()).toBe(1);
+  });
+
   it.each([400, 401, 404, 409, 422])('a %i answer is not retried', async (code) => {
     const script = scripted([status(code)]);
     server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, script.handler));
