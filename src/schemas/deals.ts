@@ -25,9 +25,9 @@ export const DealSchema = z.looseObject({ id: z.number(), ...dealFields });
 /** The result of a dry run (`ephemeral: true`): the deal that would be created, with `id: null`. */
 export const DealPreviewSchema = z.looseObject({ id: z.null(), ...dealFields });
 
-/** Body of `deals.create`. */
+/** Body of `deals.create`. @interface */
 export type DealCreateParams = z.input<typeof DealCreateParamsSchema>;
-/** A deal, the anchor record of the CRM. */
+/** A deal, the anchor record of the CRM. @interface */
 export type Deal = z.output<typeof DealSchema>;
-/** A dry-run deal: validated by the service, not stored. */
+/** A dry-run deal: validated by the service, not stored. @interface */
 export type DealPreview = z.output<typeof DealPreviewSchema>;

@@ -6,5 +6,5 @@ export const DocumentSchema = z.looseObject({
   original_filename: z.string(),
 });
 
-/** A document uploaded to a room. */
+/** A document uploaded to a room. @interface */
 export type Document = z.output<typeof DocumentSchema>;

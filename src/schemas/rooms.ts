@@ -17,7 +17,7 @@ export const RoomSchema = z.looseObject({
   room_type: z.optional(openEnumOut<'company_investment'>()),
 });
 
-/** Body of `rooms.create`. */
+/** Body of `rooms.create`. @interface */
 export type RoomCreateParams = z.input<typeof RoomCreateParamsSchema>;
-/** A VDR room in which counterparties share documents. */
+/** A VDR room in which counterparties share documents. @interface */
 export type Room = z.output<typeof RoomSchema>;

@@ -19,9 +19,9 @@ export const SearchResultSchema = z.looseObject({
   citations: z.optional(z.array(CitationSchema)),
 });
 
-/** Body of `search.query`. */
+/** Body of `search.query`. @interface */
 export type SearchParams = z.input<typeof SearchParamsSchema>;
-/** A passage of a document cited by an answer. */
+/** A passage of a document cited by an answer. @interface */
 export type Citation = z.output<typeof CitationSchema>;
-/** The answer to a question over a room's documents, with its citations. */
+/** The answer to a question over a room's documents, with its citations. @interface */
 export type SearchResult = z.output<typeof SearchResultSchema>;

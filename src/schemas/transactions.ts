@@ -26,11 +26,11 @@ export const TransactionSchema = z.looseObject({
 /** A list of transactions (the core has already taken it out of a `{ results }` page, see `CoreRequest.page`). */
 export const TransactionListSchema = z.array(TransactionSchema);
 
-/** Body of `transactions.create`. */
+/** Body of `transactions.create`. @interface */
 export type TransactionCreateParams = z.input<typeof TransactionCreateParamsSchema>;
-/** Body of `transactions.update`. */
+/** Body of `transactions.update`. @interface */
 export type TransactionUpdateParams = z.input<typeof TransactionUpdateParamsSchema>;
-/** Query of `transactions.list`. */
+/** Query of `transactions.list`. @interface */
 export type TransactionListParams = z.input<typeof TransactionListParamsSchema>;
-/** A transaction, joining a deal (`deal_id`) to a room (`linked_room_id`). */
+/** A transaction, joining a deal (`deal_id`) to a room (`linked_room_id`). @interface */
 export type Transaction = z.output<typeof TransactionSchema>;

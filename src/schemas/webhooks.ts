@@ -61,13 +61,13 @@ export const WebhookEndpointListSchema = z.array(WebhookEndpointSchema);
 /** The answer of `webhooks.rotateSecret`: the new secret, shown once. */
 export const WebhookSecretSchema = z.looseObject({ secret: z.string() });
 
-/** Body of `webhooks.create`. */
+/** Body of `webhooks.create`. @interface */
 export type WebhookCreateParams = z.input<typeof WebhookCreateParamsSchema>;
-/** Body of `webhooks.update`. */
+/** Body of `webhooks.update`. @interface */
 export type WebhookUpdateParams = z.input<typeof WebhookUpdateParamsSchema>;
-/** A new registration with its signing secret (store it: it is never shown again). */
+/** A new registration with its signing secret (store it: it is never shown again). @interface */
 export type WebhookCreated = z.output<typeof WebhookCreatedSchema>;
-/** A registered webhook endpoint. */
+/** A registered webhook endpoint. @interface */
 export type WebhookEndpoint = z.output<typeof WebhookEndpointSchema>;
-/** A freshly rotated signing secret. */
+/** A freshly rotated signing secret. @interface */
 export type WebhookSecret = z.output<typeof WebhookSecretSchema>;
