@@ -87,6 +87,7 @@ export class Client {
   // Private, so the key never shows in `util.inspect`, `JSON.stringify` or a debugger's summary.
   readonly #core: HttpCore;
 
+  /** Checks the options (throws `ValidationError` naming the field); `apiKey` and `baseUrl` default to `SVC_API_KEY` and `SVC_BASE_URL`. */
   constructor(options: ClientOptions = {}) {
     const env = readEnv();
     const apiKey = options.apiKey ?? env?.SVC_API_KEY;

@@ -50,6 +50,7 @@ export class APIError extends SvcError {
   /** The service's request id (`x-request-id`), when it sent one: quote it when reporting a problem. */
   readonly requestId: string | undefined;
 
+  /** Made by the client from a failed exchange; the message names the request and the service's words. */
   constructor(init: APIErrorInit, message?: string) {
     const body = redactSecrets(init.body);
     super(message ?? describeFailure({ ...init, body }));
@@ -117,6 +118,7 @@ export class APIConnectionError extends SvcError {
   /** The full request URL. */
   readonly url: string;
 
+  /** Made by the client when a request got no response; `options.cause` is the underlying failure. */
   constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
     super(options?.message ?? `${method} ${pathOf(url)} failed: could not reach the service`, {
       cause: options?.cause,
@@ -130,6 +132,7 @@ export class APIConnectionError extends SvcError {
 export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
 
+  /** Made by the client when an attempt took longer than `timeout` ms. */
   constructor(method: string, url: string, timeout: number) {
     super(method, url, {
       message: `${method} ${pathOf(url)} timed out after ${timeout} ms: raise \`timeout\` or try again`,
@@ -143,6 +146,7 @@ export class ValidationError extends SvcError {
   /** Every problem found, with the path of the field. */
   readonly issues: readonly Issue[];
 
+  /** Made before sending, from the problems found in the call's arguments (`operation` is e.g. `deals.create`). */
   constructor(operation: string, issues: readonly Issue[]) {
     super(`[svc-sdk] ${operation}: ${formatIssues(issues)}. Nothing was sent.`);
     this.issues = issues;
@@ -157,6 +161,7 @@ export class ResponseValidationError extends SvcError {
   /** The (unwrapped) response body that failed validation. */
   readonly body: unknown;
 
+  /** Made from the problems found in a 2xx response `body` of `operation`. */
   constructor(operation: string, issues: readonly Issue[], body: unknown) {
     super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);
     this.issues = issues;

@@ -5,9 +5,13 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 
 /** Where logs go: anything with console's `debug`/`info`/`warn`/`error` (console, pino, winston). */
 export interface Logger {
+  /** Each attempt, when the level is `debug`. */
   debug(message: string, ...details: unknown[]): void;
+  /** Why a retry happens, from level `info`. */
   info(message: string, ...details: unknown[]): void;
+  /** A call that was retried and still failed, from level `warn` (the default). */
   warn(message: string, ...details: unknown[]): void;
+  /** Part of console's shape, so console, pino and winston fit; the client itself writes no `error` lines. */
   error(message: string, ...details: unknown[]): void;
 }
 

@@ -5,8 +5,11 @@ import { DONE_TTL_MS, PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } fr
  * ioredis client (`new Redis()`). Typed loosely so that both libraries' overloads fit.
  */
 export interface RedisClientLike {
+  /** `SET key value [NX] PX ms`: claims and completions. */
   set(key: string, value: string, ...rest: never[]): Promise<unknown>;
+  /** `GET key`: the state of a delivery id. */
   get(key: string): Promise<unknown>;
+  /** `DEL key`: releases a claim. */
   del(key: string): Promise<unknown>;
 }
 
