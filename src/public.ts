@@ -79,4 +79,11 @@ export {
   type RedisClientLike,
   type RedisDedupeStoreOptions,
 } from './webhooks/index.js';
-// The resource classes are not exported: they are reached through a Client, never built alone.
+// The resource classes are exported as types only: they are reached through a Client, never built
+// alone, and their methods are documented in the API reference under these names.
+export type { Deals } from './resources/deals.js';
+export type { Rooms } from './resources/rooms.js';
+export type { Transactions } from './resources/transactions.js';
+export type { Documents } from './resources/documents.js';
+export type { Search } from './resources/search.js';
+export type { Webhooks } from './resources/webhooks.js';
