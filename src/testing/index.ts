@@ -1,3 +1,8 @@
+/**
+ * `svc-sdk/testing`: an in-memory emulator of the whole service, for tests and local development.
+ *
+ * @module svc-sdk/testing
+ */
 // The emulator of the service, for tests and local development. msw, @hono/node-server and
 // minisearch are optional peer dependencies: install them to use this entry.
 export { createEmulator, type Emulator, type EmulatorOptions, type WaitOptions } from './emulator.js';

@@ -1,3 +1,8 @@
+/**
+ * `svc-sdk/webhooks`: verify and receive the service's signed webhook deliveries, without the HTTP client.
+ *
+ * @module svc-sdk/webhooks
+ */
 // `svc-sdk/webhooks` for every runtime: the four back-end functions over Web Crypto. The Node
 // entry (index.node.ts) makes the same four over node:crypto; everything else is exports.ts.
 import type { CreateWebhookHandler, SignPayload, VerifySignature, VerifyWebhook } from './api.js';
