@@ -4,15 +4,18 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { WEBHOOK_EVENT_KINDS } from './webhooks/event-kinds.js';
 import { signPayload } from './webhooks/index.js';
 import { buildEventBody, sampleEventData } from './testing/events.js';
+import { EMULATOR_PEERS, isPeerNotFound, MissingPeerError, missingPeersMessage, type EmulatorPeer } from './testing/peers.js';
 import { isHttpUrl } from './shared/parse-url.js';
 import { randomHex } from './shared/hex.js';
 
 const HELP = `Usage: svc-sdk <command> [options]
 
 Commands:
-  emulator [--port 4010] [--api-key vdr_…] [--delivery-delay-ms 2000]
+  emulator [--port 4010] [--api-key vdr_…] [--delivery-delay-ms 2000] [--page-size <n>]
       Runs the in-memory emulator of the service on http://127.0.0.1:<port>
       and prints its base URL and a usable API key. Ctrl+C stops it.
+      --page-size makes every list answer pages of <n> items.
+      Needs the optional peers: npm install -D msw @hono/node-server minisearch
   trigger <event-kind> --url <receiver-url> --secret <secret> [--data '<json>']
       Sends one signed sample event (the spec's envelope, X-Svc-Signature)
       to a receiver and prints its answer; exits 1 unless it answers 2xx.
@@ -51,20 +54,25 @@ function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boo
 async function runEmulator(args: string[]): Promise<number> {
   const { values } = parse(
     args,
-    { port: { type: 'string' }, 'api-key': { type: 'string' }, 'delivery-delay-ms': { type: 'string' } },
+    { port: { type: 'string' }, 'api-key': { type: 'string' }, 'delivery-delay-ms': { type: 'string' }, 'page-size': { type: 'string' } },
     false,
   );
   if (values['help']) return help();
   const port = toInteger((values['port'] as string | undefined) ?? '4010', '--port', 0, 65_535);
   const deliveryDelayMs = toInteger((values['delivery-delay-ms'] as string | undefined) ?? '2000', '--delivery-delay-ms', 0, 86_400_000);
+  const rawPageSize = values['page-size'] as string | undefined;
+  const pageSize = rawPageSize === undefined ? undefined : toInteger(rawPageSize, '--page-size', 1, 1000);
   const apiKey = values['api-key'] as string | undefined;
-  if (apiKey !== undefined && !apiKey.startsWith('vdr_')) throw new UsageError('--api-key must start with "vdr_"');
+  if (apiKey !== undefined && !/^vdr_\S+$/.test(apiKey)) throw new UsageError('--api-key must start with "vdr_" and go on after it');
 
-  // Loaded here so `trigger` works without the emulator's optional peers (msw, @hono/node-server).
+  const missing = await missingPeers();
+  if (missing.length > 0) throw new MissingPeerError(missingPeersMessage(missing, 'svc-sdk emulator'));
+  // Loaded here so `trigger` works without the emulator's optional peers.
   const { createEmulator } = await import('./testing/index.js');
   const emulator = createEmulator({
     apiKey,
     deliveryDelayMs,
+    pageSize,
     onDelivery: (attempt) =>
       console.log(
         `delivery ${attempt.event} → webhook ${attempt.webhookId} attempt ${attempt.attempt}: ${attempt.status ?? attempt.error} (${attempt.deliveryId})`,
@@ -148,6 +156,25 @@ async function runTrigger(args: string[]): Promise<number> {
   return response.ok ? 0 : 1;
 }
 
+/** The emulator's peers that cannot be imported from here (the consumer's node_modules). */
+async function missingPeers(): Promise<EmulatorPeer[]> {
+  const probes: Record<EmulatorPeer, () => Promise<unknown>> = {
+    msw: () => import('msw/http'),
+    '@hono/node-server': () => import('@hono/node-server'),
+    minisearch: () => import('minisearch'),
+  };
+  const missing: EmulatorPeer[] = [];
+  for (const peer of EMULATOR_PEERS) {
+    try {
+      await probes[peer]();
+    } catch (error) {
+      if (!isPeerNotFound(error, peer)) throw error;
+      missing.push(peer);
+    }
+  }
+  return missing;
+}
+
 function help(): number {
   console.log(HELP);
   return 0;
@@ -167,6 +194,10 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       console.error(`[svc-sdk] ${error.message}`);
       process.exitCode = 2;
+    } else if (error instanceof Error && error.message.startsWith('[svc-sdk] ')) {
+      // Ours, and it says what to do (a missing peer names the install command): the line alone.
+      console.error(error.message);
+      process.exitCode = 1;
     } else {
       console.error(error);
       process.exitCode = 1;

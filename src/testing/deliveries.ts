@@ -64,6 +64,12 @@ export class DeliveryScheduler {
   #generation = 0;
   /** How far `advance` has moved the emulator's clock ahead of `Date.now()`. */
   #skewMs = 0;
+  /**
+   * While `advance` makes an attempt, the clock stands at the attempt's due time: its record and
+   * its retry's due time do not drift with the real milliseconds the receiver takes, so sums of
+   * the schedule's delays (`advance(60_000 + 300_000)`) reach exactly the attempts they add up to.
+   */
+  #frozenAt: number | undefined;
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -79,7 +85,7 @@ export class DeliveryScheduler {
 
   /** The emulator's clock: `Date.now()` plus every `advance` so far. */
   now(): number {
-    return Date.now() + this.#skewMs;
+    return this.#frozenAt ?? Date.now() + this.#skewMs;
   }
 
   /** True while an attempt is being sent or one is scheduled within `horizonMs` from now. */
@@ -109,7 +115,12 @@ export class DeliveryScheduler {
         if (next.due > this.now()) this.#skewMs += next.due - this.now();
         clearTimeout(next.timer);
         this.#pending.delete(next);
-        await next.run();
+        this.#frozenAt = Math.max(next.due, this.now());
+        try {
+          await next.run();
+        } finally {
+          this.#frozenAt = undefined;
+        }
       }
       if (target > this.now()) this.#skewMs += target - this.now();
       // What is left was armed for the old clock: re-arm it for the new one.
@@ -134,6 +145,7 @@ export class DeliveryScheduler {
     this.#inFlight = 0;
     this.#generation += 1;
     this.#skewMs = 0;
+    this.#frozenAt = undefined;
     this.#notify();
   }
 

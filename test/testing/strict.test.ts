@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { setupServer } from 'msw/node';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createEmulator } from '../../src/testing/index.js';
 import { call, fileForm, KEY, ORIGIN, seed } from './support.js';
@@ -102,6 +104,34 @@ describe('createEmulator(): as strict as the service', () => {
     expect((await call(emulator, 'POST', '/rooms', { body: small, contentType: 'application/json' })).status).toBe(201);
   });
 
+  it('answers 413 over HTTP as soon as the headers declare a body above the limit, without waiting for it', async () => {
+    const emulator = createEmulator();
+    const { port } = await emulator.listen(0);
+    closers.push(() => emulator.close());
+    // Headers only: a Content-Length of 10 MB for a JSON body, and not one byte of it sent.
+    const answer = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+      const request = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/rooms',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': String(10_000_000) },
+      });
+      request.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => {
+          resolve({ status: response.statusCode, body });
+          request.destroy();
+        });
+      });
+      request.on('error', reject);
+      request.flushHeaders();
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error).toMatch(/^body too large: the emulator takes at most 1048576 bytes here/);
+  });
+
   it('answers 413 to an upload above maxUploadBytes; the default takes a 2 MiB upload and a 1 MiB JSON body', async () => {
     const strict = createEmulator({ maxUploadBytes: 1000 });
     const { roomId } = await seed(strict);
@@ -166,6 +196,21 @@ describe('createEmulator(): a request it cannot answer', () => {
       expect(await response.json()).toEqual({ error: 'the emulator failed to answer: index exploded' });
       // The emulator still answers after it.
       expect((await call(emulator, 'GET', '/webhooks/')).status).toBe(200);
+
+      // The same JSON through msw's setupServer, whose own answer to a throwing handler is another body.
+      const server = setupServer(...emulator.handlers);
+      server.listen({ onUnhandledFrame: 'error' });
+      try {
+        const viaMsw = await fetch(`https://svc.test/api/v1/rooms/${roomId}/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'risk' }),
+        });
+        expect(viaMsw.status).toBe(500);
+        expect(await viaMsw.json()).toEqual({ error: 'the emulator failed to answer: index exploded' });
+      } finally {
+        server.close();
+      }
     } finally {
       vi.doUnmock('minisearch');
       vi.resetModules();
