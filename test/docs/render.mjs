@@ -1,0 +1,93 @@
+// The API reference renders in a browser (part of `npm run test:docs`, after `npm run docs`): headless
+// Chromium opens the built pages from docs/ and the script checks what its scripts rendered, not
+// only the HTML TypeDoc wrote: the navigation (filled in by the site's JavaScript) lists the three
+// modules, and the Client page shows the class with its constructor, `request` and its resources.
+//   node test/docs/render.mjs [--screenshot file.png]   also saves a screenshot of the Client page
+// Chromium is a system package: without it the check is skipped locally and fails under CI=true.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--hide-scrollbars',
+  // Let the site's scripts run (navigation, search index) before the DOM is taken.
+  '--virtual-time-budget=10000',
+];
+
+const docs = fileURLToPath(new URL('../../docs/', import.meta.url));
+const screenshotIndex = process.argv.indexOf('--screenshot');
+const screenshot = screenshotIndex === -1 ? undefined : path.resolve(process.argv[screenshotIndex + 1]);
+
+if (!existsSync(CHROMIUM)) {
+  if (process.env.CI === 'true') {
+    console.error(`test:docs: Chromium is required under CI=true and ${CHROMIUM} is missing: apt-get install chromium`);
+    process.exit(1);
+  }
+  console.log('test:docs: render check skipped: apt-get install chromium');
+  process.exit(0);
+}
+const clientPage = path.join(docs, 'classes', 'svc-sdk.Client.html');
+if (!existsSync(path.join(docs, 'index.html')) || !existsSync(clientPage)) {
+  console.error(`test:docs: ${path.join(docs, 'index.html')} or the Client page is missing: run \`npm run docs\` first`);
+  process.exit(1);
+}
+
+const profile = await mkdtemp(path.join(os.tmpdir(), 'svc-sdk-docs-chromium-'));
+const problems = [];
+try {
+  const index = await chromium(['--dump-dom', pathToFileURL(path.join(docs, 'index.html')).href]);
+  const client = await chromium(['--dump-dom', pathToFileURL(clientPage).href]);
+  expect(index, /<h1>svc-sdk - v\d+\.\d+\.\d+<\/h1>/, 'the index page has the title svc-sdk and its version');
+  for (const module of ['svc-sdk.html', 'svc-sdk_webhooks.html', 'svc-sdk_testing.html']) {
+    expect(index, new RegExp(`href="modules/${module.replace('.', '\\.')}"`), `the index page links to ${module}`);
+  }
+  expect(client, /<h1>Class Client<\/h1>/, 'the Client page has the heading "Class Client"');
+  // Empty in the HTML TypeDoc writes; only the page's scripts fill it in.
+  expect(client, /id="tsd-nav-container"><li>/, 'the navigation was rendered by the page\'s scripts');
+  expect(client, /href="\.\.\/modules\/svc-sdk_webhooks\.html"/, 'the navigation lists svc-sdk/webhooks');
+  for (const member of ['constructor', 'request', 'deals', 'documents', 'webhooks']) {
+    expect(client, new RegExp(`id="${member}"`), `the Client page documents ${member}`);
+  }
+  if (screenshot) {
+    await chromium([`--screenshot=${screenshot}`, '--window-size=1280,1000', pathToFileURL(clientPage).href]);
+    console.log(`test:docs: screenshot of the Client page in ${screenshot}`);
+  }
+} finally {
+  await rm(profile, { recursive: true, force: true });
+}
+
+for (const problem of problems) console.error(`test:docs: ${problem}`);
+console.log(`test:docs: the API reference renders in Chromium: ${problems.length ? `${problems.length} problems` : 'ok'}`);
+process.exitCode = problems.length ? 1 : 0;
+
+function expect(dom, pattern, what) {
+  if (!pattern.test(dom)) problems.push(`expected ${what} (${pattern})`);
+}
+
+/** Runs headless Chromium with its own profile; resolves with what it printed (the DOM for --dump-dom). */
+function chromium(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`chromium exited with ${code}: ${stderr.trim().split('\n').slice(-5).join('\n')}`));
+    });
+  });
+}
