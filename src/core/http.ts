@@ -204,8 +204,9 @@ export class HttpCore {
     try {
       checkSettings(operation, options);
       const spec = build((schema, value) => parseParams(operation, schema, value));
-      if (spec instanceof Promise) return spec.then((ready) => this.#send({ ...ready, operation }, options));
-      return this.#send({ ...spec, operation }, options);
+      // The spec is the call's own fresh object: naming the operation on it costs no copy.
+      if (spec instanceof Promise) return spec.then((ready) => this.#send(Object.assign(ready, { operation }), options));
+      return this.#send(Object.assign(spec, { operation }), options);
     } catch (error) {
       return Promise.reject(error);
     }
