@@ -1,0 +1,34 @@
+// Mutation testing (`npm run test:mutation`): Stryker changes one thing at a time in the code the
+// tests claim to guard (src/core, src/webhooks, src/resources) and runs the tests that cover it; a
+// mutant that no test notices ("survived") is a test that cannot fail for what it claims.
+// Stryker itself lives in test/mutation/package.json (installed on demand, not by the root install)
+// and runs the project's own vitest. test/mutation/report.mjs turns the JSON report into MUTATION.md.
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.config.ts', related: false },
+  // Each mutant runs only the tests that executed its code in the first, instrumented run.
+  coverageAnalysis: 'perTest',
+  mutate: [
+    'src/core/**/*.ts',
+    'src/webhooks/**/*.ts',
+    'src/resources/**/*.ts',
+    // Entry points that only re-export: nothing to mutate that a test could observe.
+    '!src/webhooks/index.ts',
+    '!src/webhooks/index.node.ts',
+    '!src/webhooks/exports.ts',
+  ],
+  // CI machines have 2 cores; more runners than cores only makes timeouts.
+  concurrency: 2,
+  timeoutMS: 10_000,
+  timeoutFactor: 2,
+  ignorePatterns: ['dist', 'coverage', 'reports', '.tmp', '.tmp-bundle-*', 'test/runtimes/node_modules', 'test/mutation/node_modules'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  reporters: ['clear-text', 'progress', 'json', 'html'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
+  thresholds: { high: 90, low: 80, break: null },
+};

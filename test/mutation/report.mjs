@@ -1,0 +1,111 @@
+// Turns Stryker's JSON report (reports/mutation/mutation.json) into MUTATION.md: the score per area
+// and every surviving mutant, each with the reason test/mutation/survivors.json gives for it
+// (equivalent: no program could tell it apart; speed-only: only time or memory changes) or
+// flagged as unclassified, which `npm run test:mutation` treats as a failure.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('./', import.meta.url));
+const AREAS = ['src/core', 'src/webhooks', 'src/resources'];
+
+/** The source text a mutant replaced, on one line (what survivors.json matches, so line moves do not matter). */
+function originalText(source, { start, end }) {
+  const lines = source.split('\n');
+  const picked = lines.slice(start.line - 1, end.line);
+  picked[picked.length - 1] = picked[picked.length - 1].slice(0, end.column - 1);
+  picked[0] = picked[0].slice(start.column - 1);
+  return oneLine(picked.join('\n'));
+}
+
+const oneLine = (text) => text.replace(/\s+/g, ' ').trim();
+const short = (text, max = 90) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const cell = (text) => `\`${short(text).replaceAll('`', "'").replaceAll('|', '\\|')}\``;
+
+/** Counts of each status, and the score over covered mutants (killed + timeout of those tests reached). */
+function tally(mutants) {
+  const count = (...statuses) => mutants.filter((mutant) => statuses.includes(mutant.status)).length;
+  const killed = count('Killed');
+  const timeout = count('Timeout');
+  const survived = count('Survived');
+  const noCoverage = count('NoCoverage');
+  const errors = count('CompileError', 'RuntimeError');
+  const detected = killed + timeout;
+  const covered = detected + survived;
+  const valid = covered + noCoverage;
+  const percent = (part, whole) => (whole ? `${((part / whole) * 100).toFixed(1)} %` : '-');
+  return { total: mutants.length, killed, timeout, survived, noCoverage, errors, covered: percent(detected, covered), all: percent(detected, valid) };
+}
+
+/**
+ * Reads the JSON report, matches survivors against survivors.json, prints the summary and, given
+ * `output`, writes it there as Markdown. Resolves with the number of unclassified survivors.
+ */
+export async function writeMutationReport({ root, output }) {
+  const report = JSON.parse(readFileSync(path.join(root, 'reports', 'mutation', 'mutation.json'), 'utf8'));
+  const known = JSON.parse(readFileSync(path.join(here, 'survivors.json'), 'utf8'));
+  const mutants = [];
+  for (const [file, { source, mutants: fileMutants }] of Object.entries(report.files)) {
+    const relative = path.relative(root, path.resolve(root, file)).split(path.sep).join('/');
+    for (const mutant of fileMutants) {
+      mutants.push({ ...mutant, file: relative, original: originalText(source, mutant.location), replacement: oneLine(mutant.replacement ?? '') });
+    }
+  }
+  const survivors = mutants
+    .filter((mutant) => mutant.status === 'Survived' || mutant.status === 'NoCoverage')
+    .map((mutant) => ({
+      ...mutant,
+      reason: known.find(
+        (entry) => entry.file === mutant.file && entry.mutator === mutant.mutatorName && entry.original === mutant.original && entry.replacement === mutant.replacement,
+      ),
+    }))
+    .sort((a, b) => a.file.localeCompare(b.file) || a.location.start.line - b.location.start.line);
+  const unclassified = survivors.filter((mutant) => !mutant.reason);
+
+  const strykerVersion = JSON.parse(readFileSync(path.join(here, 'node_modules', '@stryker-mutator', 'core', 'package.json'), 'utf8')).version;
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  const rows = [...AREAS.map((area) => [area, tally(mutants.filter((mutant) => mutant.file.startsWith(`${area}/`)))]), ['all', tally(mutants)]];
+  const lines = [
+    '# Mutation testing',
+    '',
+    `Written by \`npm run test:mutation\` (Stryker ${strykerVersion}, vitest runner, \`coverageAnalysis: perTest\`, 2 test runners) at commit ${commit}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+    'Stryker changes one thing at a time in src/core, src/webhooks and src/resources and runs the tests that reach it;',
+    'a mutant no test notices has *survived*. Score = (killed + timed out) / covered mutants, the target being ≥ 90 %.',
+    'Each survivor is listed below with why no test can notice it (from test/mutation/survivors.json): *equivalent*',
+    '(no caller can tell the difference) or *speed-only* (only time or memory changes). The full report: reports/mutation/index.html (not committed).',
+    '',
+    '| area | mutants | killed | timed out | survived | no coverage | compile/runtime errors | score (covered) | score (all) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(([area, t]) => `| ${area} | ${t.total} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${t.errors} | ${t.covered} | ${t.all} |`),
+    '',
+    `## Survivors (${survivors.length})`,
+    '',
+    ...(survivors.length
+      ? [
+          '| where | mutator | original | mutant | kind | why no test can notice |',
+          '| --- | --- | --- | --- | --- | --- |',
+          ...survivors.map(
+            (mutant) =>
+              `| ${mutant.file}:${mutant.location.start.line} | ${mutant.mutatorName}${mutant.status === 'NoCoverage' ? ' (no coverage)' : ''} | ${cell(mutant.original)} | ${cell(mutant.replacement)} | ${mutant.reason?.kind ?? '**unclassified**'} | ${mutant.reason?.why ?? 'a test gap: no test notices this change'} |`,
+          ),
+        ]
+      : ['None.']),
+    '',
+  ];
+  const markdown = lines.join('\n');
+  if (output) writeFileSync(output, markdown);
+  console.log(`\n${rows.map(([area, t]) => `${area.padEnd(14)} score ${t.covered.padStart(7)} of covered (${t.killed} killed, ${t.timeout} timed out, ${t.survived} survived, ${t.noCoverage} no coverage)`).join('\n')}`);
+  for (const mutant of unclassified) {
+    console.log(`unclassified survivor: ${mutant.file}:${mutant.location.start.line} ${mutant.mutatorName}: ${short(mutant.original, 60)} -> ${short(mutant.replacement, 60)}`);
+  }
+  if (output) console.log(`written: ${path.relative(root, output)}`);
+  return { unclassified: unclassified.length };
+}
+
+// `node test/mutation/report.mjs` rewrites MUTATION.md from the last run's report without running Stryker again.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = path.resolve(here, '../..');
+  const { unclassified } = await writeMutationReport({ root, output: path.join(root, 'MUTATION.md') });
+  process.exitCode = unclassified ? 1 : 0;
+}
