@@ -92,62 +92,67 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
   const fail = (problem: string) => {
     throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
   };
-  if (toSecrets(secret).length === 0) fail("secret must be the webhook's signing secret (an array of them while rotating)");
+  if (!toSecrets(secret).length) fail("secret must be the webhook's signing secret (an array of them while rotating)");
   if (typeof on !== 'function') fail('on must be a function');
   if (typeof dedupe !== 'boolean' && typeof dedupe?.claim !== 'function') fail('dedupe must be true, false or a DedupeStore');
-  if (!(maxBodyBytes > 0)) fail('maxBodyBytes must be a positive number of bytes');
+  if (!(maxBodyBytes > 0)) fail('maxBodyBytes must be a number of bytes > 0');
   if (!isTolerance(tolerance)) fail('tolerance must be a number of ms >= 0, or false');
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
   if (tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity)) {
-    fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs, or a replay could outlive the memory of its id");
+    fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)");
   }
 
   const receive: Receive = async (method, signature, read, request) => {
     if (method !== 'POST') return [405, 'method_not_allowed', { allow: 'POST' }];
-    const reject = (reason: WebhookRejectReason, status: number, error: string = reason): Answer => {
+    let reason: WebhookRejectReason | undefined;
+    let status = 400;
+    let error: string | undefined;
+    let event!: WebhookEvent;
+    // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them
+    // first. `undefined`: over maxBodyBytes; `null`: the stream failed.
+    const body = await read(maxBodyBytes).catch(() => null);
+    if (body === null) reason = 'unreadable_body';
+    else if (!body) {
+      reason = 'body_too_large';
+      status = 413;
+    } else if (!(await verifyWith(hmac, body, signature, secret))) {
+      reason = signature ? 'invalid_signature' : 'missing_signature';
+      status = 401;
+    } else {
+      try {
+        event = parseWebhookEvent(body);
+        reason = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
+      } catch (payloadError) {
+        // parseWebhookEvent throws WebhookPayloadError only; its message names the field, never a value.
+        reason = 'invalid_payload';
+        error = (payloadError as Error).message;
+      }
+    }
+    if (reason) {
       try {
         onVerificationError?.(reason, request());
       } catch {
         // A logging hook must not change the answer.
       }
-      return [status, error];
-    };
-    let body: Uint8Array | undefined;
-    try {
-      // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
-      body = await read(maxBodyBytes);
-    } catch {
-      return reject('unreadable_body', 400);
+      return [status, error ?? reason];
     }
-    if (!body) return reject('body_too_large', 413);
-    if (!(await verifyWith(hmac, body, signature, secret))) {
-      return reject(signature ? 'invalid_signature' : 'missing_signature', 401);
-    }
-    let event: WebhookEvent;
-    try {
-      event = parseWebhookEvent(body);
-    } catch (error) {
-      // parseWebhookEvent throws WebhookPayloadError only; its message names the field, never a value.
-      return reject('invalid_payload', 400, (error as Error).message);
-    }
-    const late = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
-    if (late) return reject(late, 400);
     const id = event.delivery_id;
+    let state;
     try {
-      const state = store ? await store.claim(id) : 'claimed';
-      if (state === 'done') return [200];
-      // Being processed by another request right now: the service may come back in a minute.
-      if (state === 'processing') return [409, 'delivery_in_progress', { 'retry-after': '60' }];
+      state = await store?.claim(id);
     } catch {
       // The store is down: refuse rather than risk processing twice; the service retries.
       return [500, 'dedupe_store_failed'];
     }
+    if (state === 'done') return [200];
+    // Being processed by another request right now: the service may come back in a minute.
+    if (state === 'processing') return [409, 'delivery_in_progress', { 'retry-after': '60' }];
     try {
       await on(event);
-    } catch (error) {
+    } catch (failure) {
       // Release the claim so the service's retry is processed; a failed release only delays it
       // until the claim expires. The error goes to onError, not into the answer: it may hold internals.
-      await settle(() => onError(error, event));
+      await settle(() => onError(failure, event));
       await settle(() => store?.release(id));
       return [500, 'handler_failed'];
     }
@@ -165,7 +170,7 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
       () => request,
     );
     // Response.json sets content-type: application/json (Node 18+, Workers, Deno, Bun, browsers).
-    return Response.json(error ? { error } : { received: true }, { status, headers });
+    return Response.json(error ? { error } : { received: true }, { status, headers } as ResponseInit);
   };
   return Object.assign(handler, { [RECEIVE]: receive });
 }

@@ -40,6 +40,6 @@ export function toBody(body: unknown): string | Uint8Array | undefined {
 
 /** The usable secrets: non-empty strings only (an empty key would accept anyone who knows it is empty). */
 export function toSecrets(secret: unknown): string[] {
-  const list: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
-  return list.filter((s): s is string => typeof s === 'string' && s !== '');
+  // flat(): a string stays one item, an array gives its items, anything else is filtered out.
+  return [secret].flat().filter((s): s is string => typeof s === 'string' && s !== '');
 }

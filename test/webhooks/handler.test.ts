@@ -386,7 +386,7 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler under attack', (_name, sd
   });
 
   test.each([
-    ['maxBodyBytes: 0', { maxBodyBytes: 0 }, /maxBodyBytes must be a positive number of bytes/],
+    ['maxBodyBytes: 0', { maxBodyBytes: 0 }, /maxBodyBytes must be a number of bytes > 0/],
     ['maxBodyBytes: NaN', { maxBodyBytes: Number.NaN }, /maxBodyBytes must be/],
     ['tolerance: -1', { tolerance: -1 }, /tolerance must be a number of ms >= 0, or false/],
     ['tolerance: true', { tolerance: true }, /tolerance must be/],
