@@ -43,7 +43,7 @@ export function createCoreLog(level: LogLevel | undefined, logger: Logger | unde
       { path: [source], message: `${source} must be one of 'debug', 'info', 'warn', 'error' or 'off' (got '${String(name).slice(0, 20)}')` },
     ]);
   }
-  if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')) {
+  if (logger !== undefined && !(['debug', 'info', 'warn', 'error'] as const).every((method) => typeof logger?.[method] === 'function')) {
     throw new ValidationError('new Client()', [
       { path: ['logger'], message: 'logger must have debug, info, warn and error methods, as console does' },
     ]);
