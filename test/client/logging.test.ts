@@ -99,6 +99,12 @@ describe('logging', () => {
     expect(() => clientWith(undefined, logger)).toThrow("SVC_LOG must be one of 'debug', 'info', 'warn', 'error' or 'off' (got 'loud')");
   });
 
+  it('a logger without all of console\'s methods is a ValidationError', () => {
+    expect(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, logger: { warn() {} } as unknown as Logger })).toThrow(
+      '[svc-sdk] new Client(): logger must have debug, info, warn and error methods, as console does. Nothing was sent.',
+    );
+  });
+
   it('never logs the API key, a webhook secret or a body, even at debug', async () => {
     const { logger, lines } = recorder();
     server.use(
