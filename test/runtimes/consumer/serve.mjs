@@ -9,7 +9,7 @@ const emulator = createEmulator();
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
-  'access-control-allow-headers': 'authorization, content-type, accept',
+  'access-control-allow-headers': 'authorization, content-type, accept, x-svc-sdk-version',
   'access-control-max-age': '600',
 };
 
