@@ -108,6 +108,17 @@ describe('writes never follow redirects', () => {
     expect(service.requests).toHaveLength(1);
   });
 
+  it('an upload answered 307 is sent once, and the error says it was a redirect', async () => {
+    service.handle((_request, response) => response.writeHead(307, { location: `${elsewhere.url}/api/v1/rooms/5/documents` }).end());
+    const error = await failure(client({ maxRetries: 2 }).documents.upload(5, new Uint8Array([1, 2, 3]), { filename: 'a.bin' }));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe(
+      'POST /api/v1/rooms/5/documents failed: the service answered a redirect, which an upload never follows: check baseUrl',
+    );
+    expect(service.requests).toHaveLength(1);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
   it('a PATCH is not followed either', async () => {
     service.handle((_request, response) => response.writeHead(308, { location: '/api/v1/svc/transactions/10' }).end());
     await expect(client().transactions.update(9, { linked_room_id: 5 })).rejects.toMatchObject({ status: 308 });
