@@ -3,7 +3,7 @@
 // type-checks all blocks in one TypeScript program per compiler setting, and runs the blocks
 // marked `<!-- run -->` against the emulator. Every problem is reported at its line in the document.
 import { spawn } from 'node:child_process';
-import { mkdtemp, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -37,8 +37,9 @@ export const SETTINGS = {
 
 /**
  * Makes a consumer project in the system's temp directory: `package.json` of an ES module
- * package, and a `node_modules` holding this package as `svc-sdk` next to links to every
- * package of the repository's `node_modules` (the peers and @types that blocks import).
+ * package, and a `node_modules` holding this package as `svc-sdk` (its package.json and built
+ * dist/) next to links to every package of the repository's `node_modules` (the peers and @types
+ * that blocks import).
  *
  * @param {string} root the repository (the package's own directory)
  */
@@ -50,7 +51,12 @@ export async function createConsumer(root) {
     if (entry.startsWith('.') || entry === 'svc-sdk') continue;
     await symlink(path.join(root, 'node_modules', entry), path.join(modules, entry), 'junction');
   }
-  await symlink(root, path.join(modules, 'svc-sdk'), 'junction');
+  // A copy of the package as npm installs it (package.json and dist/), not a link: a build started
+  // meanwhile (tsup empties dist/ first) cannot pull the files from under the running blocks.
+  const installed = path.join(modules, 'svc-sdk');
+  await mkdir(installed);
+  await cp(path.join(root, 'package.json'), path.join(installed, 'package.json'));
+  await cp(path.join(root, 'dist'), path.join(installed, 'dist'), { recursive: true });
   await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'readme-blocks', private: true, type: 'module' })}\n`);
   return dir;
 }

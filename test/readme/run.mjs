@@ -5,7 +5,7 @@
 //   KEEP_README_BLOCKS=1                     keep the consumer project and print where it is
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extractBlocks } from './extract.mjs';
 import { createConsumer, removeConsumer, runBlocks, SETTINGS, typeCheck, writeBlocks } from './harness.mjs';
 
@@ -29,7 +29,8 @@ try {
   const problems = typeCheck(written, dir);
   for (const problem of problems) console.error(problem);
 
-  const { createEmulator } = await import('svc-sdk/testing');
+  // The emulator of the copy installed in the consumer project, which the blocks import too.
+  const { createEmulator } = await import(pathToFileURL(path.join(dir, 'node_modules', 'svc-sdk', 'dist', 'testing.js')).href);
   const emulator = createEmulator();
   let failures;
   try {
