@@ -1,0 +1,51 @@
+// A webhook receiver in its own process, for bench/webhook-throughput.mjs. argv: <kind> [redis port]
+//   bare         node:http that reads the body, verifies the signature (createHmac + timingSafeEqual)
+//                and answers 200: the limit, doing nothing a receiver could skip
+//   node-memory  toNodeListener(createWebhookHandler(...)), the default in-memory dedupe
+//   node-redis   the same with createRedisDedupeStore
+//   hono-memory  createWebhookHandler served by @hono/node-server, in-memory dedupe
+//   hono-redis   the same with createRedisDedupeStore
+// Prints nothing; sends { port } over IPC once listening.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import { serve } from '@hono/node-server';
+import { createClient } from 'redis';
+import { createRedisDedupeStore, createWebhookHandler, toNodeListener } from 'svc-sdk/webhooks';
+
+export const SECRET = 'whsec_bench_throughput_0123456789abcdef';
+const [kind, redisPort] = process.argv.slice(2);
+const ready = (server) => process.send?.({ port: server.address().port });
+process.on('disconnect', () => process.exit(0));
+
+if (kind === 'bare') {
+  const ok = JSON.stringify({ received: true });
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const expected = Buffer.from(String(req.headers['x-svc-signature']).slice(7), 'hex');
+      const digest = createHmac('sha256', SECRET).update(Buffer.concat(chunks)).digest();
+      const valid = expected.length === 32 && timingSafeEqual(digest, expected);
+      res.writeHead(valid ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(valid ? ok : '{"error":"invalid_signature"}');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => ready(server));
+} else {
+  const [front, store] = kind.split('-');
+  let dedupe = true;
+  if (store === 'redis') {
+    const redis = await createClient({ url: `redis://127.0.0.1:${redisPort}` }).connect();
+    dedupe = createRedisDedupeStore(redis, { prefix: `bench:${process.pid}:` });
+  }
+  const handler = createWebhookHandler({ secret: SECRET, dedupe, on: () => {} });
+  if (front === 'node') {
+    const server = createServer(toNodeListener(handler));
+    server.keepAliveTimeout = 60_000;
+    server.listen(0, '127.0.0.1', () => ready(server));
+  } else {
+    const server = serve({ fetch: handler, port: 0, hostname: '127.0.0.1' }, () => ready(server));
+    server.keepAliveTimeout = 60_000;
+  }
+}
