@@ -1,27 +1,32 @@
-// Receive signed webhooks in Express: verify the raw bytes, then act on the typed event.
+// Receive signed webhooks in Express (4 or 5) with every guarantee of createWebhookHandler: a body
+// limit, the signature, the replay window, dedupe by delivery_id, then your code.
 //   SVC_WEBHOOK_SECRET=whsec_... node examples/express-receiver.mjs
-// `--self-test` sends one signed delivery to the server and exits (needs no secret).
+// `--self-test` sends one signed delivery twice (the second is a retry: acknowledged, not processed) and exits.
 import express from 'express';
-import { signPayload, verifyWebhook, WebhookPayloadError, WebhookVerificationError } from 'svc-sdk/webhooks';
+import { createWebhookHandler, signPayload, toNodeListener } from 'svc-sdk/webhooks';
 
 const secret = process.env.SVC_WEBHOOK_SECRET ?? 'whsec_example_secret';
 const app = express();
 
-// express.raw keeps the body as the exact bytes received (a Buffer). express.json() would parse and
-// re-serialize it, and the signature, computed over the original bytes, would no longer match.
-app.post('/webhooks', express.raw({ type: 'application/json' }), async (req, res) => {
-  let event;
-  try {
-    event = await verifyWebhook(req.body, req.get('x-svc-signature'), secret);
-  } catch (error) {
-    if (error instanceof WebhookVerificationError) return res.status(401).json({ error: error.message });
-    if (error instanceof WebhookPayloadError) return res.status(400).json({ error: error.message });
-    throw error;
-  }
-  if (event.event === 'document.uploaded') console.log(`document ${event.data.document_id} uploaded: ${event.data.filename}`);
-  else console.log(`received ${event.event} (${event.delivery_id})`);
-  res.json({ received: true });
-});
+// toNodeListener reads the raw body itself: mount the route before any app.use(express.json()),
+// which would parse the body and lose the exact bytes the signature covers (it says so if it runs first).
+app.post(
+  '/webhooks',
+  toNodeListener(
+    createWebhookHandler({
+      secret,
+      // On by default: an in-memory store (one process). A fleet shares createRedisDedupeStore(redis).
+      dedupe: true,
+      on: async (event) => {
+        if (event.event === 'document.uploaded') console.log(`document ${event.data.document_id} uploaded: ${event.data.filename}`);
+        else console.log(`received ${event.event} (${event.delivery_id})`);
+      },
+      // Refused deliveries (bad signature, replay, oversized body…), for your logs.
+      onVerificationError: (reason, request) => console.warn(`webhook refused (${reason}) from ${request.headers.get('user-agent')}`),
+    }),
+  ),
+);
+app.use(express.json()); // the rest of the app may parse JSON
 
 const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', async () => {
   const url = `http://127.0.0.1:${server.address().port}/webhooks`;
@@ -35,7 +40,11 @@ const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', async (
     data: { room_id: 1, document_id: 7, filename: 'memo.pdf', uploader_id: 3 },
   });
   const headers = { 'content-type': 'application/json', 'x-svc-signature': await signPayload(body, secret) };
-  const response = await fetch(url, { method: 'POST', body, headers });
-  console.log(response.status, await response.text());
+  for (const attempt of ['first', 'retry']) {
+    const response = await fetch(url, { method: 'POST', body, headers });
+    console.log(`${attempt}:`, response.status, await response.text());
+  }
+  const forged = await fetch(url, { method: 'POST', body, headers: { ...headers, 'x-svc-signature': await signPayload(body, 'not-the-secret') } });
+  console.log('forged:', forged.status, await forged.text());
   server.close();
 });

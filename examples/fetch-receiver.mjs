@@ -5,14 +5,16 @@
 //   Bun:                                  Bun.serve({ port: 3000, fetch: handler });
 //   Deno:                                 Deno.serve({ port: 3000 }, handler);
 //   Node (below):                         serve({ fetch: handler, port: 3000 }) from @hono/node-server
+//   Express, Fastify, Koa, node:http:     toNodeListener(handler) (examples/express-receiver.mjs)
 // Run: SVC_WEBHOOK_SECRET=whsec_... node examples/fetch-receiver.mjs   (`--self-test` sends itself one delivery)
 import { serve } from '@hono/node-server';
 import { createWebhookHandler, signPayload } from 'svc-sdk/webhooks';
 
 const secret = process.env.SVC_WEBHOOK_SECRET ?? 'whsec_example_secret';
 
-// 401 on a bad signature, 400 on a bad body, 200 once `on` resolved, 500 if it throws (the service
-// retries); a delivery_id already processed is acknowledged without calling `on` again.
+// 401 on a bad signature, 400 on a bad body or a timestamp outside the replay window (12 h), 413 over
+// maxBodyBytes (1 MiB), 200 once `on` resolved, 500 if it throws (the service retries); a delivery_id
+// already processed is acknowledged without calling `on` again.
 const handler = createWebhookHandler({
   secret,
   on: async (event) => {

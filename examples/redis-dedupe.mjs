@@ -7,7 +7,8 @@ import { createRedisDedupeStore, createWebhookHandler, signPayload } from 'svc-s
 const secret = process.env.SVC_WEBHOOK_SECRET ?? 'whsec_example_secret';
 const redis = await createClient({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }).connect();
 
-// Keys `svc-sdk:webhook:<delivery_id>`: 'processing' for 5 minutes while `on` runs, 'done' for 12 h after.
+// Keys `svc-sdk:webhook:<delivery_id>`: 'processing' for 5 minutes while `on` runs, 'done' for 12 h 5 min
+// after (longer than the handler's 12 h replay window, so a replay inside the window is a known duplicate).
 const dedupe = createRedisDedupeStore(redis, { prefix: 'svc-sdk:webhook:' });
 
 // Two receivers, as two instances behind a load balancer would be.
