@@ -39,7 +39,7 @@ export class APIPromise<T> extends Promise<T> {
   /** @internal Built by the client's core, never by users. */
   constructor(exchange: Promise<Exchange>, parse: (exchange: Exchange) => T | Promise<T>) {
     // Settles at once with nothing: `then` is overridden to parse the exchange only when asked.
-    super((resolve) => resolve(undefined as T));
+    super(settleAtOnce);
     this.#exchange = exchange;
     this.#parse = parse;
   }
@@ -87,6 +87,11 @@ export class APIPromise<T> extends Promise<T> {
   #parsed(): Promise<T> {
     return (this.#data ??= this.#exchange.then(this.#parse));
   }
+}
+
+/** The executor of every APIPromise's own (unused) settlement: one function, not one closure per call. */
+function settleAtOnce(resolve: (value: never) => void): void {
+  resolve(undefined as never);
 }
 
 // Statuses whose Response may not have a body (the Response constructor throws otherwise).
