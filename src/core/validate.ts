@@ -20,13 +20,14 @@ interface CallSettings {
   maxRetries?: unknown;
   maxPages?: unknown;
   headers?: unknown;
+  signal?: unknown;
 }
 
 /**
  * Checks the options of a call (or a client) before anything is sent: a ValidationError naming each
  * bad one, so no raw RangeError or TypeError escapes from below.
  */
-export function checkSettings(operation: string, { timeout, maxRetries, maxPages, headers }: CallSettings): void {
+export function checkSettings(operation: string, { timeout, maxRetries, maxPages, headers, signal }: CallSettings): void {
   const issues: Array<{ path: string[]; message: string }> = [];
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMEOUT_MS)) {
     issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}` });
@@ -39,6 +40,9 @@ export function checkSettings(operation: string, { timeout, maxRetries, maxPages
   }
   if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers))) {
     issues.push({ path: ['headers'], message: 'headers must be an object of header names to string values' });
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    issues.push({ path: ['signal'], message: 'signal must be an AbortSignal, such as AbortSignal.timeout(5_000)' });
   }
   if (issues.length) throw new ValidationError(operation, issues);
 }

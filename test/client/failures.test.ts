@@ -44,6 +44,7 @@ describe('every failure is an SvcError', () => {
     ['maxRetries -1', { maxRetries: -1 }, 'maxRetries must be a whole number, 0 or more'],
     ['maxRetries 1.5', { maxRetries: 1.5 }, 'maxRetries must be a whole number, 0 or more'],
     ['headers that are not an object', { headers: 'x-a: 1' as never }, 'headers must be an object of header names to string values'],
+    ['signal that is not an AbortSignal', { signal: { aborted: false } as never }, 'signal must be an AbortSignal, such as AbortSignal.timeout(5_000)'],
   ])('a per-call %s is a ValidationError, nothing sent', async (_title, options, message) => {
     const error = await failure(client.transactions.list({ deal_id: 1 }, options));
     expect(error).toBeInstanceOf(ValidationError);
