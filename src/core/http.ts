@@ -265,11 +265,14 @@ export class HttpCore {
       }
       const failure = toSvcError(error, call, method, url, timeout, options.signal);
       if (call.attempts > 1 && this.#log.warn) {
-        const failedUrl = (failure as { url?: string }).url ?? url;
-        this.#log.warn(`[svc-sdk] ${method} ${failedUrl} gave up after ${call.attempts} attempts: ${failure.message}`, {
+        // The error's name and status, not its message: that quotes the service's answer, and bodies are not logged.
+        const { url: failedUrl = url, status } = failure as { url?: string; status?: number };
+        this.#log.warn(`[svc-sdk] ${method} ${failedUrl} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
           method,
           url: failedUrl,
           attempts: call.attempts,
+          error: failure.name,
+          status,
         });
       }
       throw failure;

@@ -49,8 +49,8 @@ describe('logging', () => {
     expect(lines).toEqual([
       {
         level: 'warn',
-        message: `[svc-sdk] GET ${TRANSACTIONS}?deal_id=1 gave up after 2 attempts: GET /api/v1/svc/transactions?deal_id=1 failed with 500: down`,
-        details: [{ method: 'GET', url: `${TRANSACTIONS}?deal_id=1`, attempts: 2 }],
+        message: `[svc-sdk] GET ${TRANSACTIONS}?deal_id=1 gave up after 2 attempts: InternalServerError 500`,
+        details: [{ method: 'GET', url: `${TRANSACTIONS}?deal_id=1`, attempts: 2, error: 'InternalServerError', status: 500 }],
       },
     ]);
   });
@@ -110,10 +110,14 @@ describe('logging', () => {
     server.use(
       http.post(`${BASE_URL}/api/v1/webhooks/`, () => HttpResponse.json({ id: 1, secret: SECRET, event_types: null })),
       http.post(`${BASE_URL}/api/v1/webhooks/1/rotate-secret/`, () => HttpResponse.json({ error: `bad ${SECRET}` }, { status: 500 })),
+      // A retried call that gives up is logged at warn: the service's message (which quotes a secret here) is not.
+      http.get(`${BASE_URL}/api/v1/webhooks/1/`, () => HttpResponse.json({ error: `secret ${SECRET} mismatch` }, { status: 500 })),
     );
-    const client = clientWith('debug', logger);
+    const client = clientWith('debug', logger, 1);
     await client.webhooks.create({ url: 'https://example.com/hook-body-marker', name: 'body-marker', event_types: null });
     await client.webhooks.rotateSecret(1).catch(() => undefined);
+    await client.webhooks.retrieve(1).catch(() => undefined);
+    expect(lines.some((line) => line.level === 'warn')).toBe(true);
     expect(lines.length).toBeGreaterThan(1);
     const text = JSON.stringify(lines);
     for (const forbidden of [API_KEY, SECRET, 'hook-body-marker', 'body-marker']) expect(text).not.toContain(forbidden);
