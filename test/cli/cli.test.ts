@@ -57,6 +57,8 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
     [['serve'], /^\[svc-sdk\] unknown command "serve"/],
     [['emulator', '--port', 'abc'], /^\[svc-sdk\] --port must be a whole number/],
     [['emulator', '--api-key', 'sk_1'], /^\[svc-sdk\] --api-key must start with "vdr_"/],
+    [['emulator', '--api-key', 'vdr_'], /^\[svc-sdk\] --api-key must start with "vdr_" and go on after it/],
+    [['emulator', '--page-size', '0'], /^\[svc-sdk\] --page-size must be a whole number from 1 to 1000, got "0"/],
     [['emulator', '--verbose'], /^\[svc-sdk\] Unknown option '--verbose'/],
     [['trigger'], /^\[svc-sdk\] trigger needs an event kind/],
     [['trigger', 'document.upload', '--url', 'http://127.0.0.1:1/x', '--secret', 's'], /^\[svc-sdk\] unknown event kind "document.upload": use one of document.uploaded, /],
@@ -117,5 +119,25 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
     }
     expect(await exited).toBe(0);
     expect(stdout).toContain('svc-sdk emulator stopped');
+  });
+
+  it('emulator --page-size <n> answers every list in pages of n', async () => {
+    const child = spawn(process.execPath, [CLI, 'emulator', '--port', '0', '--page-size', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    try {
+      await expect.poll(() => stdout, { timeout: 10_000 }).toMatch(/SVC_API_KEY=vdr_\S+/);
+      const baseUrl = /SVC_BASE_URL=(\S+)/.exec(stdout)![1]!;
+      const client = new Client({ apiKey: 'vdr_cli', baseUrl, maxRetries: 0 });
+      await client.webhooks.create({ url: 'https://example.com/a', name: 'a', event_types: null });
+      await client.webhooks.create({ url: 'https://example.com/b', name: 'b', event_types: null });
+      const page = await (await fetch(`${baseUrl}/api/v1/webhooks/`, { headers: { authorization: 'Bearer vdr_cli' } })).json();
+      expect(page).toMatchObject({ count: 2, next: '/api/v1/webhooks/?page=2&page_size=1', previous: null, results: [{ name: 'a' }] });
+      expect((await client.webhooks.list()).map((webhook) => webhook.name)).toEqual(['a', 'b']);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 });
