@@ -60,16 +60,16 @@ export interface CoreRequest<T> {
 }
 
 /** A request as a resource method describes it: the operation is named once, by the call. */
-export type RequestSpec<T> = Omit<CoreRequest<T>, 'operation'>;
+type RequestSpec<T> = Omit<CoreRequest<T>, 'operation'>;
 
 /** Checks one argument of a call against a schema, naming the call's operation in its ValidationError. */
-export type ParamParser = <P>(schema: ZodMiniType<P>, value: unknown) => P;
+type ParamParser = <P>(schema: ZodMiniType<P>, value: unknown) => P;
 
 /** A request body as fetch takes it (spelled without the DOM's `BodyInit`, for Node-only type checks). */
-export type RequestBody = NonNullable<RequestInit['body']>;
+type RequestBody = NonNullable<RequestInit['body']>;
 
 /** Settings of the core, resolved once by the client. */
-export interface CoreConfig {
+interface CoreConfig {
   baseUrl: string;
   apiKey: string;
   timeout: number;

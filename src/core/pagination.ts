@@ -48,7 +48,7 @@ export class PagePromise<Item> extends APIPromise<Item[]> implements AsyncIterab
 }
 
 /** How the pages of one list are fetched and bounded. */
-export interface PageReader {
+interface PageReader {
   /** Fetches the page at an absolute URL, with the first page's options (auth, retries, timeout). */
   fetch: (url: string) => Promise<Exchange>;
   /** The service's origin: a `next` elsewhere is refused, so the API key never leaves it. */

@@ -12,7 +12,7 @@ export function parseParams<T>(operation: string, schema: ZodMiniType<T>, value:
 }
 
 /** The longest timer a runtime can set (2^31-1 ms, about 24.8 days); a longer `timeout` would overflow. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** Options a call or a client may set, checked alike. */
 interface CallSettings {
