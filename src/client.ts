@@ -16,7 +16,7 @@ export interface ClientOptions {
   apiKey?: string | undefined;
   /** The service's base URL; the SDK appends `/api/v1/…`. Default: `process.env.SVC_BASE_URL`. */
   baseUrl?: string | undefined;
-  /** Milliseconds to wait for each attempt's response. Default 60 000. */
+  /** Milliseconds each attempt may take, reading the response body included. Default 60 000. */
   timeout?: number | undefined;
   /** Retries of an idempotent call after a network error, timeout, 408, 429 or 5xx. Default 2. */
   maxRetries?: number | undefined;
