@@ -5,7 +5,7 @@ import type { WebhookVerificationReason } from './errors.js';
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance, timestampProblem } from './replay.js';
 import { SIGNATURE_HEADER, toSecrets, type SigningSecret } from './signature.js';
-import { verifyWith, type HmacVerify } from './verify.js';
+import { verifyBody, type HmacVerify } from './verify.js';
 
 /**
  * Why `createWebhookHandler` refused a delivery before processing it (what `onVerificationError`
@@ -115,7 +115,7 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     else if (!body) {
       reason = 'body_too_large';
       status = 413;
-    } else if (!(await verifyWith(hmac, body, signature, secret))) {
+    } else if (!(await verifyBody(hmac, body, signature, secret))) {
       reason = signature ? 'invalid_signature' : 'missing_signature';
       status = 401;
     } else {
@@ -213,7 +213,7 @@ export function concat(chunks: Uint8Array[], size: number): Uint8Array {
 }
 
 function logError(error: unknown, event: WebhookEvent): void {
-  console.error(`[svc-sdk] webhook on() failed for delivery ${event.delivery_id} (answered 500, to be retried)`, error);
+  console.error(`[svc-sdk] webhook on() failed for delivery ${event.delivery_id}; answered 500, the service retries`, error);
 }
 
 async function settle(step: () => unknown): Promise<void> {

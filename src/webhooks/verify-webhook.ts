@@ -3,7 +3,7 @@ import { WebhookVerificationError, type WebhookVerificationReason } from './erro
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
 import { DEFAULT_TOLERANCE_MS, isTolerance, timestampProblem } from './replay.js';
 import { signatureHex, toBody, toSecrets, type RawBody, type SignatureHeader, type SigningSecret } from './signature.js';
-import { verifyWith, type HmacVerify } from './verify.js';
+import { verifyBody, type HmacVerify } from './verify.js';
 
 /** Options of `verifyWebhook`. */
 export interface VerifyWebhookOptions {
@@ -49,7 +49,7 @@ async function verify(
   if (!signatureHex(header)) {
     throw verificationError('invalid_signature', 'the X-Svc-Signature header is not sha256=<64 lowercase hex digits>');
   }
-  if (!(await verifyWith(hmac, body, header, secret))) throw verificationError('invalid_signature');
+  if (!(await verifyBody(hmac, body, header, secret))) throw verificationError('invalid_signature');
   const event = parseWebhookEvent(typeof body === 'string' ? new TextEncoder().encode(body) : body);
   const problem = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
   if (problem) throw verificationError(problem);

@@ -12,13 +12,12 @@ export type HmacSign = (secret: string, body: Uint8Array) => Uint8Array | Promis
 
 /**
  * The one verification routine both entries use, each with its own HMAC back end: the header
- * must be well-formed, the body readable, and any usable secret must match. Never rejects.
- * A synchronous back end (node:crypto) is not awaited, so a Node check costs one promise in all.
+ * must be well-formed and any usable secret must match. Never rejects. A synchronous back end
+ * (node:crypto) is not awaited, so a Node check costs one promise in all.
  */
-export async function verifyWith(hmac: HmacVerify, rawBody: unknown, header: unknown, secret: unknown): Promise<boolean> {
+export async function verifyBody(hmac: HmacVerify, body: string | Uint8Array, header: unknown, secret: unknown): Promise<boolean> {
   const hex = signatureHex(header);
-  const body = hex && toBody(rawBody);
-  if (body === undefined || !hex) return false;
+  if (!hex) return false;
   // Any matching secret wins: during a rotation the old and the new one are both valid.
   for (const key of toSecrets(secret)) {
     try {
@@ -31,7 +30,13 @@ export async function verifyWith(hmac: HmacVerify, rawBody: unknown, header: unk
   return false;
 }
 
+/** `verifyBody` for any raw body a user may pass (`false` for one that is not a body). */
+export function verifyWith(hmac: HmacVerify, rawBody: unknown, header: unknown, secret: unknown): Promise<boolean> | false {
+  const body = toBody(rawBody);
+  return body !== undefined && verifyBody(hmac, body, header, secret);
+}
+
 /** `verifySignature` over an HMAC back end. */
 export function verifySignatureWith(hmac: HmacVerify): VerifySignature {
-  return (rawBody, header, secret) => verifyWith(hmac, rawBody, header, secret);
+  return async (rawBody, header, secret) => verifyWith(hmac, rawBody, header, secret);
 }
