@@ -212,16 +212,20 @@ export class HttpCore {
     }
   }
 
-  async #send(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
-    if (!request.settle) return this.#exchange(request, options);
+  #send(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
+    // No extra async frame on the common path: only an upload has something to settle.
+    return request.settle ? this.#sendAndSettle(request, request.settle, options) : this.#exchange(request, options);
+  }
+
+  async #sendAndSettle(request: CoreRequest<unknown>, settle: (error: unknown) => unknown, options: RequestOptions): Promise<Exchange> {
     let exchange: Exchange;
     try {
       exchange = await this.#exchange(request, options);
     } catch (error) {
-      await request.settle(error);
+      await settle(error);
       throw error;
     }
-    await request.settle(undefined);
+    await settle(undefined);
     return exchange;
   }
 
@@ -291,7 +295,8 @@ export class HttpCore {
     const debug = this.#log.debug;
     const started = debug ? performance.now() : 0;
     try {
-      const response = await this.#fetchFollowing(input, call);
+      let response = await this.#fetchOnce(input.url, input.headers, input, call);
+      if (isRedirect(response)) response = await this.#followRedirects(response, input, call);
       call.text = await response.text();
       if (debug) {
         const { status } = response;
@@ -323,36 +328,46 @@ export class HttpCore {
     }
   };
 
-  /** Fetches, following a GET's redirects itself: the API key and custom headers never go to another origin. */
-  async #fetchFollowing(input: Request, call: CallState): Promise<Response> {
+  /** One fetch of ky's bodiless Request, with the body kept beside it. */
+  #fetchOnce(url: string, headers: HeadersInit, input: Request, call: CallState): Promise<Response> {
+    // Looked up per call, not at construction: test tools (msw) replace the global fetch later.
+    return (this.#fetch ?? globalThis.fetch)(url, {
+      method: input.method,
+      headers,
+      body: call.body,
+      signal: input.signal,
+      redirect: call.redirect,
+      // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
+      ...(call.body instanceof ReadableStream ? { duplex: 'half' } : {}),
+    } as RequestInit);
+  }
+
+  /** Follows a GET's redirects itself: the API key and custom headers never go to another origin. A write's redirect is an APIError. */
+  async #followRedirects(response: Response, input: Request, call: CallState): Promise<Response> {
     const { method, signal } = input;
     let url = input.url;
     let headers: HeadersInit = input.headers;
     for (let hops = 0; ; hops++) {
-      // Looked up per call, not at construction: test tools (msw) replace the global fetch later.
-      const response = await (this.#fetch ?? globalThis.fetch)(url, {
-        method,
-        headers,
-        body: call.body,
-        signal,
-        redirect: call.redirect,
-        // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
-        ...(call.body instanceof ReadableStream ? { duplex: 'half' } : {}),
-      } as RequestInit);
       if (response.type === 'opaqueredirect') {
         // A browser hides where a redirect goes; it drops the Authorization header across origins itself.
         if (call.follow) return (this.#fetch ?? globalThis.fetch)(url, { method, headers, signal });
         throw redirectError(response, method, url, undefined);
       }
-      const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+      const location = isRedirect(response) ? response.headers.get('location') : null;
       if (location === null) return response;
       void response.body?.cancel().catch(() => undefined);
       if (!call.follow || hops === MAX_REDIRECTS) throw redirectError(response, method, url, location);
       const next = new URL(location, url);
       if (next.origin !== new URL(url).origin) headers = this.#anonymousHeaders;
       url = next.href;
+      response = await this.#fetchOnce(url, headers, input, call);
     }
   }
+}
+
+/** A 3xx answer (or a browser's opaque stand-in for one): the only answers `#followRedirects` looks at. */
+function isRedirect(response: Response): boolean {
+  return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
 }
 
 /** The APIError of a redirect the core does not follow: a write's, or one past the hop limit. */
