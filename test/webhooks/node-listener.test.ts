@@ -177,6 +177,27 @@ describe.each(ENTRIES)('%s entry: toNodeListener(createWebhookHandler(...))', (_
   });
 });
 
+describe('toNodeListener when the sender goes away', () => {
+  test('a connection closed mid-body is an unreadable body: on() not called, onVerificationError hears it', async () => {
+    const [[, sdk]] = ENTRIES;
+    const on = vi.fn();
+    const onVerificationError = vi.fn();
+    const server = createServer((req, res) => void sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on, onVerificationError }))(req, res));
+    const url = await listen(server);
+    try {
+      const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', 'x-svc-signature': sign('x') } });
+      req.on('error', () => {});
+      req.write('{"event":"ping.test",');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      req.destroy();
+      await vi.waitFor(() => expect(onVerificationError).toHaveBeenCalledWith('unreadable_body', expect.any(Request)));
+      expect(on).not.toHaveBeenCalled();
+    } finally {
+      await closeServer(server)();
+    }
+  });
+});
+
 describe('toNodeListener misuse', () => {
   const [[, sdk]] = ENTRIES;
 
