@@ -118,6 +118,9 @@ const SDK_HEADERS: Record<string, string> = IN_BROWSER
   ? { 'x-svc-sdk-version': VERSION }
   : { 'user-agent': `svc-sdk/${VERSION}`, 'x-svc-sdk-version': VERSION };
 
+/** The options of a call that passed none: shared, and known to need no check. */
+const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
+
 /** What one call carries past ky to its fetch: ky forwards options it does not know (a string key: it reads them with for…in). */
 const CALL = 'svcCall';
 
@@ -173,12 +176,12 @@ export class HttpCore {
    * describes the request; a bad argument rejects the promise before anything is sent.
    */
   call<T>(operation: string, options: RequestOptions | undefined, build: (parse: ParamParser) => RequestSpec<T> | Promise<RequestSpec<T>>): APIPromise<T> {
-    return new APIPromise<T>(this.#start(operation, options ?? {}, build), dataOf);
+    return new APIPromise<T>(this.#start(operation, options ?? NO_OPTIONS, build), dataOf);
   }
 
   /** Starts a list call: its promise reads every page, and it iterates them lazily with `for await`. */
   list<Item>(operation: string, options: ListOptions | undefined, build: (parse: ParamParser) => RequestSpec<Item[]>): PagePromise<Item> {
-    const settings = options ?? {};
+    const settings = options ?? NO_OPTIONS;
     const maxPages = settings.maxPages ?? DEFAULT_MAX_PAGES;
     // Every page is read with the first page's request (schema, headers) and options (auth, retries, timeout).
     const pages = (first: Exchange) =>
@@ -202,7 +205,7 @@ export class HttpCore {
 
   #start<T>(operation: string, options: RequestOptions & ListOptions, build: (parse: ParamParser) => RequestSpec<T> | Promise<RequestSpec<T>>): Promise<Exchange> {
     try {
-      checkSettings(operation, options);
+      if (options !== NO_OPTIONS) checkSettings(operation, options);
       const spec = build((schema, value) => parseParams(operation, schema, value));
       // The spec is the call's own fresh object: naming the operation on it costs no copy.
       if (spec instanceof Promise) return spec.then((ready) => this.#send(Object.assign(ready, { operation }), options));
