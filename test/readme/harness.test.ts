@@ -20,7 +20,7 @@ describe('the README harness (test/readme/run.mjs)', () => {
 
   test('fails, and counts what it checked', () => {
     expect(result.status).toBe(1);
-    expect(result.stdout).toContain('5 blocks of test/readme/fixtures/broken.md type-checked (nodenext, bundler), 1 run');
+    expect(result.stdout).toContain('5 blocks of test/readme/fixtures/broken.md type-checked (nodenext, bundler), 1 run: 6 type errors, 1 failed runs, 2 broken links');
   });
 
   test('reports a type error at its line in the document, once per module setting', () => {
@@ -37,6 +37,12 @@ describe('the README harness (test/readme/run.mjs)', () => {
 
   test('passes a correct block', () => {
     expect(result.stderr).not.toMatch(/broken\.md:[3-8]:/);
+  });
+
+  test('reports links to headings and files that do not exist, at their line', () => {
+    expect(result.stderr).toMatch(/^test\/readme\/fixtures\/broken\.md:40: no heading for the link #no-such-heading$/m);
+    expect(result.stderr).toMatch(/^test\/readme\/fixtures\/broken\.md:40: the linked file missing\.md does not exist$/m);
+    expect(result.stderr).not.toContain('#a-document-with');
   });
 
   test('runs a marked block against the emulator and reports its failure at the block', () => {

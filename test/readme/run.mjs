@@ -1,12 +1,13 @@
 // `npm run test:readme`: every TypeScript/JavaScript block of README.md and CONTRIBUTING.md
-// type-checks as pasted under the strictest settings (nodenext and bundler), and the blocks marked
-// `<!-- run -->` run against the emulator. Needs `npm run build` first (blocks import the built package).
+// type-checks as pasted under the strictest settings (nodenext and bundler), the blocks marked
+// `<!-- run -->` run against the emulator, and links within the repository lead somewhere. Needs `npm run build` first (blocks import the built package).
 //   node test/readme/run.mjs [doc.md ...]    other documents (default: README.md CONTRIBUTING.md)
 //   KEEP_README_BLOCKS=1                     keep the consumer project and print where it is
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extractBlocks } from './extract.mjs';
+import { checkLinks } from './links.mjs';
 import { createConsumer, removeConsumer, runBlocks, SETTINGS, typeCheck, writeBlocks } from './harness.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,10 +19,14 @@ if (!existsSync(path.join(root, 'dist', 'index.js'))) {
   process.exit(1);
 }
 
-const blocks = documents.flatMap((document) => {
+const texts = documents.map((document) => {
   const file = path.resolve(root, document);
-  return extractBlocks(readFileSync(file, 'utf8'), path.relative(root, file) || document);
+  return { source: path.relative(root, file) || document, markdown: readFileSync(file, 'utf8') };
 });
+const blocks = texts.flatMap(({ markdown, source }) => extractBlocks(markdown, source));
+// Links that stay in the repository: anchors name a heading, files exist.
+const brokenLinks = texts.flatMap(({ markdown, source }) => checkLinks(markdown, source, root));
+for (const problem of brokenLinks) console.error(problem);
 const dir = await createConsumer(root);
 let failed;
 try {
@@ -41,12 +46,12 @@ try {
   }
   for (const failure of failures) console.error(failure);
 
-  failed = problems.length > 0 || failures.length > 0;
+  failed = problems.length > 0 || failures.length > 0 || brokenLinks.length > 0;
   const runnable = written.filter((block) => block.run).length;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
     `test:readme: ${written.length} blocks of ${documents.join(', ')} type-checked (${Object.keys(SETTINGS).join(', ')}), ` +
-      `${runnable} run: ${problems.length} type errors, ${failures.length} failed runs (${seconds} s)`,
+      `${runnable} run: ${problems.length} type errors, ${failures.length} failed runs, ${brokenLinks.length} broken links (${seconds} s)`,
   );
 } finally {
   if (process.env.KEEP_README_BLOCKS) console.log(`test:readme: blocks kept in ${dir}`);
