@@ -22,8 +22,10 @@ const STRICTEST = {
   allowJs: true,
   checkJs: true,
   noEmit: true,
-  skipLibCheck: false,
-  skipDefaultLibCheck: true,
+  // Declaration files are not checked: checking every library's (express, redis, msw, @types/node)
+  // took 3.5 times as long as the blocks themselves, and the package's own declarations are checked
+  // with skipLibCheck off by the TypeScript row of the runtime matrix (npm run test:runtimes).
+  skipLibCheck: true,
   target: 'es2023',
   lib: ['es2023', 'dom', 'dom.iterable'],
   types: ['node'],
