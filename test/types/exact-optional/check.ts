@@ -25,6 +25,7 @@ import type { EmulatorOptions, WaitOptions } from 'svc-sdk/testing';
 import type {
   MemoryDedupeStoreOptions,
   RedisDedupeStoreOptions,
+  VerifyWebhookOptions,
   WebhookHandlerOptions,
 } from 'svc-sdk/webhooks';
 
@@ -55,6 +56,7 @@ export const dealCreateOptions: AcceptsUndefined<DealCreateOptions> = true;
 export const uploadOptions: AcceptsUndefined<UploadOptions> = true;
 export const fileMetadata: AcceptsUndefined<FileMetadata> = true;
 export const webhookHandlerOptions: AcceptsUndefined<WebhookHandlerOptions> = true;
+export const verifyWebhookOptions: AcceptsUndefined<VerifyWebhookOptions> = true;
 export const memoryDedupeStoreOptions: AcceptsUndefined<MemoryDedupeStoreOptions> = true;
 export const redisDedupeStoreOptions: AcceptsUndefined<RedisDedupeStoreOptions> = true;
 export const emulatorOptions: AcceptsUndefined<EmulatorOptions> = true;
