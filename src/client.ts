@@ -1,4 +1,4 @@
-import { ValidationError } from './core/errors.js';
+import { ValidationError, type Issue } from './core/errors.js';
 import type { APIPromise } from './core/api-promise.js';
 import { HttpCore, type HttpMethod, type RequestOptions } from './core/http.js';
 import type { Logger, LogLevel } from './core/logger.js';
@@ -8,6 +8,7 @@ import { Rooms } from './resources/rooms.js';
 import { Search } from './resources/search.js';
 import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
+import { settingsIssues } from './core/validate.js';
 import { isHttpUrl } from './shared/parse-url.js';
 
 /** Settings of a `Client`; every one has a default. */
@@ -94,7 +95,7 @@ export class Client {
     const baseUrl = options.baseUrl ?? env?.SVC_BASE_URL;
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries, allowBrowser: options.dangerouslyAllowBrowser === true });
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, headers: options.headers, allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
@@ -156,18 +157,20 @@ interface CheckedOptions {
   baseUrl: string | undefined;
   timeout: number;
   maxRetries: number;
+  headers: unknown;
   allowBrowser: boolean;
 }
 
 function checkOptions(options: CheckedOptions): void {
-  const issues: Array<{ path: string[]; message: string }> = [];
-  const { apiKey, baseUrl, timeout, maxRetries } = options;
+  const { apiKey, baseUrl, timeout, maxRetries, headers } = options;
+  const issues: Issue[] = [];
   // The key itself is never quoted in a message: messages end up in logs.
   if (!apiKey) issues.push({ path: ['apiKey'], message: 'apiKey is missing: pass it or set SVC_API_KEY' });
   else if (!apiKey.startsWith('vdr_')) {
     issues.push({ path: ['apiKey'], message: 'apiKey must start with "vdr_": copy the key the developer portal issued' });
   } else if (apiKey.length === 4) {
     issues.push({ path: ['apiKey'], message: 'apiKey has nothing after "vdr_": copy the whole key the developer portal issued' });
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
   } else if (/[\s\x00-\x1f\x7f]/.test(apiKey)) {
     // A header value cannot carry them: fetch would throw a TypeError after the call began, or send a broken header.
     issues.push({ path: ['apiKey'], message: 'apiKey contains a space, line break or control character: copy the key again without them' });
@@ -176,12 +179,8 @@ function checkOptions(options: CheckedOptions): void {
   else if (!isHttpUrl(baseUrl)) {
     issues.push({ path: ['baseUrl'], message: 'baseUrl must be an absolute http(s) URL, such as https://api.example.com' });
   }
-  if (!Number.isInteger(timeout) || timeout <= 0) {
-    issues.push({ path: ['timeout'], message: 'timeout must be a positive whole number of milliseconds' });
-  }
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    issues.push({ path: ['maxRetries'], message: 'maxRetries must be a whole number, 0 or more' });
-  }
+  // timeout, maxRetries and headers are checked as a call's are: the same rules, the same words.
+  issues.push(...settingsIssues({ timeout, maxRetries, headers }));
   if (!options.allowBrowser && isBrowserPage()) {
     issues.push({
       path: ['dangerouslyAllowBrowser'],

@@ -70,6 +70,7 @@ type RequestBody = NonNullable<RequestInit['body']>;
 
 /** Settings of the core, resolved once by the client. */
 interface CoreConfig {
+  /** Checked by the client, without trailing slashes. */
   baseUrl: string;
   apiKey: string;
   timeout: number;
@@ -157,8 +158,8 @@ export class HttpCore {
   readonly #anonymousHeaders: Record<string, string>;
 
   constructor(config: CoreConfig) {
-    checkSettings('new Client()', config);
-    this.#prefix = `${withoutTrailingSlashes(config.baseUrl)}/api/v1`;
+    // The client has checked the settings and stripped the base URL's trailing slashes.
+    this.#prefix = `${config.baseUrl}/api/v1`;
     this.#origin = new URL(this.#prefix).origin;
     this.#timeout = config.timeout;
     this.#maxRetries = config.maxRetries;
@@ -424,13 +425,6 @@ function retryLogger(info: NonNullable<CoreLog['info']>) {
       reason,
     });
   };
-}
-
-/** `text` without its trailing slashes, in linear time (a `/\/+$/` regex backtracks on many slashes). */
-function withoutTrailingSlashes(text: string): string {
-  let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 47) end--;
-  return text.slice(0, end);
 }
 
 function readEnv(name: string): string | undefined {

@@ -31,16 +31,15 @@ export interface CoreLog {
 const LEVELS: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
 
 /**
- * The core's writers for a level and a logger. `level` defaults to `SVC_LOG`, then `'warn'`;
- * an unknown level is a ValidationError naming the option or the variable.
+ * The core's writers for a level and a logger. `level` defaults to `SVC_LOG`, then `'warn'`. An
+ * unknown `logLevel` is a ValidationError; an unknown `SVC_LOG` is warned about and read as `'warn'`,
+ * since a typo in the environment should not stop a deployed service from starting.
  */
 export function createCoreLog(level: LogLevel | undefined, logger: Logger | undefined, env: string | undefined): CoreLog {
-  const source = level !== undefined ? 'logLevel' : 'SVC_LOG';
-  const name = level ?? (env || 'warn');
-  const rank = LEVELS[name as LogLevel];
-  if (rank === undefined || !Object.hasOwn(LEVELS, name)) {
+  const levels = "'debug', 'info', 'warn', 'error' or 'off'";
+  if (level !== undefined && !Object.hasOwn(LEVELS, level)) {
     throw new ValidationError('new Client()', [
-      { path: [source], message: `${source} must be one of 'debug', 'info', 'warn', 'error' or 'off' (got '${String(name).slice(0, 20)}')` },
+      { path: ['logLevel'], message: `logLevel must be one of ${levels} (got '${String(level).slice(0, 20)}')` },
     ]);
   }
   if (logger !== undefined && !(['debug', 'info', 'warn', 'error'] as const).every((method) => typeof logger?.[method] === 'function')) {
@@ -48,9 +47,14 @@ export function createCoreLog(level: LogLevel | undefined, logger: Logger | unde
       { path: ['logger'], message: 'logger must have debug, info, warn and error methods, as console does' },
     ]);
   }
+  const envLevel = env === undefined || env === '' || Object.hasOwn(LEVELS, env) ? (env || undefined) as LogLevel | undefined : undefined;
+  const rank = LEVELS[level ?? envLevel ?? 'warn'];
   const target = logger ?? console;
   // Bound lazily per line, not per client: a logger whose methods rely on `this` (pino, winston) keeps it.
   const writer = (method: 'debug' | 'info' | 'warn', minimum: number): Write =>
     rank <= minimum ? (message, details) => target[method](message, details) : undefined;
+  if (level === undefined && env && envLevel === undefined) {
+    target.warn(`[svc-sdk] SVC_LOG must be one of ${levels} (got '${env.slice(0, 20)}'): logging at 'warn'`);
+  }
   return { debug: writer('debug', 0), info: writer('info', 1), warn: writer('warn', 2) };
 }

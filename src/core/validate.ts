@@ -1,5 +1,5 @@
 import { safeParse, type ZodMiniType } from 'zod/mini';
-import { ValidationError } from './errors.js';
+import { ValidationError, type Issue } from './errors.js';
 
 /**
  * Checks a call's arguments before anything is sent, and returns them as parsed.
@@ -24,11 +24,17 @@ interface CallSettings {
 }
 
 /**
- * Checks the options of a call (or a client) before anything is sent: a ValidationError naming each
- * bad one, so no raw RangeError or TypeError escapes from below.
+ * Checks the options of a call before anything is sent: a ValidationError naming each bad one, so
+ * no raw RangeError or TypeError escapes from below.
  */
-export function checkSettings(operation: string, { timeout, maxRetries, maxPages, headers, signal }: CallSettings): void {
-  const issues: Array<{ path: string[]; message: string }> = [];
+export function checkSettings(operation: string, settings: CallSettings): void {
+  const issues = settingsIssues(settings);
+  if (issues.length) throw new ValidationError(operation, issues);
+}
+
+/** What is wrong with the options of a call or a client, one issue each (the client adds its own). */
+export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal }: CallSettings): Issue[] {
+  const issues: Issue[] = [];
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMEOUT_MS)) {
     issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}` });
   }
@@ -44,5 +50,5 @@ export function checkSettings(operation: string, { timeout, maxRetries, maxPages
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     issues.push({ path: ['signal'], message: 'signal must be an AbortSignal, such as AbortSignal.timeout(5_000)' });
   }
-  if (issues.length) throw new ValidationError(operation, issues);
+  return issues;
 }

@@ -90,13 +90,20 @@ describe('logging', () => {
     }
   });
 
-  it('an unknown level is a ValidationError naming where it came from', () => {
-    const { logger } = recorder();
+  it('an unknown logLevel is a ValidationError; an unknown SVC_LOG is warned about and read as warn', async () => {
+    const { logger, lines } = recorder();
     expect(() => clientWith('verbose' as LogLevel, logger)).toThrow(
       new ValidationError('new Client()', [{ path: ['logLevel'], message: "logLevel must be one of 'debug', 'info', 'warn', 'error' or 'off' (got 'verbose')" }]),
     );
     vi.stubEnv('SVC_LOG', 'loud');
-    expect(() => clientWith(undefined, logger)).toThrow("SVC_LOG must be one of 'debug', 'info', 'warn', 'error' or 'off' (got 'loud')");
+    const client = clientWith(undefined, logger);
+    expect(lines.map(({ level, message }) => [level, message])).toEqual([
+      ['warn', "[svc-sdk] SVC_LOG must be one of 'debug', 'info', 'warn', 'error' or 'off' (got 'loud'): logging at 'warn'"],
+    ]);
+    // At 'warn', an attempt is not logged.
+    server.use(http.get(TRANSACTIONS, () => HttpResponse.json([])));
+    await client.transactions.list({ deal_id: 1 });
+    expect(lines).toHaveLength(1);
   });
 
   it('a logger without all of console\'s methods is a ValidationError', () => {

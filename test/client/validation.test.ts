@@ -96,7 +96,7 @@ describe('new Client(options)', () => {
     [{ apiKey: 'sk_live_123', baseUrl: BASE_URL }, '[svc-sdk] new Client(): apiKey must start with "vdr_": copy the key the developer portal issued. Nothing was sent.'],
     [{ apiKey: API_KEY }, '[svc-sdk] new Client(): baseUrl is missing: pass it or set SVC_BASE_URL. Nothing was sent.'],
     [{ apiKey: API_KEY, baseUrl: 'svc.test' }, '[svc-sdk] new Client(): baseUrl must be an absolute http(s) URL, such as https://api.example.com. Nothing was sent.'],
-    [{ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 0 }, '[svc-sdk] new Client(): timeout must be a positive whole number of milliseconds. Nothing was sent.'],
+    [{ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 0 }, '[svc-sdk] new Client(): timeout must be a whole number of milliseconds from 1 to 2147483647. Nothing was sent.'],
     [{ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: -1 }, '[svc-sdk] new Client(): maxRetries must be a whole number, 0 or more. Nothing was sent.'],
   ])('new Client(%o) throws a clear ValidationError', (options, message) => {
     vi.stubEnv('SVC_API_KEY', undefined);
