@@ -17,7 +17,11 @@ function isClass(value: unknown): value is abstract new (...args: never[]) => un
   return typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
 }
 
-describe.runIf(existsSync(new URL('index.js', dist)))('the built package', () => {
+describe('the built package', () => {
+  test('is built (npm run build)', () => {
+    expect(existsSync(new URL('index.js', dist)), 'dist/ is missing: run `npm run build` first').toBe(true);
+  });
+
   describe.each(entries)('dist/%s', (entry) => {
     test.each(['js', 'cjs'])('every exported class is named as it is exported (.%s)', async (extension) => {
       const url = new URL(`${entry}.${extension}`, dist);
