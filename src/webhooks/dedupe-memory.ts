@@ -38,43 +38,73 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
  * from here, so a handler does not carry the options check it never needs.
  */
 export function memoryStore(maxEntries = 10_000, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS): DedupeStore {
-  // id → expiry time. Each map has one TTL and every write re-inserts, so a map's insertion order
-  // is its expiry order: the first entry expires first, and pruning stops at the first live one.
-  const claims = new Map<string, number>();
-  const done = new Map<string, number>();
-  const prune = (map: Map<string, number>, now: number) => {
-    for (const [id, expires] of map) {
-      if (expires > now) break;
-      map.delete(id);
-    }
-  };
-  const put = (map: Map<string, number>, id: string, expires: number) => {
-    map.delete(id);
-    map.set(id, expires);
-  };
-
+  const claims = expiringIds();
+  const done = expiringIds();
   return {
     ttlMs,
     claim(id): ClaimResult {
       const now = Date.now();
-      prune(claims, now);
-      prune(done, now);
-      if (done.has(id)) return 'done';
-      if (claims.has(id)) return 'processing';
+      // Expired ids go first, whenever a delivery comes.
+      claims.drop(now);
+      done.drop(now);
+      if (done.ids.has(id)) return 'done';
+      if (claims.ids.has(id)) return 'processing';
       // Full: the oldest processed id goes; if every entry is a live claim, this delivery waits
       // (409, the service retries) rather than evicting a claim whose retry would then run twice.
-      if (claims.size >= maxEntries) return 'processing';
-      if (claims.size + done.size >= maxEntries) done.delete(done.keys().next().value!);
-      put(claims, id, now + processingTtlMs);
+      if (claims.ids.size >= maxEntries) return 'processing';
+      if (claims.ids.size + done.ids.size >= maxEntries) done.drop(Infinity, 1);
+      claims.put(id, now + processingTtlMs);
       return 'claimed';
     },
     complete(id) {
-      claims.delete(id);
-      put(done, id, Date.now() + ttlMs);
-      if (claims.size + done.size > maxEntries) done.delete(done.keys().next().value!);
+      claims.ids.delete(id);
+      done.put(id, Date.now() + ttlMs);
+      if (claims.ids.size + done.ids.size > maxEntries) done.drop(Infinity, 1);
     },
     release(id) {
-      claims.delete(id);
+      claims.ids.delete(id);
+    },
+  };
+}
+
+/**
+ * Ids with their expiry times, all with one TTL: the Map finds an id; a queue in insertion order
+ * (which is expiry order) finds the oldest. Not the Map's own order: V8 leaves a hole where an
+ * entry was deleted, and iterating from the front skips every hole, which made dropping the
+ * oldest of 10 000 ids cost ~20 µs instead of ~1.
+ */
+function expiringIds() {
+  const ids = new Map<string, number>();
+  // [id, expiry] as put; an entry whose id was deleted or put again since is stale and skipped.
+  let queue: Array<readonly [string, number]> = [];
+  let head = 0;
+  return {
+    ids,
+    put(id: string, expires: number) {
+      ids.set(id, expires);
+      queue.push([id, expires]);
+      // Stale entries behind a long-lived one: rebuild from the Map (in the same order) now and then.
+      if (queue.length - head > 2 * ids.size + 1024) {
+        queue = [...ids];
+        head = 0;
+      }
+    },
+    /** Drops ids that expired by `until`, at most `count` of them, oldest first. */
+    drop(until: number, count = Infinity) {
+      while (count > 0 && head < queue.length) {
+        const [id, expires] = queue[head]!;
+        const live = ids.get(id) === expires;
+        if (live && expires > until) break;
+        head++;
+        if (live) {
+          ids.delete(id);
+          count--;
+        }
+      }
+      if (head > 1024 && head * 2 > queue.length) {
+        queue = queue.slice(head);
+        head = 0;
+      }
     },
   };
 }

@@ -103,6 +103,32 @@ describe('createMemoryDedupeStore(options)', () => {
     expect(store.claim('live')).toBe('done');
   });
 
+  test('a delivery released and claimed again keeps its new claim for the full 5 minutes', () => {
+    const store = createMemoryDedupeStore();
+    expect(store.claim('crashed')).toBe('claimed'); // an older claim, never completed
+    expect(store.claim('a')).toBe('claimed');
+    store.release('a'); // on() failed: the service retries a minute later
+    vi.advanceTimersByTime(MINUTE);
+    expect(store.claim('a')).toBe('claimed');
+    vi.advanceTimersByTime(4 * MINUTE + 1); // the first claim's time is up, not the second's
+    expect(store.claim('a')).toBe('processing');
+    vi.advanceTimersByTime(MINUTE);
+    expect(store.claim('a')).toBe('claimed');
+  });
+
+  test('a slow claim still expires after thousands of quicker deliveries went past it', () => {
+    const store = createMemoryDedupeStore();
+    expect(store.claim('slow')).toBe('claimed'); // its worker crashes: never completed
+    for (let i = 0; i < 5000; i++) {
+      store.claim(`id-${i}`);
+      store.complete(`id-${i}`);
+    }
+    expect(store.claim('slow')).toBe('processing');
+    vi.advanceTimersByTime(5 * MINUTE);
+    expect(store.claim('slow')).toBe('claimed');
+    expect(store.claim('id-4999')).toBe('done');
+  });
+
   test.each([[{ maxEntries: 0 }], [{ ttlMs: -1 }], [{ processingTtlMs: Number.NaN }]])(
     'throws a [svc-sdk] TypeError for %o',
     (options) => {
