@@ -7,7 +7,7 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.config.ts', related: false },
+  vitest: { configFile: 'test/mutation/vitest.config.ts', related: false },
   // Each mutant runs only the tests that executed its code in the first, instrumented run.
   coverageAnalysis: 'perTest',
   mutate: [
@@ -24,6 +24,9 @@ export default {
   timeoutMS: 10_000,
   timeoutFactor: 2,
   ignorePatterns: ['dist', 'coverage', 'reports', '.tmp', '.tmp-bundle-*', 'test/runtimes/node_modules', 'test/mutation/node_modules'],
+  // A rerun tests again only the mutants whose code or covering tests changed (`-- --force` tests all).
+  incremental: true,
+  incrementalFile: 'reports/mutation/stryker-incremental.json',
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,
   reporters: ['clear-text', 'progress', 'json', 'html'],

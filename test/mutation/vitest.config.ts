@@ -1,0 +1,17 @@
+// The vitest settings Stryker runs with: the project's own (vitest.config.ts), minus what cannot
+// catch a mutant in src/ and only costs time under mutation: the type tests (tsc sees no runtime
+// change), and tests that run the built dist/ or a packed copy rather than src/.
+import path from 'node:path';
+import { defineConfig, mergeConfig } from 'vitest/config';
+import base from '../../vitest.config.js';
+
+export default mergeConfig(
+  base,
+  defineConfig({
+    root: path.resolve(import.meta.dirname, '../..'),
+    test: {
+      typecheck: { enabled: false },
+      exclude: ['**/node_modules/**', 'test/cli/**', 'test/build/**', 'test/readme/**'],
+    },
+  }),
+);
