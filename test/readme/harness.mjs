@@ -153,9 +153,41 @@ function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function runNode(file, cwd, env, timeoutMs) {
+/**
+ * Runs the examples named (files of examples/, as `EXAMPLES` in examples.mjs says), copied into the
+ * consumer project so that they import the same copy of the package as the blocks. Without
+ * SVC_BASE_URL and SVC_API_KEY, so that they start their own emulator. Returns one message per
+ * failure and the examples skipped, with why.
+ */
+export async function runExamples(names, examples, root, dir, { timeoutMs = 60_000 } = {}) {
+  const failures = [];
+  const skipped = [];
+  await cp(path.join(root, 'examples'), path.join(dir, 'examples'), { recursive: true });
+  const env = { ...process.env };
+  delete env.SVC_BASE_URL;
+  delete env.SVC_API_KEY;
+  for (const name of names) {
+    const how = examples[name];
+    if (!how) {
+      failures.push(`examples/${name}: linked from the documents, but test/readme/examples.mjs does not say how to run it`);
+      continue;
+    }
+    if (how.skip) {
+      skipped.push(`examples/${name} (${how.skip})`);
+      continue;
+    }
+    const result = await runNode(path.join(dir, 'examples', name), dir, { ...env, ...how.env }, timeoutMs, how.args);
+    if (result.code === 0) continue;
+    const output = `${result.stderr}${result.stdout}`.trim().split('\n').slice(-15).join('\n    ');
+    const reason = result.timedOut ? `did not finish within ${timeoutMs / 1000} s` : `exited with code ${result.code}`;
+    failures.push(`examples/${name} ${how.args.join(' ')}: ${reason}:\n    ${output}`);
+  }
+  return { failures, skipped };
+}
+
+function runNode(file, cwd, env, timeoutMs, args = []) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [file, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let timedOut = false;

@@ -1,6 +1,7 @@
 // `npm run test:readme`: every TypeScript/JavaScript block of README.md and CONTRIBUTING.md
 // type-checks as pasted under the strictest settings (nodenext and bundler), the blocks marked
-// `<!-- run -->` run against the emulator, and links within the repository lead somewhere. Needs `npm run build` first (blocks import the built package).
+// `<!-- run -->` run against the emulator, links within the repository lead somewhere, and the
+// examples they link to run (test/readme/examples.mjs says how). Needs `npm run build` first (blocks import the built package).
 //   node test/readme/run.mjs [doc.md ...]    other documents (default: README.md CONTRIBUTING.md)
 //   KEEP_README_BLOCKS=1                     keep the consumer project and print where it is
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extractBlocks } from './extract.mjs';
 import { checkLinks } from './links.mjs';
-import { createConsumer, removeConsumer, runBlocks, SETTINGS, typeCheck, writeBlocks } from './harness.mjs';
+import { EXAMPLES, linkedExamples } from './examples.mjs';
+import { createConsumer, removeConsumer, runBlocks, runExamples, SETTINGS, typeCheck, writeBlocks } from './harness.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const documents = process.argv.slice(2).length ? process.argv.slice(2) : ['README.md', 'CONTRIBUTING.md'];
@@ -46,12 +48,19 @@ try {
   }
   for (const failure of failures) console.error(failure);
 
-  failed = problems.length > 0 || failures.length > 0 || brokenLinks.length > 0;
+  // The examples the documents link to run too (a link to a broken example is a broken promise).
+  const linked = [...new Set(texts.flatMap(({ markdown }) => linkedExamples(markdown)))];
+  const examples = await runExamples(linked, EXAMPLES, root, dir);
+  for (const failure of examples.failures) console.error(failure);
+  if (examples.skipped.length) console.log(`test:readme: not run: ${examples.skipped.join('; ')}`);
+
+  failed = problems.length > 0 || failures.length > 0 || brokenLinks.length > 0 || examples.failures.length > 0;
   const runnable = written.filter((block) => block.run).length;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
     `test:readme: ${written.length} blocks of ${documents.join(', ')} type-checked (${Object.keys(SETTINGS).join(', ')}), ` +
-      `${runnable} run: ${problems.length} type errors, ${failures.length} failed runs, ${brokenLinks.length} broken links (${seconds} s)`,
+      `${runnable} run: ${problems.length} type errors, ${failures.length} failed runs, ${brokenLinks.length} broken links; ` +
+      `${linked.length - examples.skipped.length} linked examples run: ${examples.failures.length} failed (${seconds} s)`,
   );
 } finally {
   if (process.env.KEEP_README_BLOCKS) console.log(`test:readme: blocks kept in ${dir}`);
