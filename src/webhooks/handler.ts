@@ -92,7 +92,9 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
   const fail = (problem: string) => {
     throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
   };
-  if (!toSecrets(secret).length) fail("secret must be the webhook's signing secret (an array of them while rotating)");
+  // The usable secrets, once: each delivery is checked against this list.
+  const secrets = toSecrets(secret);
+  if (!secrets.length) fail("secret must be the webhook's signing secret (an array of them while rotating)");
   if (typeof on !== 'function') fail('on must be a function');
   if (typeof dedupe !== 'boolean' && typeof dedupe?.claim !== 'function') fail('dedupe must be true, false or a DedupeStore');
   if (!(maxBodyBytes > 0)) fail('maxBodyBytes must be a number of bytes > 0');
@@ -115,7 +117,7 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     else if (!body) {
       reason = 'body_too_large';
       status = 413;
-    } else if (!(await verifyBody(hmac, body, signature, secret))) {
+    } else if (!(await verifyBody(hmac, body, signature, secrets))) {
       reason = signature ? 'invalid_signature' : 'missing_signature';
       status = 401;
     } else {
@@ -216,10 +218,14 @@ function logError(error: unknown, event: WebhookEvent): void {
   console.error(`[svc-sdk] webhook on() failed for delivery ${event.delivery_id}; answered 500, the service retries`, error);
 }
 
-async function settle(step: () => unknown): Promise<void> {
+/** Runs a step whose failure must not change the answer; a promise it returns is waited for, its rejection ignored. */
+function settle(step: () => unknown): Promise<unknown> | undefined {
   try {
-    await step();
+    const result = step();
+    // A synchronous store (the memory one) costs no promise here.
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') return Promise.resolve(result).catch(() => {});
   } catch {
     // See the callers: a store failure here must not change the answer.
   }
+  return undefined;
 }

@@ -42,6 +42,8 @@ export interface NodeResponseLike {
 export type NodeWebhookListener = (req: NodeRequestLike, res: NodeResponseLike) => Promise<void>;
 
 const encoder = /* @__PURE__ */ new TextEncoder();
+const JSON_TYPE = { 'content-type': 'application/json' };
+const RECEIVED = '{"received":true}';
 
 /**
  * Serves a handler from `createWebhookHandler` to Node's `(req, res)` frameworks, with the same
@@ -88,9 +90,14 @@ export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
     }
     if (res.headersSent) return;
     const [status, error, headers] = answer;
+    if (!error) {
+      res.writeHead(status, JSON_TYPE);
+      res.end(RECEIVED);
+      return;
+    }
     // An oversized body is left unread: close the connection rather than let Node drain it.
-    res.writeHead(status, { 'content-type': 'application/json', ...(status === 413 && { connection: 'close' }), ...headers });
-    res.end(JSON.stringify(error ? { error } : { received: true }));
+    res.writeHead(status, { ...JSON_TYPE, ...(status === 413 && { connection: 'close' }), ...headers });
+    res.end(JSON.stringify({ error }));
   };
 }
 

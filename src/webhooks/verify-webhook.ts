@@ -44,12 +44,13 @@ async function verify(
   }
   const body = toBody(rawBody);
   if (body === undefined) throw verificationError('unreadable_body', bodyHint(rawBody));
-  if (toSecrets(secret).length === 0) throw verificationError('no_secret');
+  const secrets = toSecrets(secret);
+  if (!secrets.length) throw verificationError('no_secret');
   if (!header) throw verificationError('missing_signature');
   if (!signatureHex(header)) {
     throw verificationError('invalid_signature', 'the X-Svc-Signature header is not sha256=<64 lowercase hex digits>');
   }
-  if (!(await verifyBody(hmac, body, header, secret))) throw verificationError('invalid_signature');
+  if (!(await verifyBody(hmac, body, header, secrets))) throw verificationError('invalid_signature');
   const event = parseWebhookEvent(typeof body === 'string' ? new TextEncoder().encode(body) : body);
   const problem = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
   if (problem) throw verificationError(problem);

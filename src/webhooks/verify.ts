@@ -12,14 +12,14 @@ export type HmacSign = (secret: string, body: Uint8Array) => Uint8Array | Promis
 
 /**
  * The one verification routine both entries use, each with its own HMAC back end: the header
- * must be well-formed and any usable secret must match. Never rejects. A synchronous back end
+ * must be well-formed and any of the usable secrets (from `toSecrets`) must match. Never rejects. A synchronous back end
  * (node:crypto) is not awaited, so a Node check costs one promise in all.
  */
-export async function verifyBody(hmac: HmacVerify, body: string | Uint8Array, header: unknown, secret: unknown): Promise<boolean> {
+export async function verifyBody(hmac: HmacVerify, body: string | Uint8Array, header: unknown, secrets: string[]): Promise<boolean> {
   const hex = signatureHex(header);
   if (!hex) return false;
   // Any matching secret wins: during a rotation the old and the new one are both valid.
-  for (const key of toSecrets(secret)) {
+  for (const key of secrets) {
     try {
       const match = hmac(key, body, hex);
       if (match === true || (match !== false && (await match))) return true;
@@ -33,7 +33,7 @@ export async function verifyBody(hmac: HmacVerify, body: string | Uint8Array, he
 /** `verifyBody` for any raw body a user may pass (`false` for one that is not a body). */
 export function verifyWith(hmac: HmacVerify, rawBody: unknown, header: unknown, secret: unknown): Promise<boolean> | false {
   const body = toBody(rawBody);
-  return body !== undefined && verifyBody(hmac, body, header, secret);
+  return body !== undefined && verifyBody(hmac, body, header, toSecrets(secret));
 }
 
 /** `verifySignature` over an HMAC back end. */
