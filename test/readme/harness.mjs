@@ -3,7 +3,8 @@
 // type-checks all blocks in one TypeScript program per compiler setting, and runs the blocks
 // marked `<!-- run -->` against the emulator. Every problem is reported at its line in the document.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -56,11 +57,26 @@ export async function createConsumer(root) {
   // A copy of the package as npm installs it (package.json and dist/), not a link: a build started
   // meanwhile (tsup empties dist/ first) cannot pull the files from under the running blocks.
   const installed = path.join(modules, 'svc-sdk');
-  await mkdir(installed);
-  await cp(path.join(root, 'package.json'), path.join(installed, 'package.json'));
-  await cp(path.join(root, 'dist'), path.join(installed, 'dist'), { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    await rm(installed, { recursive: true, force: true });
+    await mkdir(installed);
+    await cp(path.join(root, 'package.json'), path.join(installed, 'package.json'));
+    await cp(path.join(root, 'dist'), path.join(installed, 'dist'), { recursive: true });
+    const missing = exportTargets(JSON.parse(await readFile(path.join(installed, 'package.json'), 'utf8')).exports)
+      .filter((target) => !existsSync(path.join(installed, target)));
+    if (missing.length === 0) break;
+    // Copied while a build was writing dist/: wait for it to finish.
+    if (attempt === 5) throw new Error(`dist/ lacks ${missing.join(', ')}: run \`npm run build\``);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
   await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'readme-blocks', private: true, type: 'module' })}\n`);
   return dir;
+}
+
+/** Every file a package.json `exports` map points at. */
+function exportTargets(exports) {
+  if (typeof exports === 'string') return [exports];
+  return Object.values(exports ?? {}).flatMap(exportTargets);
 }
 
 /**
