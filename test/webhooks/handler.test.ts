@@ -208,6 +208,18 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     expect(on).not.toHaveBeenCalled();
   });
 
+  test('a store whose complete or release rejects changes no answer (200 processed, 500 failed)', async () => {
+    const store: DedupeStore = {
+      claim: async () => 'claimed',
+      complete: () => Promise.reject(new Error('redis down')),
+      release: () => Promise.reject(new Error('redis down')),
+    };
+    const ok = sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe: store });
+    expect((await ok(delivery(envelope()))).status).toBe(200);
+    const failing = sdk.createWebhookHandler({ secret: SECRET, on: () => Promise.reject(new Error('x')), onError() {}, dedupe: store });
+    expect((await failing(delivery(envelope()))).status).toBe(500);
+  });
+
   test('a store that fails to complete still answers 200: the event was processed', async () => {
     const on = vi.fn();
     const store: DedupeStore = { claim: () => 'claimed', complete: () => { throw new Error('redis down'); }, release() {} };
