@@ -10,6 +10,10 @@ export default {
   vitest: { configFile: 'test/mutation/vitest.config.ts', related: false },
   // Each mutant runs only the tests that executed its code in the first, instrumented run.
   coverageAnalysis: 'perTest',
+  // A static mutant (module-level code: constants, tables, messages built at load) needs the whole
+  // suite re-run with fresh modules: 304 of 1667 mutants took 64 % of a run estimated at 2 h on
+  // 2 cores. They are reported as ignored, and MUTATION.md counts them apart from the score.
+  ignoreStatic: true,
   mutate: [
     'src/core/**/*.ts',
     'src/webhooks/**/*.ts',
