@@ -40,6 +40,6 @@ export function toBody(body: unknown): string | Uint8Array | undefined {
 
 /** The usable secrets: non-empty strings only (an empty key would accept anyone who knows it is empty). */
 export function toSecrets(secret: unknown): string[] {
-  // flat(): a string stays one item, an array gives its items, anything else is filtered out.
-  return [secret].flat().filter((s): s is string => typeof s === 'string' && s !== '');
+  if (typeof secret === 'string') return secret ? [secret] : [];
+  return Array.isArray(secret) ? secret.filter((s): s is string => typeof s === 'string' && s !== '') : [];
 }

@@ -210,7 +210,7 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
 
   test('a store whose complete or release rejects changes no answer (200 processed, 500 failed)', async () => {
     const store: DedupeStore = {
-      claim: async () => 'claimed',
+      claim: async () => 'claimed' as const,
       complete: () => Promise.reject(new Error('redis down')),
       release: () => Promise.reject(new Error('redis down')),
     };
