@@ -1,5 +1,6 @@
 import type { VerifySignature } from './api.js';
-import { signatureHex, toBody, toSecrets } from './signature.js';
+import { asBytes } from '../shared/bytes.js';
+import { signatureHex, toSecrets } from './signature.js';
 
 /**
  * One HMAC back end's check: whether `hex` (64 lowercase hex digits, already checked) is the
@@ -12,32 +13,29 @@ export type HmacSign = (secret: string, body: Uint8Array) => Uint8Array | Promis
 
 /**
  * The one verification routine both entries use, each with its own HMAC back end: the header
- * must be well-formed and any of the usable secrets (from `toSecrets`) must match. Never rejects. A synchronous back end
- * (node:crypto) is not awaited, so a Node check costs one promise in all.
+ * must be well-formed, the body a string or bytes, and any of the usable secrets (from
+ * `toSecrets`) must match. Never rejects: junk is `false`. A synchronous back end (node:crypto)
+ * is not awaited, so a Node check costs this one promise in all.
  */
-export async function verifyBody(hmac: HmacVerify, body: string | Uint8Array, header: unknown, secrets: string[]): Promise<boolean> {
+export async function verifyBody(hmac: HmacVerify, rawBody: unknown, header: unknown, secrets: string[]): Promise<boolean> {
   const hex = signatureHex(header);
-  if (!hex) return false;
-  // Any matching secret wins: during a rotation the old and the new one are both valid.
-  for (const key of secrets) {
-    try {
-      const match = hmac(key, body, hex);
-      if (match === true || (match !== false && (await match))) return true;
-    } catch {
-      // A body the back end refuses is junk like any other.
+  try {
+    // A string goes to the back end as it is (node:crypto hashes it without a copy).
+    const body = typeof rawBody === 'string' ? rawBody : asBytes(rawBody);
+    if (hex && body !== undefined) {
+      // Any matching secret wins: during a rotation the old and the new one are both valid.
+      for (const key of secrets) {
+        const match = hmac(key, body, hex);
+        if (match === true || (match !== false && (await match))) return true;
+      }
     }
+  } catch {
+    // A detached buffer, or a body the back end refuses (Web Crypto and a SharedArrayBuffer): junk like any other.
   }
   return false;
 }
 
-/** `verifyBody` for any raw body a user may pass (`false` for one that is not a body). */
-export function verifyWith(hmac: HmacVerify, rawBody: unknown, header: unknown, secret: unknown): Promise<boolean> | false {
-  const body = toBody(rawBody);
-  return body !== undefined && verifyBody(hmac, body, header, toSecrets(secret));
-}
-
 /** `verifySignature` over an HMAC back end. */
 export function verifySignatureWith(hmac: HmacVerify): VerifySignature {
-  // One promise per call: verifyBody's own (an async wrapper here would add another).
-  return (rawBody, header, secret) => verifyWith(hmac, rawBody, header, secret) || Promise.resolve(false);
+  return (rawBody, header, secret) => verifyBody(hmac, rawBody, header, toSecrets(secret));
 }
