@@ -20,7 +20,7 @@ export type WebhookRejectReason =
 
 /** Options of `createWebhookHandler`. */
 export interface WebhookHandlerOptions {
-  /** The webhook's signing secret, or several during a rotation (any one may match). */
+  /** The webhook's signing secret, or several during a rotation (any one may match); read once, when the handler is made. */
   secret: SigningSecret;
   /** Processes one verified event; the delivery is acknowledged (200) once it resolves, retried when it throws. */
   on: (event: WebhookEvent) => unknown;
