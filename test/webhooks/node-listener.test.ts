@@ -257,6 +257,48 @@ describe('toNodeListener misuse', () => {
     }
   });
 
+  test("express.text({ type: 'application/json' }): the text it kept is the raw body, verified", async () => {
+    const { url, close, on } = await expressWith((app, listener) => app.post('/webhooks', express.text({ type: 'application/json' }), listener));
+    try {
+      expect((await post(url, envelope())).status).toBe(200);
+      expect(on).toHaveBeenCalledTimes(1);
+    } finally {
+      await close();
+    }
+  });
+
+  test('a Buffer kept by express.raw() over maxBodyBytes is answered 413', async () => {
+    const on = vi.fn();
+    const app = express();
+    app.post('/webhooks', express.raw({ type: 'application/json' }), sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on, maxBodyBytes: 1024 })));
+    const server = createServer(app);
+    const url = await listen(server);
+    try {
+      const body = envelope().replace('"data":{}', `"data":{"pad":"${'x'.repeat(2000)}"}`);
+      expect(await answer(await post(url, body))).toMatchObject({ status: 413, body: { error: 'body_too_large' } });
+      expect(on).not.toHaveBeenCalled();
+    } finally {
+      await closeServer(server)();
+    }
+  });
+
+  test('a request stream set to text (req.setEncoding) is read as its UTF-8 bytes', async () => {
+    const on = vi.fn();
+    const listener = sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on }));
+    const server = createServer((req, res) => {
+      req.setEncoding('utf8');
+      void listener(req, res);
+    });
+    const url = await listen(server);
+    try {
+      const body = envelope().replace('"data":{}', '"data":{"note":"café ✓ 😀"}');
+      expect((await post(url, body)).status).toBe(200);
+      expect(on).toHaveBeenCalledWith(JSON.parse(body));
+    } finally {
+      await closeServer(server)();
+    }
+  });
+
   test('a middleware that read the stream and kept nothing: 500 naming the fix', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     const { url, close } = await expressWith((app, listener) => {
