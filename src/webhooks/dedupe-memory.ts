@@ -40,6 +40,18 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
 export function memoryStore(maxEntries = 10_000, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS): DedupeStore {
   const claims = expiringIds();
   const done = expiringIds();
+  let warned = false;
+  // Room for one more: the oldest processed id goes before its time, which weakens replay
+  // protection; the operator hears it once.
+  const makeRoom = () => {
+    done.drop(Infinity, 1);
+    if (!warned) {
+      warned = true;
+      console.warn(
+        `[svc-sdk] webhook dedupe: the memory store is full (${maxEntries} ids) and forgets processed deliveries early, so a replay of one would be processed again: raise maxEntries or use createRedisDedupeStore`,
+      );
+    }
+  };
   return {
     ttlMs,
     claim(id): ClaimResult {
@@ -52,14 +64,16 @@ export function memoryStore(maxEntries = 10_000, ttlMs = DONE_TTL_MS, processing
       // Full: the oldest processed id goes; if every entry is a live claim, this delivery waits
       // (409, the service retries) rather than evicting a claim whose retry would then run twice.
       if (claims.ids.size >= maxEntries) return 'processing';
-      if (claims.ids.size + done.ids.size >= maxEntries) done.drop(Infinity, 1);
+      if (claims.ids.size + done.ids.size >= maxEntries) makeRoom();
       claims.put(id, now + processingTtlMs);
       return 'claimed';
     },
     complete(id) {
+      const now = Date.now();
       claims.ids.delete(id);
-      done.put(id, Date.now() + ttlMs);
-      if (claims.ids.size + done.ids.size > maxEntries) done.drop(Infinity, 1);
+      done.drop(now);
+      done.put(id, now + ttlMs);
+      if (claims.ids.size + done.ids.size > maxEntries) makeRoom();
     },
     release(id) {
       claims.ids.delete(id);

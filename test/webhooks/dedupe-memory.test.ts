@@ -4,8 +4,15 @@ import { createMemoryDedupeStore } from '../../src/webhooks/index.js';
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;
 
-beforeEach(() => vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') }));
-afterEach(() => vi.useRealTimers());
+let warn: ReturnType<typeof vi.spyOn>;
+beforeEach(() => {
+  vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
+  warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+});
+afterEach(() => {
+  vi.useRealTimers();
+  warn.mockRestore();
+});
 
 describe('createMemoryDedupeStore(options)', () => {
   test('claim → processing → done; release forgets the claim', () => {
@@ -127,6 +134,38 @@ describe('createMemoryDedupeStore(options)', () => {
     vi.advanceTimersByTime(5 * MINUTE);
     expect(store.claim('slow')).toBe('claimed');
     expect(store.claim('id-4999')).toBe('done');
+  });
+
+  test('warns once when it must forget a processed id early (replay protection weakened), never for expired ones', () => {
+    const store = createMemoryDedupeStore({ maxEntries: 2, ttlMs: HOUR });
+    for (const id of ['a', 'b']) {
+      store.claim(id);
+      store.complete(id);
+    }
+    vi.advanceTimersByTime(HOUR); // both expired: making room for more is no loss
+    for (const id of ['c', 'd']) {
+      store.claim(id);
+      store.complete(id);
+    }
+    expect(warn).not.toHaveBeenCalled();
+    store.claim('e'); // full of live ids: 'c' goes before its time
+    store.claim('f');
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^\[svc-sdk\] webhook dedupe: the memory store is full \(2 ids\).*raise maxEntries or use createRedisDedupeStore$/));
+  });
+
+  test('no warning when a late completion finds only expired ids in the way', () => {
+    const store = createMemoryDedupeStore({ maxEntries: 2, ttlMs: HOUR, processingTtlMs: MINUTE });
+    store.claim('a');
+    store.complete('a'); // remembered for an hour
+    vi.advanceTimersByTime(58 * MINUTE);
+    store.claim('b'); // its worker is slow: the claim expires after a minute
+    vi.advanceTimersByTime(1.5 * MINUTE);
+    store.claim('c');
+    vi.advanceTimersByTime(1.5 * MINUTE); // 'a' expired too
+    store.complete('b'); // late: room comes from the expired 'a', nothing live is forgotten
+    expect(warn).not.toHaveBeenCalled();
+    expect(store.claim('b')).toBe('done');
   });
 
   test.each([[{ maxEntries: 0 }], [{ ttlMs: -1 }], [{ processingTtlMs: Number.NaN }]])(
