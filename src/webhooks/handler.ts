@@ -112,7 +112,12 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     let event!: WebhookEvent;
     // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them
     // first. `undefined`: over maxBodyBytes; `null`: the stream failed.
-    const body = await read(maxBodyBytes).catch(() => null);
+    let body: Uint8Array | undefined | null = null;
+    try {
+      body = await read(maxBodyBytes);
+    } catch {
+      // Unreadable: answered below.
+    }
     if (body === null) reason = 'unreadable_body';
     else if (!body) {
       reason = 'body_too_large';
@@ -139,18 +144,22 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
       return [status, error ?? reason];
     }
     const id = event.delivery_id;
+    // A synchronous store or `on` (the memory store, a quick handler) is not awaited: no promise
+    // and no turn of the event loop per delivery for them.
     let state;
     try {
-      state = await store?.claim(id);
+      state = store?.claim(id);
+      if (isThenable(state)) state = await state;
     } catch {
       // The store is down: refuse rather than risk processing twice; the service retries.
       return [500, 'dedupe_store_failed'];
     }
-    if (state === 'done') return [200];
+    if (state === 'done') return OK;
     // Being processed by another request right now: the service may come back in a minute.
     if (state === 'processing') return [409, 'delivery_in_progress', { 'retry-after': '60' }];
     try {
-      await on(event);
+      const processing = on(event);
+      if (isThenable(processing)) await processing;
     } catch (failure) {
       // Release the claim so the service's retry is processed; a failed release only delays it
       // until the claim expires. The error goes to onError, not into the answer: it may hold internals.
@@ -160,8 +169,9 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     }
     // The event was processed: acknowledge it even if recording that fails (the claim then expires,
     // and a retry, if any, is processed again, which beats the service retrying for hours).
-    await settle(() => store?.complete(id));
-    return [200];
+    const recording = settle(() => store?.complete(id));
+    if (recording) await recording;
+    return OK;
   };
 
   const handler = async (request: Request) => {
@@ -218,12 +228,18 @@ function logError(error: unknown, event: WebhookEvent): void {
   console.error(`[svc-sdk] webhook on() failed for delivery ${event.delivery_id}; answered 500, the service retries`, error);
 }
 
+const OK: Answer = [200];
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
+}
+
 /** Runs a step whose failure must not change the answer; a promise it returns is waited for, its rejection ignored. */
 function settle(step: () => unknown): Promise<unknown> | undefined {
   try {
     const result = step();
     // A synchronous store (the memory one) costs no promise here.
-    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') return Promise.resolve(result).catch(() => {});
+    if (isThenable(result)) return Promise.resolve(result).catch(() => {});
   } catch {
     // See the callers: a store failure here must not change the answer.
   }
