@@ -86,7 +86,9 @@ await section({
     'in its own process: `createWebhookHandler` behind `toNodeListener` (node:http) and behind `@hono/node-server`, with the',
     'default memory dedupe and with `createRedisDedupeStore` (node-redis, a local redis-server), against a bare `node:http`',
     'server that reads the body, checks the signature with `createHmac` + `timingSafeEqual` and answers 200: the limit.',
-    'Cases are interleaved; ratios are medians of the ratios within each round.',
+    '`@hono/node-server` serving a bare verify-and-200 fetch handler shows what that server itself costs. Cases are',
+    'interleaved; ratios are medians of the ratios within each round. Server CPU per delivery is the receiver process\'s',
+    'CPU time over the deliveries it answered.',
   ].join('\n'),
   notes: [
     'Notes: on top of the limit\'s work the handler parses the envelope, checks its timestamp, claims and completes the',

@@ -5,7 +5,9 @@
 //   node-redis   the same with createRedisDedupeStore
 //   hono-memory  createWebhookHandler served by @hono/node-server, in-memory dedupe
 //   hono-redis   the same with createRedisDedupeStore
-// Prints nothing; sends { port } over IPC once listening.
+//   hono-bare    @hono/node-server with a fetch handler doing the bare server's work: the ceiling of any
+//                fetch handler served that way
+// Prints nothing; sends { port } over IPC once listening, and { cpu } (µs used so far) when asked 'cpu'.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { serve } from '@hono/node-server';
@@ -16,6 +18,14 @@ export const SECRET = 'whsec_bench_throughput_0123456789abcdef';
 const [kind, redisPort] = process.argv.slice(2);
 const ready = (server) => process.send?.({ port: server.address().port });
 process.on('disconnect', () => process.exit(0));
+// The bench asks for this process's CPU time around each run: µs of CPU per delivery is the
+// receiver's own cost, whatever the load client (on the other core) can send.
+process.on('message', (message) => {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.send?.({ cpu: user + system });
+  }
+});
 
 if (kind === 'bare') {
   const ok = JSON.stringify({ received: true });
@@ -32,6 +42,24 @@ if (kind === 'bare') {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => ready(server));
+} else if (kind === 'hono-bare') {
+  const server = serve(
+    {
+      fetch: async (request) => {
+        const expected = Buffer.from(String(request.headers.get('x-svc-signature')).slice(7), 'hex');
+        const digest = createHmac('sha256', SECRET).update(new Uint8Array(await request.arrayBuffer())).digest();
+        const valid = expected.length === 32 && timingSafeEqual(digest, expected);
+        return new Response(valid ? '{"received":true}' : '{"error":"invalid_signature"}', {
+          status: valid ? 200 : 401,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
+      port: 0,
+      hostname: '127.0.0.1',
+    },
+    () => ready(server),
+  );
+  server.keepAliveTimeout = 60_000;
 } else {
   const [front, store] = kind.split('-');
   let dedupe = true;
