@@ -168,6 +168,17 @@ describe('createMemoryDedupeStore(options)', () => {
     expect(store.claim('b')).toBe('done');
   });
 
+  test('stays bounded over many times maxEntries deliveries: exactly the newest maxEntries are remembered', () => {
+    const store = createMemoryDedupeStore({ maxEntries: 3000 });
+    for (let i = 0; i < 12_000; i++) {
+      store.claim(`id-${i}`);
+      store.complete(`id-${i}`);
+    }
+    for (let i = 9000; i < 12_000; i++) expect(store.claim(`id-${i}`)).toBe('done'); // reads: nothing changes
+    expect(store.claim('id-8999')).toBe('claimed');
+    expect(store.claim('id-5000')).toBe('claimed');
+  });
+
   test.each([[{ maxEntries: 0 }], [{ ttlMs: -1 }], [{ processingTtlMs: Number.NaN }]])(
     'throws a [svc-sdk] TypeError for %o',
     (options) => {
