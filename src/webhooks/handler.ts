@@ -63,12 +63,15 @@ export type Answer = [status: number, error?: string, headers?: Record<string, s
 /**
  * The handler's work on one delivery, whatever carries it (a fetch `Request` or Node's
  * `IncomingMessage`): `read(maxBytes)` gives the body, or `undefined` when it is over the limit.
+ * `longLived`: the process outlives the answer (a Node server), so the answer need not wait for
+ * the store to record completion; a fetch handler may be frozen right after answering, so it waits.
  */
 export type Receive = (
   method: string | undefined,
   signature: unknown,
   read: (maxBytes: number) => Promise<Uint8Array | undefined>,
   request: () => Request,
+  longLived?: boolean,
 ) => Promise<Answer>;
 
 /** Where a handler keeps its `Receive`, for `toNodeListener` (`Symbol.for`: the ESM and CJS builds agree). */
@@ -104,7 +107,7 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)");
   }
 
-  const receive: Receive = async (method, signature, read, request) => {
+  const receive: Receive = async (method, signature, read, request, longLived) => {
     if (method !== 'POST') return [405, 'method_not_allowed', { allow: 'POST' }];
     let reason: WebhookRejectReason | undefined;
     let status = 400;
@@ -168,9 +171,10 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
       return [500, 'handler_failed'];
     }
     // The event was processed: acknowledge it even if recording that fails (the claim then expires,
-    // and a retry, if any, is processed again, which beats the service retrying for hours).
+    // and a retry, if any, is processed again, which beats the service retrying for hours). So a
+    // long-lived process answers at once and records meanwhile (one Redis round trip less to wait).
     const recording = settle(() => store?.complete(id));
-    if (recording) await recording;
+    if (recording && !longLived) await recording;
     return OK;
   };
 

@@ -82,6 +82,7 @@ export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
           req.headers[SIGNATURE_HEADER],
           (maxBytes) => readBody(req, maxBytes),
           () => toRequest(req),
+          true,
         );
       } catch {
         // Receive catches what it calls; this is only for a framework's own oddities.

@@ -220,6 +220,18 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     expect((await failing(delivery(envelope()))).status).toBe(500);
   });
 
+  test('waits for the store to record completion before answering (a fetch handler may be frozen right after)', async () => {
+    const events: string[] = [];
+    const store: DedupeStore = {
+      claim: () => 'claimed',
+      complete: () => new Promise<void>((resolve) => setTimeout(() => (events.push('recorded'), resolve()), 20)),
+      release() {},
+    };
+    await sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe: store })(delivery(envelope()));
+    events.push('answered');
+    expect(events).toEqual(['recorded', 'answered']);
+  });
+
   test('a store that fails to complete still answers 200: the event was processed', async () => {
     const on = vi.fn();
     const store: DedupeStore = { claim: () => 'claimed', complete: () => { throw new Error('redis down'); }, release() {} };

@@ -187,6 +187,23 @@ describe.each(ENTRIES)('%s entry: toNodeListener on plain node:http', (_entry, s
   });
 });
 
+describe('toNodeListener and a slow store', () => {
+  test('answers once on() resolved, without waiting for the store to record completion (the server outlives the answer)', async () => {
+    const [[, sdk]] = ENTRIES;
+    let record!: () => void;
+    const recorded = new Promise<void>((resolve) => (record = resolve));
+    const store = { claim: () => 'claimed' as const, complete: () => recorded, release() {} };
+    const server = createServer((req, res) => void sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe: store }))(req, res));
+    const url = await listen(server);
+    try {
+      expect((await post(url, envelope())).status).toBe(200); // while completion is still pending
+    } finally {
+      record();
+      await closeServer(server)();
+    }
+  });
+});
+
 describe('toNodeListener when the sender goes away', () => {
   test('a connection closed mid-body is an unreadable body: on() not called, onVerificationError hears it', async () => {
     const [[, sdk]] = ENTRIES;
