@@ -72,6 +72,10 @@ export async function writeMutationReport({ root, output }) {
     }))
     .sort((a, b) => a.file.localeCompare(b.file) || a.location.start.line - b.location.start.line);
   const unclassified = survivors.filter((mutant) => !mutant.reason);
+  const explained = survivors.length - unclassified.length;
+  const all = tally(mutants);
+  const covered = all.killed + all.timeout + all.survived;
+  const withoutExplained = covered - explained ? `${(((all.killed + all.timeout) / (covered - explained)) * 100).toFixed(1)} %` : '-';
 
   const strykerVersion = JSON.parse(readFileSync(path.join(here, 'node_modules', '@stryker-mutator', 'core', 'package.json'), 'utf8')).version;
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
@@ -95,6 +99,9 @@ export async function writeMutationReport({ root, output }) {
     'them with their covering tests only, after the module was loaded, so a static survivor proves nothing: they are',
     'scored apart (the number in brackets was killed all the same) and their survivors are not listed below.',
     '*Score (incl. no coverage)* also counts mutants that no test reached as survivors.',
+    '',
+    `Of the ${survivors.length} survivors below, ${explained} are explained (equivalent or speed-only) and ${unclassified.length} are not:`,
+    `test gaps, or equivalents nobody has proven yet. Leaving the explained ones out, the score is ${withoutExplained}.`,
     '',
     `## Survivors that are not static (${survivors.length})`,
     '',
