@@ -84,6 +84,8 @@ export async function writeMutationReport({ root, output }) {
     '# Mutation testing',
     '',
     `Written by \`npm run test:mutation\` (Stryker ${strykerVersion}, vitest runner, \`coverageAnalysis: perTest\`, 2 test runners) at commit ${commit}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+    'Runs are incremental: a mutant whose code and covering tests did not change since the previous run keeps its result',
+    '(reports/mutation/stryker-incremental.json; `npm run test:mutation -- --force` runs every mutant again).',
     'Stryker changes one thing at a time in src/core, src/webhooks and src/resources and runs the tests that reach it;',
     'a mutant no test notices has *survived*. Score = (killed + timed out) / covered mutants, the target being ≥ 90 %.',
     'Each survivor is listed below with why no test can notice it (from test/mutation/survivors.json): *equivalent*',
