@@ -132,6 +132,8 @@ interface CallState {
   attempts: number;
   /** The last attempt's body, read within that attempt. */
   text: string;
+  /** The URL as ky sent it, query included (a custom fetch's Response may have no `url`). */
+  url: string;
   redirect: 'error' | 'manual';
   /** Only a GET follows a redirect: a write is never sent again on the word of a 3xx. */
   follow: boolean;
@@ -248,6 +250,7 @@ export class HttpCore {
       body: hasJson ? JSON.stringify(request.json) : request.body,
       attempts: 0,
       text: '',
+      url,
       redirect: request.redirect ?? 'manual',
       follow: method === 'GET',
     };
@@ -265,11 +268,12 @@ export class HttpCore {
     if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
 
     try {
-      return { response: await ky(url, init), text: call.text, url, request };
+      const response = await ky(url, init);
+      return { response, text: call.text, url: call.url, request };
     } catch (error) {
       if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.returnsNothing && call.attempts > 1) {
         // An earlier attempt deleted it and its answer was lost: the retry finding nothing is the success.
-        return { response: error.response, text: '', url, request };
+        return { response: error.response, text: '', url: call.url, request };
       }
       const failure = toSvcError(error, call, method, url, timeout, options.signal);
       if (call.attempts > 1 && this.#log.warn) {
@@ -296,6 +300,7 @@ export class HttpCore {
   readonly #attempt = async (input: Request, init: { [CALL]: CallState }): Promise<Response> => {
     const call = init[CALL];
     const attempt = ++call.attempts;
+    call.url = input.url;
     const debug = this.#log.debug;
     const started = debug ? performance.now() : 0;
     try {
