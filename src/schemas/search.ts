@@ -7,7 +7,7 @@ export const SearchParamsSchema = z.looseObject({
 });
 
 /** One cited passage backing an answer. Unknown fields are kept. */
-export const CitationSchema = z.looseObject({
+const CitationSchema = z.looseObject({
   document_id: z.optional(z.number()),
   filename: z.optional(z.string()),
   passage: z.optional(z.string()),

@@ -28,7 +28,7 @@ export interface BodyLimits {
 }
 
 /** The body's bytes, or a 413 as soon as it is known to pass `limit` (from Content-Length, or while reading). */
-export async function readBytes(request: Request, limit: number, option: string): Promise<Uint8Array<ArrayBuffer>> {
+async function readBytes(request: Request, limit: number, option: string): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>
     new HttpProblem(413, `body too large: the emulator takes at most ${limit} bytes here (createEmulator({ ${option} }) raises it)`);
   const declared = request.headers.get('content-length');

@@ -11,7 +11,7 @@ const EXTENSIONS = {
 };
 
 /** The marker, on the last non-blank line before a fence, that makes the harness run the block. */
-export const RUN_MARKER = '<!-- run -->';
+const RUN_MARKER = '<!-- run -->';
 
 /**
  * The checked code blocks of `markdown`: `{ source, line, lang, extension, code, run }`, where

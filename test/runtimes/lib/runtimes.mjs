@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { quietNpm, run, tail } from './process.mjs';
 
 /** The matrix's own npm project: its package.json lists the tools, its node_modules holds them. */
-export const MATRIX_DIR = fileURLToPath(new URL('../', import.meta.url));
+const MATRIX_DIR = fileURLToPath(new URL('../', import.meta.url));
 
 /** Where Debian's chromium package puts the browser; CHROMIUM_PATH overrides it (another build, or a test of the skip). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
