@@ -1,6 +1,8 @@
 // Reading requests as strictly as the service: content types, size limits, ids in paths. Every
 // problem is a JSON error answer (an HttpProblem thrown here, answered by the route wrapper).
 
+import { readAtMost } from '../shared/read-at-most.js';
+
 /** A 4xx/5xx answer thrown from inside a route. */
 export class HttpProblem extends Error {
   constructor(
@@ -36,28 +38,10 @@ async function readBytes(request: Request, limit: number, option: string): Promi
     discard(request.body);
     throw tooLarge();
   }
-  if (request.body === null) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      // Stop reading at once: a chunked body gets no chance to fill the memory.
-      discard(reader);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  const bytes = await readAtMost(request.body, limit);
+  if (!bytes) throw tooLarge();
+  // A copy of its own (a single chunk may be a view into a larger buffer); an emulator can afford it.
+  return new Uint8Array(bytes);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { DedupeStore } from './dedupe.js';
 import type { WebhookVerificationReason } from './errors.js';
 import { parseWebhookEvent, type WebhookEvent } from './events.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance, timestampProblem } from './replay.js';
+import { readAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER, toSecrets, type SigningSecret } from './signature.js';
 import { verifyBody, type HmacVerify } from './verify.js';
 
@@ -201,31 +202,7 @@ async function readRequest(request: Request, maxBytes: number): Promise<Uint8Arr
   // A declared length within the limit is held to by the HTTP parser: read at once (the fast path
   // of every server, @hono/node-server's included). Chunked bodies are counted as they come.
   if (length) return new Uint8Array(await request.arrayBuffer());
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body?.getReader();
-  for (let chunk; reader && !(chunk = await reader.read()).done; ) {
-    size += chunk.value.byteLength;
-    if (size > maxBytes) {
-      // Stop the sender: the rest is never read, let alone buffered.
-      reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(chunk.value);
-  }
-  return concat(chunks, size);
-}
-
-/** The chunks as one Uint8Array (the only chunk itself when there is one). */
-export function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
+  return readAtMost(request.body, maxBytes);
 }
 
 function logError(error: unknown, event: WebhookEvent): void {

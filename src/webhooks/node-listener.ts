@@ -2,7 +2,8 @@
 // node:http. Structural types only, no `node:` import, so it is in both entries; the handler's
 // work on a delivery (`Receive`) is called directly, without a fetch Request or Response in
 // between (each costs more than the verification itself).
-import { concat, RECEIVE, type Answer, type Receive, type WebhookHandler } from './handler.js';
+import { concat } from '../shared/read-at-most.js';
+import { RECEIVE, type Answer, type Receive, type WebhookHandler } from './handler.js';
 import { SIGNATURE_HEADER } from './signature.js';
 
 /** The part of Node's `IncomingMessage` the listener uses: Express's `req`, Fastify's `request.raw` and Koa's `ctx.req` all are one. */
