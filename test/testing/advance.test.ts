@@ -83,7 +83,8 @@ describe('emulator.advance(ms)', () => {
     await new Client({ apiKey: KEY, baseUrl: 'https://svc.test', fetch: emulator.fetch }).webhooks.create({ url: target.url, name: 'r', event_types: null });
     await emulator.trigger('ping.test');
     expect(await emulator.advance(900)).toEqual([]);
-    const attempt = await emulator.waitForDelivery(() => true, { timeout: 600 });
+    // A generous wait: under a loaded machine the re-armed timer's attempt can take a while to land.
+    const attempt = await emulator.waitForDelivery(() => true, { timeout: 5_000 });
     expect(attempt).toMatchObject({ attempt: 1, status: 200 });
     await emulator.close();
   });
@@ -110,7 +111,7 @@ describe('emulator.advance(ms)', () => {
     let arrived = 0;
     const server = createServer((_request, response) => {
       arrived += 1;
-      setTimeout(() => response.writeHead(500).end(), 100); // a slow failure: still out when advance starts
+      setTimeout(() => response.writeHead(500).end(), 500); // a slow failure: still out when advance starts, even on a loaded machine
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(async () => {
