@@ -10,6 +10,7 @@ import {
   ValidationError,
 } from '../../src/index.node.js';
 import { API_KEY, BASE_URL, recordRequests, useMockService } from '../support/msw.js';
+import { failure } from '../support/failure.js';
 
 const server = useMockService();
 const requests = recordRequests(server);
@@ -18,15 +19,6 @@ beforeEach(() => {
 });
 const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0 });
 const roomParams = { name: 'VDR', room_type: 'company_investment' };
-
-async function failure(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('every failure is an SvcError', () => {
   it('a custom fetch that throws is an APIConnectionError with the original as cause, not "aborted"', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { APIConnectionError, APIError, APITimeoutError, Client, SvcError } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
+import { failure } from '../support/failure.js';
 
 const API_KEY = 'vdr_test_0123456789abcdef';
 const service = useLoopbackServer();
@@ -10,15 +11,6 @@ const page = (results: unknown[]) => ({ count: results.length, next: null, previ
 
 function client(options: ConstructorParameters<typeof Client>[0] = {}) {
   return new Client({ apiKey: API_KEY, baseUrl: service.url, maxRetries: 0, ...options });
-}
-
-async function failure(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('nothing hangs: the timeout covers the body', () => {
