@@ -78,6 +78,17 @@ export {
   type MemoryDedupeStoreOptions,
   type RedisClientLike,
   type RedisDedupeStoreOptions,
+  toNodeListener,
+  type NodeWebhookListener,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  type VerifyWebhookOptions,
+  type WebhookRejectReason,
+  type WebhookVerificationReason,
+  type VerifySignature,
+  type VerifyWebhook,
+  type SignPayload,
+  type CreateWebhookHandler,
 } from './webhooks/index.js';
 // The resource classes are exported as types only: they are reached through a Client, never built
 // alone, and their methods are documented in the API reference under these names.
