@@ -1,0 +1,224 @@
+// toNodeListener at its edges, driven through its public (req, res) contract with a request that
+// emits exactly what a test needs (plain Uint8Array chunks, 'error' or 'close' mid-body, a body
+// exactly at the limit): the cases a real server rarely produces on demand.
+import { createHmac } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { describe, expect, test, vi } from 'vitest';
+import type { NodeRequestLike, NodeResponseLike } from '../../src/webhooks/index.js';
+import { ENTRIES } from './entries.js';
+
+const SECRET = 'whsec_listener_edges_secret';
+const envelope = () =>
+  JSON.stringify({ event: 'ping.test', version: '1.0', delivery_id: crypto.randomUUID(), timestamp: new Date().toISOString(), data: {} });
+const sign = (body: string | Uint8Array) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+
+/** A body stream with headers; the test emits its events. */
+class FakeRequest extends EventEmitter implements NodeRequestLike {
+  method: string | undefined = 'POST';
+  url: string | undefined = '/webhooks';
+  headers: Record<string, string | string[] | undefined>;
+  body?: unknown;
+  readableEnded = false;
+  pause = vi.fn();
+  constructor(headers: Record<string, string | string[] | undefined>) {
+    super();
+    this.headers = headers;
+  }
+}
+
+/** What the listener answered. */
+function fakeResponse(headersSent = false) {
+  const sent: { status?: number; headers?: Record<string, string>; body?: string } = {};
+  const res: NodeResponseLike = {
+    headersSent,
+    writeHead: vi.fn((status: number, headers: Record<string, string>) => Object.assign(sent, { status, headers })),
+    end: vi.fn((body: string) => Object.assign(sent, { body })),
+  };
+  return { res, sent };
+}
+
+const BODY_EVENTS = ['data', 'end', 'error', 'close'] as const;
+const listening = (req: FakeRequest) => BODY_EVENTS.map((name) => req.listenerCount(name));
+
+/** Fails instead of hanging when the listener never answers. */
+function within<T>(promise: Promise<T>, ms = 2000): Promise<T> {
+  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
+}
+
+describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
+  const listenerFor = (options: Partial<Parameters<typeof sdk.createWebhookHandler>[0]> = {}) =>
+    sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on: () => {}, ...options }));
+
+  test('a streamed body of exactly maxBodyBytes, in plain Uint8Array chunks, is accepted, and the listener stops listening', async () => {
+    const body = new TextEncoder().encode(envelope());
+    const on = vi.fn();
+    const listener = listenerFor({ on, maxBodyBytes: body.byteLength });
+    const req = new FakeRequest({ 'x-svc-signature': sign(body) });
+    const { res, sent } = fakeResponse();
+    const answered = listener(req, res);
+    req.emit('data', body.subarray(0, 10));
+    req.emit('data', body.subarray(10));
+    req.emit('end');
+    await within(answered);
+    expect(sent).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"received":true}' });
+    expect(on).toHaveBeenCalledTimes(1);
+    expect(listening(req)).toEqual([0, 0, 0, 0]);
+    expect(req.pause).not.toHaveBeenCalled();
+  });
+
+  test('string chunks (after req.setEncoding) are read as their UTF-8 bytes', async () => {
+    const text = envelope();
+    const listener = listenerFor();
+    const req = new FakeRequest({ 'x-svc-signature': sign(text) });
+    const { res, sent } = fakeResponse();
+    const answered = listener(req, res);
+    req.emit('data', text.slice(0, 7));
+    req.emit('data', text.slice(7));
+    req.emit('end');
+    await within(answered);
+    expect(sent.status).toBe(200);
+  });
+
+  test('a declared Content-Length of exactly maxBodyBytes is read, not refused', async () => {
+    const body = new TextEncoder().encode(envelope());
+    const listener = listenerFor({ maxBodyBytes: body.byteLength });
+    const req = new FakeRequest({ 'x-svc-signature': sign(body), 'content-length': String(body.byteLength) });
+    const { res, sent } = fakeResponse();
+    const answered = listener(req, res);
+    req.emit('data', body);
+    req.emit('end');
+    await within(answered);
+    expect(sent.status).toBe(200);
+  });
+
+  test('one byte over maxBodyBytes: 413 with connection: close, reading paused, no listener left behind', async () => {
+    const body = new TextEncoder().encode(envelope());
+    const listener = listenerFor({ maxBodyBytes: body.byteLength - 1 });
+    const req = new FakeRequest({ 'x-svc-signature': sign(body) });
+    const { res, sent } = fakeResponse();
+    const answered = listener(req, res);
+    req.emit('data', body);
+    await within(answered);
+    expect(sent.status).toBe(413);
+    expect(sent.headers).toEqual({ 'content-type': 'application/json', connection: 'close' });
+    expect(JSON.parse(sent.body!)).toEqual({ error: 'body_too_large' });
+    expect(req.pause).toHaveBeenCalledTimes(1);
+    expect(listening(req)).toEqual([0, 0, 0, 0]);
+  });
+
+  test('a raw body (express.raw) of exactly maxBodyBytes is accepted, as a plain Uint8Array or as text', async () => {
+    for (const body of [new TextEncoder().encode(envelope()), envelope()]) {
+      const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+      const listener = listenerFor({ maxBodyBytes: size });
+      const req = new FakeRequest({ 'x-svc-signature': sign(body) });
+      req.body = body;
+      req.readableEnded = true;
+      const { res, sent } = fakeResponse();
+      await within(listener(req, res));
+      expect(sent.status).toBe(200);
+    }
+  });
+
+  test("an 'error' on the body stream answers 400 unreadable_body and leaves no listener", async () => {
+    const listener = listenerFor();
+    const req = new FakeRequest({ 'x-svc-signature': sign('x') });
+    const { res, sent } = fakeResponse();
+    const answered = listener(req, res);
+    req.emit('data', new TextEncoder().encode('{"ev'));
+    req.emit('error', new Error('socket hang up'));
+    await within(answered);
+    expect(sent.status).toBe(400);
+    expect(JSON.parse(sent.body!)).toEqual({ error: 'unreadable_body' });
+    expect(listening(req)).toEqual([0, 0, 0, 0]);
+  });
+
+  test("'close' before 'end' (the sender went away mid-body) answers 400 unreadable_body", async () => {
+    const listener = listenerFor();
+    const req = new FakeRequest({ 'x-svc-signature': sign('x') });
+    const { res, sent } = fakeResponse();
+    const answered = listener(req, res);
+    req.emit('data', new TextEncoder().encode('{"ev'));
+    req.emit('close');
+    await within(answered);
+    expect(sent.status).toBe(400);
+    expect(JSON.parse(sent.body!)).toEqual({ error: 'unreadable_body' });
+    expect(listening(req)).toEqual([0, 0, 0, 0]);
+  });
+
+  test('an error answer other than 413 keeps the connection open (no connection: close)', async () => {
+    const body = envelope();
+    const listener = listenerFor();
+    const req = new FakeRequest({ 'x-svc-signature': `sha256=${'0'.repeat(64)}` });
+    req.body = body;
+    req.readableEnded = true;
+    const { res, sent } = fakeResponse();
+    await within(listener(req, res));
+    expect(sent.status).toBe(401);
+    expect(sent.headers).toEqual({ 'content-type': 'application/json' });
+  });
+
+  test('a body parser that kept null: 500 naming the fix (mount the route before any body parser)', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const listener = listenerFor();
+      const req = new FakeRequest({ 'x-svc-signature': sign('x') });
+      req.body = null;
+      req.readableEnded = true;
+      const { res, sent } = fakeResponse();
+      await within(listener(req, res));
+      expect(sent.status).toBe(500);
+      const { error } = JSON.parse(sent.body!) as { error: string };
+      expect(error).toMatch(/^\[svc-sdk\] the request body was read by a middleware that ran first and kept nothing/);
+      expect(error).toContain('mount the webhook route before any body parser');
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  test('when a framework already sent the headers, the listener writes nothing', async () => {
+    const listener = listenerFor();
+    const req = new FakeRequest({ 'x-svc-signature': sign('x') });
+    req.body = envelope();
+    req.readableEnded = true;
+    const { res } = fakeResponse(true);
+    await within(listener(req, res));
+    expect(res.writeHead).not.toHaveBeenCalled();
+    expect(res.end).not.toHaveBeenCalled();
+  });
+
+  test("a request object that throws (a framework's oddity) is answered 500 handler_failed", async () => {
+    const listener = listenerFor();
+    const req = new FakeRequest({});
+    Object.defineProperty(req, 'headers', {
+      get() {
+        throw new Error('framework oddity');
+      },
+    });
+    const { res, sent } = fakeResponse();
+    await within(listener(req, res));
+    expect(sent.status).toBe(500);
+    expect(JSON.parse(sent.body!)).toEqual({ error: 'handler_failed' });
+  });
+
+  test('onVerificationError hears a Request with the delivery URL, host and every header value (none undefined)', async () => {
+    const heard: Request[] = [];
+    const listener = listenerFor({ onVerificationError: (_reason, request) => void heard.push(request) });
+    const send = async (headers: Record<string, string | string[] | undefined>, url: string | undefined) => {
+      const req = new FakeRequest({ 'x-svc-signature': `sha256=${'0'.repeat(64)}`, ...headers });
+      req.url = url;
+      req.body = envelope();
+      req.readableEnded = true;
+      const { res, sent } = fakeResponse();
+      await within(listener(req, res));
+      expect(sent.status).toBe(401);
+    };
+    await send({ host: 'hooks.example.test:8443', 'x-forwarded-for': ['10.0.0.1', '10.0.0.2'], 'x-absent': undefined }, '/webhooks?source=svc');
+    await send({}, undefined);
+    expect(heard.map((request) => [request.method, request.url])).toEqual([
+      ['POST', 'http://hooks.example.test:8443/webhooks?source=svc'],
+      ['POST', 'http://localhost/'],
+    ]);
+    expect(heard[0]!.headers.get('x-forwarded-for')).toBe('10.0.0.1, 10.0.0.2');
+    expect(heard[0]!.headers.has('x-absent')).toBe(false);
+  });
+});
