@@ -167,3 +167,35 @@ describe("when a DELETE's 404 counts as deleted", () => {
     expect(calls).toBe(2);
   });
 });
+
+describe('debug lines', () => {
+  it('name the request id when the service sent one, and say nothing more when it did not', async () => {
+    server.use(
+      http.get(`${BASE_URL}/api/v1/with-id`, () => HttpResponse.json(null, { headers: { 'x-request-id': 'req_42' } })),
+      http.get(`${BASE_URL}/api/v1/without-id`, () => HttpResponse.json(null)),
+    );
+    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const debugging = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, logLevel: 'debug', logger });
+    await debugging.request({ method: 'GET', path: '/with-id' });
+    await debugging.request({ method: 'GET', path: '/without-id' });
+    const lines = logger.debug.mock.calls.map(([line]) => String(line));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\[svc-sdk\] GET https:\/\/svc\.test\/api\/v1\/with-id → 200 in \d+ ms \(attempt 1, request id req_42\)$/);
+    expect(lines[1]).toMatch(/^\[svc-sdk\] GET https:\/\/svc\.test\/api\/v1\/without-id → 200 in \d+ ms \(attempt 1\)$/);
+  });
+
+  it("the give-up warning names the status, and nothing after the error's name when there is none", async () => {
+    server.use(
+      http.get(`${BASE_URL}/api/v1/busy`, unavailable),
+      http.get(`${BASE_URL}/api/v1/down`, () => HttpResponse.error()),
+    );
+    const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const warning = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, logLevel: 'warn', logger });
+    await failure(warning.request({ method: 'GET', path: '/busy' }));
+    await failure(warning.request({ method: 'GET', path: '/down' }));
+    expect(logger.warn.mock.calls.map(([line]) => line)).toEqual([
+      `[svc-sdk] GET ${BASE_URL}/api/v1/busy gave up after 2 attempts: InternalServerError 503`,
+      `[svc-sdk] GET ${BASE_URL}/api/v1/down gave up after 2 attempts: APIConnectionError`,
+    ]);
+  });
+});
