@@ -13,7 +13,7 @@ const envelope = () =>
 const sign = (body: string | Uint8Array) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
 
 /** A body stream with headers; the test emits its events. */
-class FakeRequest extends EventEmitter implements NodeRequestLike {
+class FakeRequest extends EventEmitter {
   method: string | undefined = 'POST';
   url: string | undefined = '/webhooks';
   headers: Record<string, string | string[] | undefined>;
@@ -25,6 +25,12 @@ class FakeRequest extends EventEmitter implements NodeRequestLike {
     this.headers = headers;
   }
 }
+
+/**
+ * The fake as the listener's request type: EventEmitter's `on` takes `(...args: any[])` listeners,
+ * which the structural type's `never[]` parameters do not accept; Node's IncomingMessage does.
+ */
+const asNode = (req: FakeRequest) => req as unknown as NodeRequestLike;
 
 /** What the listener answered. */
 function fakeResponse(headersSent = false) {
@@ -55,7 +61,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     const listener = listenerFor({ on, maxBodyBytes: body.byteLength });
     const req = new FakeRequest({ 'x-svc-signature': sign(body) });
     const { res, sent } = fakeResponse();
-    const answered = listener(req, res);
+    const answered = listener(asNode(req), res);
     req.emit('data', body.subarray(0, 10));
     req.emit('data', body.subarray(10));
     req.emit('end');
@@ -71,7 +77,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     const listener = listenerFor();
     const req = new FakeRequest({ 'x-svc-signature': sign(text) });
     const { res, sent } = fakeResponse();
-    const answered = listener(req, res);
+    const answered = listener(asNode(req), res);
     req.emit('data', text.slice(0, 7));
     req.emit('data', text.slice(7));
     req.emit('end');
@@ -84,7 +90,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     const listener = listenerFor({ maxBodyBytes: body.byteLength });
     const req = new FakeRequest({ 'x-svc-signature': sign(body), 'content-length': String(body.byteLength) });
     const { res, sent } = fakeResponse();
-    const answered = listener(req, res);
+    const answered = listener(asNode(req), res);
     req.emit('data', body);
     req.emit('end');
     await within(answered);
@@ -96,7 +102,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     const listener = listenerFor({ maxBodyBytes: body.byteLength - 1 });
     const req = new FakeRequest({ 'x-svc-signature': sign(body) });
     const { res, sent } = fakeResponse();
-    const answered = listener(req, res);
+    const answered = listener(asNode(req), res);
     req.emit('data', body);
     await within(answered);
     expect(sent.status).toBe(413);
@@ -114,7 +120,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
       req.body = body;
       req.readableEnded = true;
       const { res, sent } = fakeResponse();
-      await within(listener(req, res));
+      await within(listener(asNode(req), res));
       expect(sent.status).toBe(200);
     }
   });
@@ -123,7 +129,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     const listener = listenerFor();
     const req = new FakeRequest({ 'x-svc-signature': sign('x') });
     const { res, sent } = fakeResponse();
-    const answered = listener(req, res);
+    const answered = listener(asNode(req), res);
     req.emit('data', new TextEncoder().encode('{"ev'));
     req.emit('error', new Error('socket hang up'));
     await within(answered);
@@ -136,7 +142,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     const listener = listenerFor();
     const req = new FakeRequest({ 'x-svc-signature': sign('x') });
     const { res, sent } = fakeResponse();
-    const answered = listener(req, res);
+    const answered = listener(asNode(req), res);
     req.emit('data', new TextEncoder().encode('{"ev'));
     req.emit('close');
     await within(answered);
@@ -152,7 +158,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     req.body = body;
     req.readableEnded = true;
     const { res, sent } = fakeResponse();
-    await within(listener(req, res));
+    await within(listener(asNode(req), res));
     expect(sent.status).toBe(401);
     expect(sent.headers).toEqual({ 'content-type': 'application/json' });
   });
@@ -165,7 +171,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
       req.body = null;
       req.readableEnded = true;
       const { res, sent } = fakeResponse();
-      await within(listener(req, res));
+      await within(listener(asNode(req), res));
       expect(sent.status).toBe(500);
       const { error } = JSON.parse(sent.body!) as { error: string };
       expect(error).toMatch(/^\[svc-sdk\] the request body was read by a middleware that ran first and kept nothing/);
@@ -181,7 +187,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     req.body = envelope();
     req.readableEnded = true;
     const { res } = fakeResponse(true);
-    await within(listener(req, res));
+    await within(listener(asNode(req), res));
     expect(res.writeHead).not.toHaveBeenCalled();
     expect(res.end).not.toHaveBeenCalled();
   });
@@ -195,7 +201,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
       },
     });
     const { res, sent } = fakeResponse();
-    await within(listener(req, res));
+    await within(listener(asNode(req), res));
     expect(sent.status).toBe(500);
     expect(JSON.parse(sent.body!)).toEqual({ error: 'handler_failed' });
   });
@@ -209,7 +215,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
       req.body = envelope();
       req.readableEnded = true;
       const { res, sent } = fakeResponse();
-      await within(listener(req, res));
+      await within(listener(asNode(req), res));
       expect(sent.status).toBe(401);
     };
     await send({ host: 'hooks.example.test:8443', 'x-forwarded-for': ['10.0.0.1', '10.0.0.2'], 'x-absent': undefined }, '/webhooks?source=svc');
