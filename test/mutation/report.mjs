@@ -59,7 +59,8 @@ export async function writeMutationReport({ root, output }) {
   for (const [file, { source, mutants: fileMutants }] of Object.entries(report.files)) {
     const relative = path.relative(root, path.resolve(root, file)).split(path.sep).join('/');
     for (const mutant of fileMutants) {
-      mutants.push({ ...mutant, file: relative, original: originalText(source, mutant.location), replacement: oneLine(mutant.replacement ?? '') });
+      const line = oneLine(source.split('\n')[mutant.location.start.line - 1] ?? '');
+      mutants.push({ ...mutant, file: relative, line, original: originalText(source, mutant.location), replacement: oneLine(mutant.replacement ?? '') });
     }
   }
   const survivors = mutants
@@ -67,7 +68,13 @@ export async function writeMutationReport({ root, output }) {
     .map((mutant) => ({
       ...mutant,
       reason: known.find(
-        (entry) => entry.file === mutant.file && entry.mutator === mutant.mutatorName && entry.original === mutant.original && entry.replacement === mutant.replacement,
+        // `line` (optional) narrows a short `original` such as '' to the source line holding it.
+        (entry) =>
+          entry.file === mutant.file &&
+          entry.mutator === mutant.mutatorName &&
+          entry.original === mutant.original &&
+          entry.replacement === mutant.replacement &&
+          (entry.line === undefined || mutant.line.includes(entry.line)),
       ),
     }))
     .sort((a, b) => a.file.localeCompare(b.file) || a.location.start.line - b.location.start.line);
