@@ -133,26 +133,37 @@ export type WebhookEvent = { [K in KnownEventKind]: WebhookEventOf<K> }[KnownEve
 const FIELDS = ['event', 'version', 'delivery_id', 'timestamp'] as const;
 const decoder = /* @__PURE__ */ new TextDecoder();
 
-/** Parses a verified body into the delivery envelope, or throws `WebhookPayloadError` naming what is wrong. */
-export function parseWebhookEvent(body: Uint8Array): WebhookEvent {
-  let value: unknown;
+/**
+ * Reads a verified body as the delivery envelope: the event, or else a `[svc-sdk]` message naming
+ * what is wrong (the field, never a value). A message rather than a throw, so that the handler,
+ * which answers it as text, carries no error class.
+ */
+export function readWebhookEvent(body: Uint8Array): WebhookEvent | string {
+  let value: Record<string, unknown> | undefined;
   try {
-    value = JSON.parse(decoder.decode(body));
+    value = JSON.parse(decoder.decode(body)) as Record<string, unknown>;
   } catch {
     // Not JSON: the next check says what the body must be.
   }
-  if (!isObject(value)) throw payloadError('the body must be a JSON object');
+  if (!isObject(value)) return notADelivery('the body must be a JSON object');
   for (const field of FIELDS) {
-    if (typeof value[field] !== 'string' || !value[field]) throw payloadError(`"${field}" must be a non-empty string`);
+    if (typeof value[field] !== 'string' || !value[field]) return notADelivery(`"${field}" must be a non-empty string`);
   }
-  if (!isObject(value.data)) throw payloadError('"data" must be an object');
-  return value as unknown as WebhookEvent;
+  return isObject(value.data) ? (value as unknown as WebhookEvent) : notADelivery('"data" must be an object');
 }
 
+/** Parses a verified body into the delivery envelope, or throws `WebhookPayloadError` naming what is wrong. */
+export function parseWebhookEvent(body: Uint8Array): WebhookEvent {
+  const event = readWebhookEvent(body);
+  if (typeof event === 'string') throw new WebhookPayloadError(event);
+  return event;
+}
+
+/** A JSON object: what `JSON.parse` gives is of this realm, so `instanceof` holds; arrays are not one. */
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return value instanceof Object && !Array.isArray(value);
 }
 
-function payloadError(problem: string): WebhookPayloadError {
-  return new WebhookPayloadError(`[svc-sdk] not a webhook delivery: ${problem}`);
+function notADelivery(problem: string): string {
+  return `[svc-sdk] not a webhook delivery: ${problem}`;
 }
