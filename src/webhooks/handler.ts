@@ -62,20 +62,30 @@ export type WebhookHandler = (request: Request) => Promise<Response>;
 export type Answer = [status: number, error?: string, headers?: Record<string, string>];
 
 /**
- * The handler's work on one delivery, whatever carries it (a fetch `Request` or Node's
- * `IncomingMessage`): `read(maxBytes)` gives the body, or `undefined` when it is over the limit.
- * `longLived`: the process outlives the answer (a Node server), so the answer need not wait for
- * the store to record completion; a fetch handler may be frozen right after answering, so it waits.
+ * The handler's work on one delivery whose body was read already, whatever carried it (a fetch
+ * `Request` or Node's `IncomingMessage`). `body`: the raw bytes, `undefined` when they passed
+ * `maxBodyBytes`, `null` when the stream failed. `longLived`: the process outlives the answer (a
+ * Node server), so the answer need not wait for the store to record completion; a fetch handler
+ * may be frozen right after answering, so it waits. The answer is given at once when every step
+ * was synchronous (node:crypto, the memory store, a synchronous `on`), as a promise otherwise.
  */
 export type Receive = (
   method: string | undefined,
   signature: unknown,
-  read: (maxBytes: number) => Promise<Uint8Array | undefined>,
+  body: Uint8Array | undefined | null,
   request: () => Request,
   longLived?: boolean,
-) => Promise<Answer>;
+) => Answer | Promise<Answer>;
 
-/** Where a handler keeps its `Receive`, for `toNodeListener` (`Symbol.for`: the ESM and CJS builds agree). */
+/** What `toNodeListener` takes from a handler: its `Receive`, and the body limit to read under. */
+export interface Receiver {
+  /** The handler's work on one delivery. */
+  receive: Receive;
+  /** The handler's `maxBodyBytes`. */
+  maxBodyBytes: number;
+}
+
+/** Where a handler keeps its `Receiver`, for `toNodeListener` (`Symbol.for`: the ESM and CJS builds agree). */
 export const RECEIVE = Symbol.for('svc-sdk.webhooks.receive');
 
 /** `createWebhookHandler` over an HMAC back end (each entry passes its own). */
@@ -108,91 +118,85 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)");
   }
 
-  const receive: Receive = async (method, signature, read, request, longLived) => {
+  const receive: Receive = (method, signature, body, request, longLived) => {
     if (method !== 'POST') return [405, 'method_not_allowed', { allow: 'POST' }];
-    let reason: WebhookRejectReason | undefined;
-    let status = 400;
-    let error: string | undefined;
-    let event!: WebhookEvent;
-    // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them
-    // first. `undefined`: over maxBodyBytes; `null`: the stream failed.
-    let body: Uint8Array | undefined | null = null;
-    try {
-      body = await read(maxBodyBytes);
-    } catch {
-      // Unreadable: answered below.
-    }
-    if (body === null) reason = 'unreadable_body';
-    else if (!body) {
-      reason = 'body_too_large';
-      status = 413;
-    } else if (!(await verifyBody(hmac, body, signature, secrets))) {
-      reason = signature ? 'invalid_signature' : 'missing_signature';
-      status = 401;
-    } else {
-      try {
-        event = parseWebhookEvent(body);
-        reason = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
-      } catch (payloadError) {
-        // parseWebhookEvent throws WebhookPayloadError only; its message names the field, never a value.
-        reason = 'invalid_payload';
-        error = (payloadError as Error).message;
-      }
-    }
-    if (reason) {
+    const refuse = (reason: WebhookRejectReason, status = 400, error: string = reason): Answer => {
       try {
         onVerificationError?.(reason, request());
       } catch {
         // A logging hook must not change the answer.
       }
-      return [status, error ?? reason];
-    }
+      return [status, error];
+    };
+    // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
+    if (body === null) return refuse('unreadable_body');
+    if (!body) return refuse('body_too_large', 413);
+    return next(
+      () => verifyBody(hmac, body, signature, secrets),
+      (valid) => {
+        if (!valid) return refuse(signature ? 'invalid_signature' : 'missing_signature', 401);
+        let event: WebhookEvent;
+        try {
+          event = parseWebhookEvent(body);
+        } catch (payloadError) {
+          // parseWebhookEvent throws WebhookPayloadError only; its message names the field, never a value.
+          return refuse('invalid_payload', 400, (payloadError as Error).message);
+        }
+        const late = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
+        return late ? refuse(late) : processEvent(event, longLived);
+      },
+    );
+  };
+
+  /** Claims a verified delivery, runs `on`, and records it as done. */
+  const processEvent = (event: WebhookEvent, longLived?: boolean) => {
     const id = event.delivery_id;
-    // A synchronous store or `on` (the memory store, a quick handler) is not awaited: no promise
-    // and no turn of the event loop per delivery for them.
-    let state;
-    try {
-      state = store?.claim(id);
-      if (isThenable(state)) state = await state;
-    } catch {
+    return next(
+      () => store?.claim(id),
+      (state) => {
+        if (state === 'done') return OK;
+        // Being processed by another request right now: the service may come back in a minute.
+        if (state === 'processing') return IN_PROGRESS;
+        return next(
+          () => on(event),
+          () => {
+            // The event was processed: acknowledge it even if recording that fails (the claim then
+            // expires, and a retry, if any, is processed again, which beats the service retrying for
+            // hours). So a long-lived process answers at once and records meanwhile (one Redis round
+            // trip less to wait).
+            const recording = settle(() => store?.complete(id));
+            return recording && !longLived ? recording.then(() => OK) : OK;
+          },
+          async (failure) => {
+            // Release the claim so the service's retry is processed; a failed release only delays it
+            // until the claim expires. The error goes to onError, not into the answer: it may hold internals.
+            await settle(() => onError(failure, event));
+            await settle(() => store?.release(id));
+            return HANDLER_FAILED;
+          },
+        );
+      },
       // The store is down: refuse rather than risk processing twice; the service retries.
-      return [500, 'dedupe_store_failed'];
-    }
-    if (state === 'done') return OK;
-    // Being processed by another request right now: the service may come back in a minute.
-    if (state === 'processing') return [409, 'delivery_in_progress', { 'retry-after': '60' }];
-    try {
-      const processing = on(event);
-      if (isThenable(processing)) await processing;
-    } catch (failure) {
-      // Release the claim so the service's retry is processed; a failed release only delays it
-      // until the claim expires. The error goes to onError, not into the answer: it may hold internals.
-      await settle(() => onError(failure, event));
-      await settle(() => store?.release(id));
-      return [500, 'handler_failed'];
-    }
-    // The event was processed: acknowledge it even if recording that fails (the claim then expires,
-    // and a retry, if any, is processed again, which beats the service retrying for hours). So a
-    // long-lived process answers at once and records meanwhile (one Redis round trip less to wait).
-    const recording = settle(() => store?.complete(id));
-    if (recording && !longLived) await recording;
-    return OK;
+      () => DEDUPE_STORE_FAILED,
+    );
   };
 
   const handler = async (request: Request) => {
-    const [status, error, headers] = await receive(
-      request.method,
-      request.headers.get(SIGNATURE_HEADER),
-      (maxBytes) => readRequest(request, maxBytes),
-      () => request,
-    );
+    let body: Uint8Array | undefined | null = null;
+    try {
+      body = await readRequest(request, maxBodyBytes);
+    } catch {
+      // Unreadable: receive answers it.
+    }
+    const [status, error, headers] = await receive(request.method, request.headers.get(SIGNATURE_HEADER), body, () => request);
     // A string body and a plain headers object: what @hono/node-server answers without a copy.
     return new Response(JSON.stringify(error ? { error } : { received: true }), {
       status,
       headers: { 'content-type': 'application/json', ...headers },
     });
   };
-  return Object.assign(handler, { [RECEIVE]: receive });
+  const receiver: Receiver = { receive, maxBodyBytes };
+  return Object.assign(handler, { [RECEIVE]: receiver });
 }
 
 /** The body of a fetch `Request`, read chunk by chunk and given up as soon as it passes `maxBytes`. */
@@ -210,6 +214,29 @@ function logError(error: unknown, event: WebhookEvent): void {
 }
 
 const OK: Answer = [200];
+const IN_PROGRESS: Answer = [409, 'delivery_in_progress', { 'retry-after': '60' }];
+const HANDLER_FAILED: Answer = [500, 'handler_failed'];
+const DEDUPE_STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
+
+/**
+ * Runs `step`, then `proceed` with its result: at once when the result is not a promise (node:crypto,
+ * the memory store, a synchronous `on`), so those cost no promise and no turn of the event loop;
+ * once it settles otherwise. A throw or a rejection goes to `failed` (rethrown without one).
+ */
+function next<T, R>(
+  step: () => T | PromiseLike<T>,
+  proceed: (value: T) => R | Promise<R>,
+  failed?: (error: unknown) => R | Promise<R>,
+): R | Promise<R> {
+  let value;
+  try {
+    value = step();
+  } catch (error) {
+    if (failed) return failed(error);
+    throw error;
+  }
+  return isThenable(value) ? Promise.resolve(value).then(proceed, failed) : proceed(value);
+}
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';

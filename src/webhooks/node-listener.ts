@@ -1,9 +1,10 @@
 // The Node adapter: the same handler as a `(req, res)` listener for Express, Fastify, Koa and
 // node:http. Structural types only, no `node:` import, so it is in both entries; the handler's
 // work on a delivery (`Receive`) is called directly, without a fetch Request or Response in
-// between (each costs more than the verification itself).
+// between (each costs more than the verification itself), and from the body's last event without
+// a promise when every step is synchronous (BENCHMARKS.md, "Webhook receiving under load").
 import { concat } from '../shared/read-at-most.js';
-import { RECEIVE, type Answer, type Receive, type WebhookHandler } from './handler.js';
+import { RECEIVE, type Answer, type Receiver, type WebhookHandler } from './handler.js';
 import { SIGNATURE_HEADER } from './signature.js';
 
 /** The part of Node's `IncomingMessage` the listener uses: Express's `req`, Fastify's `request.raw` and Koa's `ctx.req` all are one. */
@@ -65,42 +66,58 @@ const RECEIVED = '{"received":true}';
  * ```
  */
 export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
-  const receive = (handler as { [RECEIVE]?: Receive } | null | undefined)?.[RECEIVE];
-  if (typeof receive !== 'function') {
+  const receiver = (handler as { [RECEIVE]?: Receiver } | null | undefined)?.[RECEIVE];
+  if (typeof receiver?.receive !== 'function') {
     throw new TypeError('[svc-sdk] toNodeListener: pass a handler made by createWebhookHandler, e.g. toNodeListener(createWebhookHandler({ secret, on }))');
   }
-  return async (req, res) => {
-    let answer: Answer;
-    const problem = misuse(req);
-    if (problem) {
-      // A setup error, not a bad delivery: the operator must see it, and the service retries meanwhile.
-      console.error(`[svc-sdk] toNodeListener: ${problem}`);
-      answer = [500, `[svc-sdk] ${problem}`];
-    } else {
+  const { receive, maxBodyBytes } = receiver;
+  // Settles once the answer is written: frameworks that await their handlers can.
+  return (req, res) =>
+    new Promise<void>((answered) => {
+      const reply = (answer: Answer, close?: boolean) => {
+        send(res, answer, close);
+        answered();
+      };
       try {
-        answer = await receive(
-          req.method,
-          req.headers[SIGNATURE_HEADER],
-          (maxBytes) => readBody(req, maxBytes),
-          () => toRequest(req),
-          true,
-        );
+        const problem = misuse(req);
+        if (problem) {
+          // A setup error, not a bad delivery: the operator must see it, and the service retries meanwhile.
+          console.error(`[svc-sdk] toNodeListener: ${problem}`);
+          reply([500, `[svc-sdk] ${problem}`]);
+          return;
+        }
+        readBody(req, maxBodyBytes, (body) => {
+          let answer;
+          try {
+            answer = receive(req.method, req.headers[SIGNATURE_HEADER], body, () => toRequest(req), true);
+          } catch {
+            // Receive catches what it calls; this is only for a framework's own oddities.
+            answer = HANDLER_FAILED;
+          }
+          // An oversized body is left unread: close the connection rather than let Node drain it.
+          const close = body === undefined;
+          if (Array.isArray(answer)) reply(answer, close);
+          else answer.then((settled) => reply(settled, close), () => reply(HANDLER_FAILED, close));
+        });
       } catch {
-        // Receive catches what it calls; this is only for a framework's own oddities.
-        answer = [500, 'handler_failed'];
+        // A request object that throws (a framework's oddity): answered, never thrown into the server.
+        reply(HANDLER_FAILED);
       }
-    }
-    if (res.headersSent) return;
-    const [status, error, headers] = answer;
-    if (!error) {
-      res.writeHead(status, JSON_TYPE);
-      res.end(RECEIVED);
-      return;
-    }
-    // An oversized body is left unread: close the connection rather than let Node drain it.
-    res.writeHead(status, { ...JSON_TYPE, ...(status === 413 && { connection: 'close' }), ...headers });
-    res.end(JSON.stringify({ error }));
-  };
+    });
+}
+
+const HANDLER_FAILED: Answer = [500, 'handler_failed'];
+
+/** Writes the answer, unless a framework answered already. */
+function send(res: NodeResponseLike, [status, error, headers]: Answer, close?: boolean): void {
+  if (res.headersSent) return;
+  if (!error) {
+    res.writeHead(status, JSON_TYPE);
+    res.end(RECEIVED);
+    return;
+  }
+  res.writeHead(status, { ...JSON_TYPE, ...(close && { connection: 'close' }), ...headers });
+  res.end(JSON.stringify({ error }));
 }
 
 /** What is wrong with the setup when a body parser ran before the listener and kept no raw bytes. */
@@ -112,47 +129,47 @@ function misuse(req: NodeRequestLike): string | undefined {
     : "the request body was already parsed (express.json() or another body parser ran first), so the signed bytes are gone: register app.post('/webhooks', listener) before app.use(express.json())";
 }
 
-/** The raw body: what express.raw() kept, or the stream, read until it passes `maxBytes`. */
-function readBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Array | undefined> {
+/**
+ * Hands `done` the raw body: what express.raw() kept, or the stream read to its end; `undefined`
+ * as soon as it passes `maxBytes` (the rest is never read), `null` when the stream fails.
+ */
+function readBody(req: NodeRequestLike, maxBytes: number, done: (body: Uint8Array | undefined | null) => void): void {
   const { body } = req;
   if (body instanceof Uint8Array || typeof body === 'string') {
     const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-    return Promise.resolve(bytes.byteLength > maxBytes ? undefined : bytes);
+    done(bytes.byteLength > maxBytes ? undefined : bytes);
+    return;
   }
-  if (Number(req.headers['content-length']) > maxBytes) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const stop = () => {
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onError);
-      req.removeListener('close', onError);
-    };
-    const onData = (chunk: Uint8Array | string) => {
-      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-      size += bytes.byteLength;
-      if (size > maxBytes) {
-        // Stop reading at once: the rest is never buffered.
-        stop();
-        req.pause();
-        resolve(undefined);
-      } else chunks.push(bytes);
-    };
-    const onEnd = () => {
-      stop();
-      resolve(concat(chunks, size));
-    };
-    // 'close' before 'end': the sender went away mid-body.
-    const onError = (error?: unknown) => {
-      stop();
-      reject(error ?? new Error('the connection closed before the body ended'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onError);
-  });
+  if (Number(req.headers['content-length']) > maxBytes) {
+    done(undefined);
+    return;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // The first outcome wins, and the listeners go with it: the request may outlive the answer.
+  const finish = (outcome: Uint8Array | undefined | null) => {
+    req.removeListener('data', onData);
+    req.removeListener('end', onEnd);
+    req.removeListener('error', onFailure);
+    req.removeListener('close', onFailure);
+    done(outcome);
+  };
+  const onData = (chunk: Uint8Array | string) => {
+    const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+    size += bytes.byteLength;
+    if (size > maxBytes) {
+      // Stop reading at once: the rest is never buffered.
+      req.pause();
+      finish(undefined);
+    } else chunks.push(bytes);
+  };
+  const onEnd = () => finish(concat(chunks, size));
+  // 'close' before 'end': the sender went away mid-body.
+  const onFailure = () => finish(null);
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('error', onFailure);
+  req.on('close', onFailure);
 }
 
 /** A fetch `Request` with the delivery's method, URL and headers (not its body), for `onVerificationError`. */

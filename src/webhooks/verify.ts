@@ -1,6 +1,5 @@
 import type { VerifySignature } from './api.js';
-import { asBytes } from '../shared/bytes.js';
-import { signatureHex, toSecrets } from './signature.js';
+import { signatureHex, toBody, toSecrets } from './signature.js';
 
 /**
  * One HMAC back end's check: whether `hex` (64 lowercase hex digits, already checked) is the
@@ -14,28 +13,31 @@ export type HmacSign = (secret: string, body: Uint8Array) => Uint8Array | Promis
 /**
  * The one verification routine both entries use, each with its own HMAC back end: the header
  * must be well-formed, the body a string or bytes, and any of the usable secrets (from
- * `toSecrets`) must match. Never rejects: junk is `false`. A synchronous back end (node:crypto)
- * is not awaited, so a Node check costs this one promise in all.
+ * `toSecrets`) must match. Never throws nor rejects: junk is `false`. A synchronous back end
+ * (node:crypto) gives the answer at once, with no promise; Web Crypto's as a promise.
  */
-export async function verifyBody(hmac: HmacVerify, rawBody: unknown, header: unknown, secrets: string[]): Promise<boolean> {
+export function verifyBody(hmac: HmacVerify, rawBody: unknown, header: unknown, secrets: string[]): boolean | Promise<boolean> {
   const hex = signatureHex(header);
+  // A string goes to the back end as it is (node:crypto hashes it without a copy).
+  const body = toBody(rawBody);
+  if (!hex || body === undefined) return false;
+  let pending: (boolean | PromiseLike<boolean>)[] | undefined;
   try {
-    // A string goes to the back end as it is (node:crypto hashes it without a copy).
-    const body = typeof rawBody === 'string' ? rawBody : asBytes(rawBody);
-    if (hex && body !== undefined) {
-      // Any matching secret wins: during a rotation the old and the new one are both valid.
-      for (const key of secrets) {
-        const match = hmac(key, body, hex);
-        if (match === true || (match !== false && (await match))) return true;
-      }
+    // Any matching secret wins: during a rotation the old and the new one are both valid.
+    for (const key of secrets) {
+      const match = hmac(key, body, hex);
+      if (match === true) return true;
+      if (match !== false) (pending ??= []).push(match);
     }
   } catch {
-    // A detached buffer, or a body the back end refuses (Web Crypto and a SharedArrayBuffer): junk like any other.
+    // A detached buffer, or a body the back end refuses: junk like any other.
+    return false;
   }
-  return false;
+  // A body Web Crypto refuses (a SharedArrayBuffer view) rejects: junk too.
+  return pending ? Promise.all(pending).then((matches) => matches.includes(true), () => false) : false;
 }
 
 /** `verifySignature` over an HMAC back end. */
 export function verifySignatureWith(hmac: HmacVerify): VerifySignature {
-  return (rawBody, header, secret) => verifyBody(hmac, rawBody, header, toSecrets(secret));
+  return async (rawBody, header, secret) => verifyBody(hmac, rawBody, header, toSecrets(secret));
 }
