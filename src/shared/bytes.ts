@@ -4,8 +4,11 @@
  * else. Throws for a detached ArrayBuffer, which has no bytes to read.
  */
 export function asBytes(value: unknown): Uint8Array | undefined {
-  if (value instanceof Uint8Array) return value;
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  return undefined;
+  const view = value as Partial<ArrayBufferView> & ArrayBuffer;
+  // An ArrayBuffer has no `buffer` and no `byteOffset`: the whole of it.
+  return value instanceof Uint8Array
+    ? value
+    : value instanceof ArrayBuffer || ArrayBuffer.isView(value)
+      ? new Uint8Array(view.buffer ?? view, view.byteOffset, view.byteLength)
+      : undefined;
 }

@@ -20,21 +20,24 @@ export function verifyBody(hmac: HmacVerify, rawBody: unknown, header: unknown, 
   const hex = signatureHex(header);
   // A string goes to the back end as it is (node:crypto hashes it without a copy).
   const body = toBody(rawBody);
-  if (!hex || body === undefined) return false;
-  let pending: (boolean | PromiseLike<boolean>)[] | undefined;
-  try {
-    // Any matching secret wins: during a rotation the old and the new one are both valid.
-    for (const key of secrets) {
-      const match = hmac(key, body, hex);
-      if (match === true) return true;
-      if (match !== false) (pending ??= []).push(match);
+  let result: boolean | Promise<boolean> = false;
+  if (hex && body !== undefined) {
+    try {
+      // Any matching secret wins: during a rotation the old and the new one are both valid.
+      for (const key of secrets) {
+        const match = hmac(key, body, hex);
+        if (match === true) return true;
+        // A promise (Web Crypto): true when it is, else what the secrets before it gave. One that
+        // rejects (a body Web Crypto refuses, like a SharedArrayBuffer view) is junk too.
+        const before = result;
+        if (match) result = match.then((valid) => valid || before, () => before);
+      }
+    } catch {
+      // A detached buffer, or a body the back end refuses: junk like any other.
+      return false;
     }
-  } catch {
-    // A detached buffer, or a body the back end refuses: junk like any other.
-    return false;
   }
-  // A body Web Crypto refuses (a SharedArrayBuffer view) rejects: junk too.
-  return pending ? Promise.all(pending).then((matches) => matches.includes(true), () => false) : false;
+  return result;
 }
 
 /** `verifySignature` over an HMAC back end. */
