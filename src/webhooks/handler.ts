@@ -2,7 +2,7 @@ import type { CreateWebhookHandler } from './api.js';
 import { memoryStore } from './dedupe-memory.js';
 import type { DedupeStore } from './dedupe.js';
 import type { WebhookVerificationReason } from './errors.js';
-import { parseWebhookEvent, type WebhookEvent } from './events.js';
+import { readWebhookEvent, type WebhookEvent } from './events.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance, timestampProblem } from './replay.js';
 import { readAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER, toSecrets, type SigningSecret } from './signature.js';
@@ -135,13 +135,9 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
       () => verifyBody(hmac, body, signature, secrets),
       (valid) => {
         if (!valid) return refuse(signature ? 'invalid_signature' : 'missing_signature', 401);
-        let event: WebhookEvent;
-        try {
-          event = parseWebhookEvent(body);
-        } catch (payloadError) {
-          // parseWebhookEvent throws WebhookPayloadError only; its message names the field, never a value.
-          return refuse('invalid_payload', 400, (payloadError as Error).message);
-        }
+        const event = readWebhookEvent(body);
+        // Not a delivery: the message names the field, never a value.
+        if (typeof event === 'string') return refuse('invalid_payload', 400, event);
         const late = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
         return late ? refuse(late) : processEvent(event, longLived);
       },
