@@ -103,56 +103,67 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     tolerance = DEFAULT_TOLERANCE_MS,
     onVerificationError,
   } = options ?? ({} as WebhookHandlerOptions);
-  const fail = (problem: string) => {
-    throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
-  };
   // The usable secrets, once: each delivery is checked against this list.
   const secrets = toSecrets(secret);
-  if (!secrets.length) fail("secret must be the webhook's signing secret (an array of them while rotating)");
-  if (typeof on !== 'function') fail('on must be a function');
-  if (typeof dedupe !== 'boolean' && typeof dedupe?.claim !== 'function') fail('dedupe must be true, false or a DedupeStore');
-  if (!(maxBodyBytes > 0)) fail('maxBodyBytes must be a number of bytes > 0');
-  if (!isTolerance(tolerance)) fail('tolerance must be a number of ms >= 0, or false');
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
-  if (tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity)) {
-    fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)");
-  }
+  // The first thing wrong with the options, if any.
+  const problem = !secrets.length
+    ? "secret must be the webhook's signing secret (an array of them while rotating)"
+    : typeof on !== 'function'
+      ? 'on must be a function'
+      : dedupe !== false && typeof store?.claim !== 'function'
+        ? 'dedupe must be true, false or a DedupeStore'
+        : !(maxBodyBytes > 0)
+          ? 'maxBodyBytes must be a number of bytes > 0'
+          : !isTolerance(tolerance)
+            ? 'tolerance must be a number of ms >= 0, or false'
+            : tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity)
+              ? "tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)"
+              : '';
+  if (problem) throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
 
-  const receive: Receive = (method, signature, body, request, longLived) => {
-    if (method !== 'POST') return [405, 'method_not_allowed', { allow: 'POST' }];
-    const refuse = (reason: WebhookRejectReason, status = 400, error: string = reason): Answer => {
-      try {
-        onVerificationError?.(reason, request());
-      } catch {
-        // A logging hook must not change the answer.
-      }
-      return [status, error];
-    };
-    // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
-    if (body === null) return refuse('unreadable_body');
-    if (!body) return refuse('body_too_large', 413);
-    return next(
-      () => verifyBody(hmac, body, signature, secrets),
-      (valid) => {
-        if (!valid) return refuse(signature ? 'invalid_signature' : 'missing_signature', 401);
-        const event = readWebhookEvent(body);
-        // Not a delivery: the message names the field, never a value.
-        if (typeof event === 'string') return refuse('invalid_payload', 400, event);
-        const late = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
-        return late ? refuse(late) : processEvent(event, longLived);
-      },
-    );
-  };
+  const receive: Receive = (method, signature, body, request, longLived) =>
+    method !== 'POST'
+      ? [405, 'method_not_allowed', { allow: 'POST' }]
+      : next(
+          // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
+          () => !!body && verifyBody(hmac, body, signature, secrets),
+          (valid) => {
+            const event = valid && readWebhookEvent(body!);
+            const reason: WebhookRejectReason | undefined =
+              body === null
+                ? 'unreadable_body'
+                : !body
+                  ? 'body_too_large'
+                  : !event
+                    ? signature
+                      ? 'invalid_signature'
+                      : 'missing_signature'
+                    : // Not a delivery: its message names the field, never a value.
+                      typeof event === 'string'
+                      ? 'invalid_payload'
+                      : tolerance === false
+                        ? undefined
+                        : timestampProblem(event.timestamp, tolerance);
+            if (!reason) return processEvent(event as WebhookEvent, longLived);
+            try {
+              onVerificationError?.(reason, request());
+            } catch {
+              // A logging hook must not change the answer.
+            }
+            return [body === undefined ? 413 : body && !valid ? 401 : 400, typeof event === 'string' ? event : reason];
+          },
+        );
 
   /** Claims a verified delivery, runs `on`, and records it as done. */
   const processEvent = (event: WebhookEvent, longLived?: boolean) => {
     const id = event.delivery_id;
     return next(
       () => store?.claim(id),
-      (state) => {
+      (state): Answer | Promise<Answer> => {
         if (state === 'done') return OK;
         // Being processed by another request right now: the service may come back in a minute.
-        if (state === 'processing') return IN_PROGRESS;
+        if (state === 'processing') return [409, 'delivery_in_progress', { 'retry-after': '60' }];
         return next(
           () => on(event),
           () => {
@@ -168,12 +179,12 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
             // until the claim expires. The error goes to onError, not into the answer: it may hold internals.
             await settle(() => onError(failure, event));
             await settle(() => store?.release(id));
-            return HANDLER_FAILED;
+            return [500, 'handler_failed'];
           },
         );
       },
       // The store is down: refuse rather than risk processing twice; the service retries.
-      () => DEDUPE_STORE_FAILED,
+      (): Answer => [500, 'dedupe_store_failed'],
     );
   };
 
@@ -210,9 +221,6 @@ function logError(error: unknown, event: WebhookEvent): void {
 }
 
 const OK: Answer = [200];
-const IN_PROGRESS: Answer = [409, 'delivery_in_progress', { 'retry-after': '60' }];
-const HANDLER_FAILED: Answer = [500, 'handler_failed'];
-const DEDUPE_STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
 
 /**
  * Runs `step`, then `proceed` with its result: at once when the result is not a promise (node:crypto,

@@ -29,7 +29,7 @@ export function verifyBody(hmac: HmacVerify, rawBody: unknown, header: unknown, 
         if (match === true) return true;
         // A promise (Web Crypto): true when it is, else what the secrets before it gave. One that
         // rejects (a body Web Crypto refuses, like a SharedArrayBuffer view) is junk too.
-        const before = result;
+        const before: boolean | Promise<boolean> = result;
         if (match) result = match.then((valid) => valid || before, () => before);
       }
     } catch {
