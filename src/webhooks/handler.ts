@@ -246,14 +246,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }
 
-/** Runs a step whose failure must not change the answer; a promise it returns is waited for, its rejection ignored. */
-function settle(step: () => unknown): Promise<unknown> | undefined {
-  try {
-    const result = step();
-    // A synchronous store (the memory one) costs no promise here.
-    if (isThenable(result)) return Promise.resolve(result).catch(() => {});
-  } catch {
-    // See the callers: a store failure here must not change the answer.
-  }
-  return undefined;
+const ignore = (): void => {};
+
+/**
+ * Runs a step whose failure must not change the answer: a promise it returns is waited for, its
+ * rejection ignored; a synchronous step (the memory store) costs no promise.
+ */
+function settle(step: () => unknown): void | Promise<void> {
+  return next(step, ignore, ignore);
 }
