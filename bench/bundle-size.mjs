@@ -45,7 +45,8 @@ async function measure(code, directory) {
     format: 'esm',
     platform: 'browser',
     write: false,
-    nodePaths: [join(process.cwd(), 'node_modules')],
+    // The peers (openai, @octokit/webhooks-methods) are bench/package.json's, in bench/node_modules.
+    nodePaths: [join(process.cwd(), 'node_modules'), join(process.cwd(), 'bench', 'node_modules')],
     logLevel: 'silent',
   });
   const bytes = result.outputFiles[0].contents;

@@ -3,9 +3,11 @@
 // server, for svc-sdk, raw fetch, openai and stripe. Each child reports `performance.now()` (ms
 // since its process started) at the moment measured, so process teardown is not counted.
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { fixed, median, table, verdict } from './lib/stats.mjs';
 import { startLoopbackServer } from './lib/spawn-server.mjs';
 
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const params = `{ name: 'Bench room', room_type: 'company_investment' }`;
 
 const imports = {
@@ -31,6 +33,9 @@ const firstResponse = {
 function runOnce(code, env) {
   const script = `${code}\nprocess.stdout.write(String(performance.now()));`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    // From bench/, where openai, stripe and @octokit/webhooks-methods are installed (bench/package.json),
+    // svc-sdk is linked (bench/lib/install-deps.mjs), and zod and ky resolve up to the project's node_modules.
+    cwd: BENCH_DIR,
     env: { ...process.env, ...env },
     encoding: 'utf8',
   });

@@ -1,6 +1,6 @@
 // Where the time of a request goes: runs `client.rooms.create` (or raw fetch, `--raw`) against the
 // loopback server under `node --cpu-prof`, then prints self time by package and the hottest functions.
-//   npm run build && node bench/profile-request.mjs [--raw] [--concurrency 32] [--requests 20000]
+//   npm run build && npm run bench:deps && node bench/profile-request.mjs [--raw] [--concurrency 32] [--requests 20000]
 // `bench/run.mjs` uses `profileRequests` for the "where the time goes" table of BENCHMARKS.md.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

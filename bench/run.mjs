@@ -1,7 +1,8 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,http,bundle,cold,upload   some sections (after `npm run build`)
+//   node bench/run.mjs --only webhooks,receiver,http,bundle,cold,upload   some sections (after `npm run build`
+//                                and `npm run bench:deps`, which installs bench/package.json's peers)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
@@ -213,7 +214,7 @@ const header = [
   `- Load average at the end of the run: ${load1.toFixed(1)} (on a shared machine, absolute times vary by ±15 % or more; the ratios, taken within one run, hold better)`,
   '',
   'Every comparison is measured in the same run, interleaved (A B C, B C A, …), as medians of several rounds. The package is',
-  'imported by its name, `svc-sdk`, from `dist/` (the package references itself), so the figures are what users get.',
+  'imported by its name, `svc-sdk`, from `dist/` (the package references itself, or bench/node_modules/svc-sdk links to it), so the figures are what users get.',
 ].join('\n');
 const glanceTable = glance.length
   ? ['## Targets at a glance', '', table(['figure', 'target', 'measured', 'target met'], glance)].join('\n')
