@@ -151,7 +151,6 @@ function readBody(req: NodeRequestLike, maxBytes: number, done: (body: Uint8Arra
     req.removeListener('data', onData);
     req.removeListener('end', onEnd);
     req.removeListener('error', onFailure);
-    req.removeListener('close', onFailure);
     done(outcome);
   };
   const onData = (chunk: Uint8Array | string) => {
@@ -164,12 +163,13 @@ function readBody(req: NodeRequestLike, maxBytes: number, done: (body: Uint8Arra
     } else chunks.push(bytes);
   };
   const onEnd = () => finish(concat(chunks, size));
-  // 'close' before 'end': the sender went away mid-body.
+  // The sender went away mid-body: with an 'error' listener, Node's IncomingMessage emits
+  // ECONNRESET 'aborted' (without one it only closes). No 'close' listener: on a real request it
+  // costs more than the whole dedupe step (BENCHMARKS.md, "Webhook receiving under load").
   const onFailure = () => finish(null);
   req.on('data', onData);
   req.on('end', onEnd);
   req.on('error', onFailure);
-  req.on('close', onFailure);
 }
 
 /** A fetch `Request` with the delivery's method, URL and headers (not its body), for `onVerificationError`. */

@@ -209,7 +209,9 @@ describe('toNodeListener when the sender goes away', () => {
     const [[, sdk]] = ENTRIES;
     const on = vi.fn();
     const onVerificationError = vi.fn();
-    const server = createServer((req, res) => void sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on, onVerificationError }))(req, res));
+    const settled = vi.fn();
+    const listener = sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on, onVerificationError }));
+    const server = createServer((req, res) => void listener(req, res).then(settled));
     const url = await listen(server);
     try {
       const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', 'x-svc-signature': sign('x') } });
@@ -218,6 +220,8 @@ describe('toNodeListener when the sender goes away', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       req.destroy();
       await vi.waitFor(() => expect(onVerificationError).toHaveBeenCalledWith('unreadable_body', expect.any(Request)));
+      // The listener's promise settles too: nothing is left waiting for a body that never comes.
+      await vi.waitFor(() => expect(settled).toHaveBeenCalledTimes(1));
       expect(on).not.toHaveBeenCalled();
     } finally {
       await closeServer(server)();
