@@ -142,9 +142,7 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
                     : // Not a delivery: its message names the field, never a value.
                       typeof event === 'string'
                       ? 'invalid_payload'
-                      : tolerance === false
-                        ? undefined
-                        : timestampProblem(event.timestamp, tolerance);
+                      : timestampProblem(event.timestamp, tolerance);
             if (!reason) return processEvent(event as WebhookEvent, longLived);
             try {
               onVerificationError?.(reason, request());
@@ -202,8 +200,8 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
       headers: { 'content-type': 'application/json', ...headers },
     });
   };
-  const receiver: Receiver = { receive, maxBodyBytes };
-  return Object.assign(handler, { [RECEIVE]: receiver });
+  (handler as { [RECEIVE]?: Receiver })[RECEIVE] = { receive, maxBodyBytes };
+  return handler;
 }
 
 /** The body of a fetch `Request`, read chunk by chunk and given up as soon as it passes `maxBytes`. */

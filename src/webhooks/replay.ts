@@ -8,13 +8,24 @@ export const FUTURE_SKEW_MS = 300_000;
 /** The default tolerance: 12 h, over the service's retry schedule of about 10.6 h. */
 export const DEFAULT_TOLERANCE_MS = 43_200_000;
 
-/** What is wrong with a delivery's signed `timestamp` under this tolerance (ms), or `undefined` when it is in the window. */
+/**
+ * What is wrong with a delivery's signed `timestamp` under this tolerance (ms), or `undefined` when
+ * it is in the window or there is no window (`false`).
+ */
 export function timestampProblem(
   timestamp: string,
-  tolerance: number,
+  tolerance: number | false,
 ): 'invalid_timestamp' | 'stale_timestamp' | 'future_timestamp' | undefined {
   const age = Date.now() - Date.parse(timestamp);
-  return Number.isNaN(age) ? 'invalid_timestamp' : age > tolerance ? 'stale_timestamp' : age < -FUTURE_SKEW_MS ? 'future_timestamp' : undefined;
+  return tolerance === false
+    ? undefined
+    : Number.isNaN(age)
+      ? 'invalid_timestamp'
+      : age > tolerance
+        ? 'stale_timestamp'
+        : age < -FUTURE_SKEW_MS
+          ? 'future_timestamp'
+          : undefined;
 }
 
 /** Whether a `tolerance` option is usable: `false` (no window) or a number of ms >= 0. */

@@ -52,7 +52,7 @@ async function verify(
   }
   if (!(await verifyBody(hmac, body, header, secrets))) throw verificationError('invalid_signature');
   const event = parseWebhookEvent(typeof body === 'string' ? new TextEncoder().encode(body) : body);
-  const problem = tolerance === false ? undefined : timestampProblem(event.timestamp, tolerance);
+  const problem = timestampProblem(event.timestamp, tolerance);
   if (problem) throw verificationError(problem);
   return event;
 }
