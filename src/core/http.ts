@@ -129,6 +129,11 @@ const CALL = 'svcCall';
 interface CallState {
   /** The body, kept beside ky's bodiless Request (see `#attempt`). */
   body: RequestBody | undefined;
+  /**
+   * The headers, kept beside ky's Request too: ky would copy them into a Headers, again into its
+   * Request, and fetch again from that (BENCHMARKS.md, "Per-request overhead").
+   */
+  headers: Record<string, string>;
   attempts: number;
   /** The last attempt's body, read within that attempt. */
   text: string;
@@ -251,12 +256,12 @@ export class HttpCore {
       attempts: 0,
       text: '',
       url,
+      headers,
       redirect: request.redirect ?? 'manual',
       follow: method === 'GET',
     };
     const init: Options & { [CALL]: CallState } = {
       method,
-      headers,
       timeout,
       // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
@@ -300,20 +305,20 @@ export class HttpCore {
   readonly #attempt = async (input: Request, init: { [CALL]: CallState }): Promise<Response> => {
     const call = init[CALL];
     const attempt = ++call.attempts;
-    call.url = input.url;
+    const url = (call.url = input.url);
     const debug = this.#log.debug;
     const started = debug ? performance.now() : 0;
     try {
-      let response = await this.#fetchOnce(input.url, input.headers, input, call);
+      let response = await this.#fetchOnce(url, call.headers, input, call);
       if (isRedirect(response)) response = await this.#followRedirects(response, input, call);
       call.text = await response.text();
       if (debug) {
         const { status } = response;
         const requestId = response.headers.get('x-request-id') ?? undefined;
         const durationMs = Math.round(performance.now() - started);
-        debug(`[svc-sdk] ${input.method} ${input.url} → ${status} in ${durationMs} ms (attempt ${attempt}${requestId ? `, request id ${requestId}` : ''})`, {
+        debug(`[svc-sdk] ${input.method} ${url} → ${status} in ${durationMs} ms (attempt ${attempt}${requestId ? `, request id ${requestId}` : ''})`, {
           method: input.method,
-          url: input.url,
+          url,
           status,
           durationMs,
           attempt,
@@ -325,9 +330,9 @@ export class HttpCore {
       if (debug) {
         const durationMs = Math.round(performance.now() - started);
         const reason = error instanceof Error ? error.message : String(error);
-        debug(`[svc-sdk] ${input.method} ${input.url} failed in ${durationMs} ms (attempt ${attempt}): ${reason}`, {
+        debug(`[svc-sdk] ${input.method} ${url} failed in ${durationMs} ms (attempt ${attempt}): ${reason}`, {
           method: input.method,
-          url: input.url,
+          url,
           durationMs,
           attempt,
           error: reason,
@@ -338,11 +343,11 @@ export class HttpCore {
   };
 
   /** One fetch of ky's bodiless Request, with the body kept beside it. */
-  #fetchOnce(url: string, headers: HeadersInit, input: Request, call: CallState): Promise<Response> {
+  #fetchOnce(url: string, headers: Record<string, string>, input: Request, call: CallState): Promise<Response> {
     // Looked up per call, not at construction: test tools (msw) replace the global fetch later.
     return (this.#fetch ?? globalThis.fetch)(url, {
       method: input.method,
-      headers,
+      headers: this.#headersInit(headers),
       body: call.body,
       signal: input.signal,
       redirect: call.redirect,
@@ -351,15 +356,20 @@ export class HttpCore {
     } as RequestInit);
   }
 
+  /** Node's fetch validates a plain object once; a custom fetch gets a Headers of its own, as it always has. */
+  #headersInit(headers: Record<string, string>): HeadersInit {
+    return this.#fetch ? new Headers(headers) : headers;
+  }
+
   /** Follows a GET's redirects itself: the API key and custom headers never go to another origin. A write's redirect is an APIError. */
   async #followRedirects(response: Response, input: Request, call: CallState): Promise<Response> {
     const { method, signal } = input;
-    let url = input.url;
-    let headers: HeadersInit = input.headers;
+    let url = call.url;
+    let headers = call.headers;
     for (let hops = 0; ; hops++) {
       if (response.type === 'opaqueredirect') {
         // A browser hides where a redirect goes; it drops the Authorization header across origins itself.
-        if (call.follow) return (this.#fetch ?? globalThis.fetch)(url, { method, headers, signal });
+        if (call.follow) return (this.#fetch ?? globalThis.fetch)(url, { method, headers: this.#headersInit(headers), signal });
         throw redirectError(response, method, url, undefined);
       }
       const location = isRedirect(response) ? response.headers.get('location') : null;

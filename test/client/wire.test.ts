@@ -193,7 +193,9 @@ describe('the wire', () => {
     expect(input).toBe(`${BASE_URL}/api/v1/rooms`);
     expect(init?.method).toBe('POST');
     expect(JSON.parse(init?.body as string)).toEqual({ name: 'r', room_type: 'company_investment' });
-    const headers = new Headers(init?.headers);
+    // A Headers of its own, as ever (the core hands Node's fetch a plain object, which it validates once).
+    expect(init?.headers).toBeInstanceOf(Headers);
+    const headers = init?.headers as Headers;
     expect(headers.get('authorization')).toBe(`Bearer ${API_KEY}`);
     expect(headers.get('content-type')).toBe('application/json');
     expect(init?.signal).toBeInstanceOf(AbortSignal);
