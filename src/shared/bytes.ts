@@ -4,11 +4,10 @@
  * else. Throws for a detached ArrayBuffer, which has no bytes to read.
  */
 export function asBytes(value: unknown): Uint8Array | undefined {
-  const view = value as Partial<ArrayBufferView> & ArrayBuffer;
   // An ArrayBuffer has no `buffer` and no `byteOffset`: the whole of it.
   return value instanceof Uint8Array
     ? value
     : value instanceof ArrayBuffer || ArrayBuffer.isView(value)
-      ? new Uint8Array(view.buffer ?? view, view.byteOffset, view.byteLength)
+      ? new Uint8Array((value as ArrayBufferView).buffer ?? value, (value as ArrayBufferView).byteOffset, value.byteLength)
       : undefined;
 }

@@ -7,7 +7,7 @@ export function toHex(bytes: Uint8Array): string {
 
 /** The bytes of a string of hex digit pairs, which the caller has checked (a bad pair reads as NaN, stored as 0). */
 export function fromHex(hex: string): Uint8Array {
-  return new Uint8Array(hex.match(/../g)?.map((pair) => parseInt(pair, 16)) ?? []);
+  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
 
 /** `count` random bytes as lowercase hex (`2 * count` digits), from the platform's CSPRNG. */
