@@ -187,9 +187,19 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
   };
 
   const handler = async (request: Request) => {
+    // The body, given up as soon as it passes maxBodyBytes (`undefined`); `null`: unreadable, which
+    // receive answers. A declared length within the limit is held to by the HTTP parser: read at
+    // once (the fast path of every server, @hono/node-server's included); chunked bodies are
+    // counted as they come.
     let body: Uint8Array | undefined | null = null;
     try {
-      body = await readRequest(request, maxBodyBytes);
+      const length = request.headers.get('content-length');
+      body =
+        Number(length) > maxBodyBytes
+          ? undefined
+          : length
+            ? new Uint8Array(await request.arrayBuffer())
+            : await readAtMost(request.body, maxBodyBytes);
     } catch {
       // Unreadable: receive answers it.
     }
@@ -202,16 +212,6 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
   };
   (handler as { [RECEIVE]?: Receiver })[RECEIVE] = { receive, maxBodyBytes };
   return handler;
-}
-
-/** The body of a fetch `Request`, read chunk by chunk and given up as soon as it passes `maxBytes`. */
-async function readRequest(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
-  const length = request.headers.get('content-length');
-  if (Number(length) > maxBytes) return undefined;
-  // A declared length within the limit is held to by the HTTP parser: read at once (the fast path
-  // of every server, @hono/node-server's included). Chunked bodies are counted as they come.
-  if (length) return new Uint8Array(await request.arrayBuffer());
-  return readAtMost(request.body, maxBytes);
 }
 
 function logError(error: unknown, event: WebhookEvent): void {
