@@ -237,11 +237,10 @@ function next<T, R>(
     if (failed) return failed(error);
     throw error;
   }
-  return isThenable(value) ? Promise.resolve(value).then(proceed, failed) : proceed(value);
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
+  // A thenable (any store's promise) is adopted by a real promise; anything else is the value.
+  return typeof (value as PromiseLike<T> | undefined)?.then === 'function'
+    ? Promise.resolve(value).then(proceed, failed)
+    : proceed(value as T);
 }
 
 const ignore = (): void => {};
