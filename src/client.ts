@@ -107,6 +107,7 @@ export class Client {
       headers: options.headers,
       logLevel: options.logLevel,
       logger: options.logger,
+      logEnv: env?.SVC_LOG,
     });
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);

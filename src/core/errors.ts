@@ -120,7 +120,7 @@ export class APIConnectionError extends SvcError {
 
   /** Made by the client when a request got no response; `options.cause` is the underlying failure. */
   constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
-    super(options?.message ?? `${method} ${pathOf(url)} failed: could not reach the service`, {
+    super(options?.message ?? `${describeRequest(method, url)} failed: could not reach the service`, {
       cause: options?.cause,
     });
     this.method = method;
@@ -135,7 +135,7 @@ export class APITimeoutError extends APIConnectionError {
   /** Made by the client when an attempt took longer than `timeout` ms. */
   constructor(method: string, url: string, timeout: number) {
     super(method, url, {
-      message: `${method} ${pathOf(url)} timed out after ${timeout} ms: raise \`timeout\` or try again`,
+      message: `${describeRequest(method, url)} timed out after ${timeout} ms: raise \`timeout\` or try again`,
     });
   }
 }
@@ -199,7 +199,7 @@ function formatIssues(issues: readonly Issue[]): string {
 
 function describeFailure({ status, body, method, url }: APIErrorInit): string {
   const reason = serverMessage(body);
-  return `${method} ${pathOf(url)} failed with ${status}${reason ? `: ${reason}` : ''}`;
+  return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}`;
 }
 
 /** The service's own words: `error`, `message` or `detail` of a JSON body, or a short text body. */
@@ -217,10 +217,6 @@ function serverMessage(body: unknown): string | undefined {
 
 /** `POST /api/v1/rooms`: how messages name a request (the path and query, not the host). */
 export function describeRequest(method: string, url: string): string {
-  return `${method} ${pathOf(url)}`;
-}
-
-function pathOf(url: string): string {
   const parsed = parseUrl(url);
-  return parsed ? parsed.pathname + parsed.search : url;
+  return `${method} ${parsed ? parsed.pathname + parsed.search : url}`;
 }

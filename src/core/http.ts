@@ -79,6 +79,8 @@ interface CoreConfig {
   headers?: Record<string, string> | undefined;
   logLevel?: LogLevel | undefined;
   logger?: Logger | undefined;
+  /** `SVC_LOG`, as the client read it from the environment. */
+  logEnv?: string | undefined;
 }
 
 /** ky retries a request only when `limit` allows it: the core sets 0 for a request that may not be replayed. */
@@ -172,7 +174,7 @@ export class HttpCore {
     this.#maxRetries = config.maxRetries;
     this.#retry = retryPolicy(config.maxRetries);
     this.#fetch = config.fetch;
-    this.#log = createCoreLog(config.logLevel, config.logger, readEnv('SVC_LOG'));
+    this.#log = createCoreLog(config.logLevel, config.logger, config.logEnv);
     this.#retryHooks = this.#log.info ? { beforeRetry: [retryLogger(this.#log.info)] } : undefined;
     this.#headers = { ...SDK_HEADERS, ...config.headers, accept: 'application/json', authorization: `Bearer ${config.apiKey}` };
     this.#jsonHeaders = { ...this.#headers, 'content-type': 'application/json' };
@@ -440,9 +442,4 @@ function retryLogger(info: NonNullable<CoreLog['info']>) {
       reason,
     });
   };
-}
-
-function readEnv(name: string): string | undefined {
-  // `process` is absent in browsers and workerd; read it without a reference error.
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 }
