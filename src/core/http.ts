@@ -176,7 +176,7 @@ export class HttpCore {
     this.#fetch = config.fetch;
     this.#log = createCoreLog(config.logLevel, config.logger, config.logEnv);
     this.#retryHooks = this.#log.info ? { beforeRetry: [retryLogger(this.#log.info)] } : undefined;
-    this.#headers = { ...SDK_HEADERS, ...config.headers, accept: 'application/json', authorization: `Bearer ${config.apiKey}` };
+    this.#headers = mergeHeaders(SDK_HEADERS, config.headers, { accept: 'application/json', authorization: `Bearer ${config.apiKey}` });
     this.#jsonHeaders = { ...this.#headers, 'content-type': 'application/json' };
     this.#anonymousHeaders = { ...SDK_HEADERS, accept: 'application/json' };
   }
@@ -252,7 +252,7 @@ export class HttpCore {
     const limit = replayable ? (options.maxRetries ?? this.#maxRetries) : 0;
     const hasJson = request.json !== undefined;
     let headers = hasJson ? this.#jsonHeaders : this.#headers;
-    if (request.headers || options.headers) headers = { ...headers, ...request.headers, ...options.headers };
+    if (request.headers || options.headers) headers = mergeHeaders(headers, request.headers, options.headers);
     const call: CallState = {
       body: hasJson ? JSON.stringify(request.json) : request.body,
       attempts: 0,
@@ -384,6 +384,16 @@ export class HttpCore {
       response = await this.#fetchOnce(url, headers, input, call);
     }
   }
+}
+
+/**
+ * Headers merged left to right. A header set to `undefined` (from JavaScript) is left out, or removes
+ * the one before it, as ky's merge did: never sent as the text "undefined".
+ */
+function mergeHeaders(...sources: (Record<string, string> | undefined)[]): Record<string, string> {
+  const merged: Record<string, string | undefined> = Object.assign({}, ...sources);
+  for (const name in merged) if (merged[name] === undefined) delete merged[name];
+  return merged as Record<string, string>;
 }
 
 /** A 3xx answer (or a browser's opaque stand-in for one): the only answers `#followRedirects` looks at. */

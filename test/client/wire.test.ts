@@ -177,6 +177,17 @@ describe('the wire', () => {
     expect(lastRequest().headers.get('x-trace')).toBe('abc');
   });
 
+  it('a header set to undefined (from JavaScript) is not sent, and a per-call undefined removes the client\'s', async () => {
+    const headers = { 'x-team': 'deals', 'x-unset': undefined } as unknown as Record<string, string>;
+    const custom = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, headers, maxRetries: 0 });
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, () => ok({ id: 1, name: 'r' })));
+    await custom.rooms.create({ name: 'r', room_type: 'company_investment' });
+    expect(lastRequest().headers.get('x-team')).toBe('deals');
+    expect(lastRequest().headers.has('x-unset')).toBe(false);
+    await custom.rooms.create({ name: 'r', room_type: 'company_investment' }, { headers: { 'x-team': undefined } as unknown as Record<string, string> });
+    expect(lastRequest().headers.has('x-team')).toBe(false);
+  });
+
   it('a custom fetch is called as fetch(url, init), with the body, headers and a signal in init', async () => {
     const calls: { input: unknown; init: RequestInit | undefined }[] = [];
     const custom = new Client({
