@@ -106,52 +106,43 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
   // The usable secrets, once: each delivery is checked against this list.
   const secrets = toSecrets(secret);
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
-  // The first thing wrong with the options, if any.
-  const problem = !secrets.length
-    ? "secret must be the webhook's signing secret (an array of them while rotating)"
-    : typeof on !== 'function'
-      ? 'on must be a function'
-      : dedupe !== false && typeof store?.claim !== 'function'
-        ? 'dedupe must be true, false or a DedupeStore'
-        : !(maxBodyBytes > 0)
-          ? 'maxBodyBytes must be a number of bytes > 0'
-          : !isTolerance(tolerance)
-            ? 'tolerance must be a number of ms >= 0, or false'
-            : tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity)
-              ? "tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)"
-              : '';
-  if (problem) throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
+  const fail = (problem: string) => {
+    throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
+  };
+  if (!secrets.length) fail("secret must be the webhook's signing secret (an array of them while rotating)");
+  if (typeof on !== 'function') fail('on must be a function');
+  if (dedupe !== false && typeof store?.claim !== 'function') fail('dedupe must be true, false or a DedupeStore');
+  if (!(maxBodyBytes > 0)) fail('maxBodyBytes must be a number of bytes > 0');
+  if (!isTolerance(tolerance)) fail('tolerance must be a number of ms >= 0, or false');
+  if (tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity)) {
+    fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)");
+  }
 
-  const receive: Receive = (method, signature, body, request, longLived) =>
-    method !== 'POST'
-      ? [405, 'method_not_allowed', { allow: 'POST' }]
-      : next(
-          // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
-          () => !!body && verifyBody(hmac, body, signature, secrets),
-          (valid) => {
-            const event = valid && readWebhookEvent(body!);
-            const reason: WebhookRejectReason | undefined =
-              body === null
-                ? 'unreadable_body'
-                : !body
-                  ? 'body_too_large'
-                  : !event
-                    ? signature
-                      ? 'invalid_signature'
-                      : 'missing_signature'
-                    : // Not a delivery: its message names the field, never a value.
-                      typeof event === 'string'
-                      ? 'invalid_payload'
-                      : timestampProblem(event.timestamp, tolerance);
-            if (!reason) return processEvent(event as WebhookEvent, longLived);
-            try {
-              onVerificationError?.(reason, request());
-            } catch {
-              // A logging hook must not change the answer.
-            }
-            return [body === undefined ? 413 : body && !valid ? 401 : 400, typeof event === 'string' ? event : reason];
-          },
-        );
+  const receive: Receive = (method, signature, body, request, longLived) => {
+    if (method !== 'POST') return [405, 'method_not_allowed', { allow: 'POST' }];
+    const refuse = (reason: WebhookRejectReason, status = 400, error: string = reason): Answer => {
+      try {
+        onVerificationError?.(reason, request());
+      } catch {
+        // A logging hook must not change the answer.
+      }
+      return [status, error];
+    };
+    if (body === null) return refuse('unreadable_body');
+    if (!body) return refuse('body_too_large', 413);
+    return next(
+      // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
+      () => verifyBody(hmac, body, signature, secrets),
+      (valid) => {
+        if (!valid) return refuse(signature ? 'invalid_signature' : 'missing_signature', 401);
+        const event = readWebhookEvent(body);
+        // Not a delivery: the message names the field, never a value.
+        if (typeof event === 'string') return refuse('invalid_payload', 400, event);
+        const late = timestampProblem(event.timestamp, tolerance);
+        return late ? refuse(late) : processEvent(event, longLived);
+      },
+    );
+  };
 
   /** Claims a verified delivery, runs `on`, and records it as done. */
   const processEvent = (event: WebhookEvent, longLived?: boolean) => {
