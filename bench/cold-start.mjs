@@ -34,7 +34,7 @@ function runOnce(code, env) {
   const script = `${code}\nprocess.stdout.write(String(performance.now()));`;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     // From bench/, where openai, stripe and @octokit/webhooks-methods are installed (bench/package.json),
-    // svc-sdk is linked (bench/lib/install-deps.mjs), and zod and ky resolve up to the project's node_modules.
+    // svc-sdk is linked (scripts/install-deps.mjs), and zod and ky resolve up to the project's node_modules.
     cwd: BENCH_DIR,
     env: { ...process.env, ...env },
     encoding: 'utf8',

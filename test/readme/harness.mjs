@@ -41,18 +41,26 @@ export const SETTINGS = {
 /**
  * Makes a consumer project in the system's temp directory: `package.json` of an ES module
  * package, and a `node_modules` holding this package as `svc-sdk` (its package.json and built
- * dist/) next to links to every package of the repository's `node_modules` (the peers and @types
- * that blocks import).
+ * dist/) next to links to every package of the repository's `node_modules` and of the test tools'
+ * `test/node_modules` (the peers, fastify and @types that blocks and examples import).
  *
  * @param {string} root the repository (the package's own directory)
  */
 export async function createConsumer(root) {
+  const sources = [path.join(root, 'node_modules'), path.join(root, 'test', 'node_modules')];
+  const absent = sources.find((source) => !existsSync(source));
+  if (absent) throw new Error(`${path.relative(root, absent)} is missing: run \`npm install\` and \`npm run test:deps\``);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-sdk-readme-'));
   const modules = path.join(dir, 'node_modules');
   await mkdir(modules);
-  for (const entry of await readdir(path.join(root, 'node_modules'))) {
-    if (entry.startsWith('.') || entry === 'svc-sdk') continue;
-    await symlink(path.join(root, 'node_modules', entry), path.join(modules, entry), 'junction');
+  // The root install's packages first; a name both installs hold is linked once, from the root.
+  const linked = new Set(['svc-sdk']);
+  for (const source of sources) {
+    for (const entry of await readdir(source)) {
+      if (entry.startsWith('.') || linked.has(entry)) continue;
+      linked.add(entry);
+      await symlink(path.join(source, entry), path.join(modules, entry), 'junction');
+    }
   }
   // A copy of the package as npm installs it (package.json and dist/), not a link: a build started
   // meanwhile (tsup empties dist/ first) cannot pull the files from under the running blocks.
