@@ -193,6 +193,26 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     expect(JSON.parse(sent.body!)).toEqual({ error: 'handler_failed' });
   });
 
+  test('a request whose headers throw once its body has come (a framework oddity) is answered 500 handler_failed, not thrown into the server', async () => {
+    const listener = listenerFor();
+    const req = new FakeRequest({});
+    let reads = 0;
+    Object.defineProperty(req, 'headers', {
+      get() {
+        // The first read (Content-Length, before the body) works; the one after the body's end throws.
+        if (++reads > 1) throw new Error('framework oddity');
+        return {};
+      },
+    });
+    const { res, sent } = fakeResponse();
+    const answered = listener(asNode(req), res);
+    req.emit('data', new TextEncoder().encode(envelope()));
+    expect(() => req.emit('end')).not.toThrow();
+    await within(answered);
+    expect(sent.status).toBe(500);
+    expect(JSON.parse(sent.body!)).toEqual({ error: 'handler_failed' });
+  });
+
   test('onVerificationError hears a Request with the delivery URL, host and every header value (none undefined)', async () => {
     const heard: Request[] = [];
     const listener = listenerFor({ onVerificationError: (_reason, request) => void heard.push(request) });
