@@ -121,8 +121,9 @@ function storeMemory() {
 export async function benchWebhookThroughput({ quick = false } = {}) {
   // Short samples, many rounds: on a shared machine, load comes and goes within seconds.
   // (autocannon's per-second average wants whole seconds.)
+  // Five rounds: on this 2-core VM two full runs minutes apart differed by up to 0.3× at c1 with three.
   const seconds = quick ? 1 : 2;
-  const rounds = quick ? 2 : 3;
+  const rounds = quick ? 2 : 5;
   const redis = await startRedis();
   const kinds = KINDS.filter((kind) => redis || !kind.endsWith('redis'));
   const servers = new Map();
