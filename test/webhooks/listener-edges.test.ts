@@ -51,6 +51,22 @@ function within<T>(promise: Promise<T>, ms = 2000): Promise<T> {
   return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
 }
 
+describe('node entry: the synchronous path', () => {
+  const [[, sdk]] = ENTRIES;
+
+  test('with node:crypto, the memory store and a synchronous on, the answer is written within the body\'s end event', () => {
+    const body = new TextEncoder().encode(envelope());
+    const listener = sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on: () => {} }));
+    const req = new FakeRequest({ 'x-svc-signature': sign(body) });
+    const { res, sent } = fakeResponse();
+    void listener(asNode(req), res);
+    req.emit('data', body);
+    req.emit('end');
+    // No await: nothing between the body's last event and the answer waits for a promise.
+    expect(sent.status).toBe(200);
+  });
+});
+
 describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
   const listenerFor = (options: Partial<Parameters<typeof sdk.createWebhookHandler>[0]> = {}) =>
     sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on: () => {}, ...options }));
