@@ -22,19 +22,16 @@ export function verifyBody(hmac: HmacVerify, rawBody: unknown, header: unknown, 
   const body = toBody(rawBody);
   let result: boolean | Promise<boolean> = false;
   if (hex && body !== undefined) {
-    try {
-      // Any matching secret wins: during a rotation the old and the new one are both valid.
-      for (const key of secrets) {
-        const match = hmac(key, body, hex);
-        if (match === true) return true;
-        // A promise (Web Crypto): true when it is, else what the secrets before it gave. One that
-        // rejects (a body Web Crypto refuses, like a SharedArrayBuffer view) is junk too.
-        const before: boolean | Promise<boolean> = result;
-        if (match) result = match.then((valid) => valid || before, () => before);
-      }
-    } catch {
-      // A detached buffer, or a body the back end refuses: junk like any other.
-      return false;
+    // Any matching secret wins: during a rotation the old and the new one are both valid. Neither
+    // back end throws here: node:crypto hashes any string or view (a detached one is empty), and
+    // Web Crypto's refusals come as rejections.
+    for (const key of secrets) {
+      const match = hmac(key, body, hex);
+      if (match === true) return true;
+      // A promise (Web Crypto): true when it is, else what the secrets before it gave. One that
+      // rejects (a body Web Crypto refuses, like a SharedArrayBuffer view) is junk too.
+      const before: boolean | Promise<boolean> = result;
+      if (match) result = match.then((valid) => valid || before, () => before);
     }
   }
   return result;
