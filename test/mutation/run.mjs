@@ -23,10 +23,15 @@ function step(command, args, cwd) {
 step('npm', ['install', '--prefix', here, '--no-audit', '--no-fund', '--legacy-peer-deps', '--loglevel=error'], here);
 const extra = process.argv.slice(2);
 step(path.join(here, 'node_modules', '.bin', 'stryker'), ['run', ...extra], root);
-const { unclassified } = await writeMutationReport({ root, output: extra.length ? undefined : path.join(root, 'MUTATION.md') });
+const { unclassified, stale } = await writeMutationReport({ root, output: extra.length ? undefined : path.join(root, 'MUTATION.md') });
 // A survivor nobody has explained is a test gap: the run fails until a test kills it or
 // test/mutation/survivors.json says why no test can.
 if (unclassified > 0) {
   console.error(`[mutation] ${unclassified} surviving mutant(s) are neither killed nor classified in test/mutation/survivors.json`);
+  process.exitCode = 1;
+}
+// A full run also fails on a stale classification, which could one day explain away a new mutant of the same text.
+if (!extra.length && stale > 0) {
+  console.error(`[mutation] ${stale} test/mutation/survivors.json entr${stale === 1 ? 'y matches' : 'ies match'} no survivor: remove them`);
   process.exitCode = 1;
 }
