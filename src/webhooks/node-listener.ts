@@ -165,7 +165,7 @@ function readBody(req: NodeRequestLike, maxBytes: number, done: (body: Uint8Arra
   const onEnd = () => finish(concat(chunks, size));
   // The sender went away mid-body: with an 'error' listener, Node's IncomingMessage emits
   // ECONNRESET 'aborted' (without one it only closes). No 'close' listener: on a real request it
-  // costs more than the whole dedupe step (BENCHMARKS.md, "Summary").
+  // measurably raised the server CPU per delivery (the A/B is in the commit that removed it, 0e9e6da).
   const onFailure = () => finish(null);
   req.on('data', onData);
   req.on('end', onEnd);
