@@ -4,7 +4,9 @@
 //   node-memory  toNodeListener(createWebhookHandler(...)), the default in-memory dedupe
 //   node-redis   the same with createRedisDedupeStore
 //   hono-memory  createWebhookHandler served by @hono/node-server, in-memory dedupe
-//   hono-redis   the same with createRedisDedupeStore
+//   hono-redis   the same with createRedisDedupeStore, and `waitUntil: () => {}` as the README says for a
+//                long-lived server (the answer does not wait for the store to record the delivery)
+//   hono-redis-waiting  the same without waitUntil: the answer waits for that recording (a serverless default)
 //   hono-bare    @hono/node-server with a fetch handler doing the bare server's work: the ceiling of any
 //                fetch handler served that way
 // Prints nothing; sends { port } over IPC once listening, and { cpu } (µs used so far) when asked 'cpu'.
@@ -61,13 +63,15 @@ if (kind === 'bare') {
   );
   server.keepAliveTimeout = 60_000;
 } else {
-  const [front, store] = kind.split('-');
+  const [front, store, waiting] = kind.split('-');
   let dedupe = true;
   if (store === 'redis') {
     const redis = await createClient({ url: `redis://127.0.0.1:${redisPort}` }).connect();
     dedupe = createRedisDedupeStore(redis, { prefix: `bench:${process.pid}:` });
   }
-  const handler = createWebhookHandler({ secret: SECRET, dedupe, on: () => {} });
+  // A long-lived server: nothing to keep alive after an answer (with the memory store, never called).
+  const waitUntil = front === 'hono' && !waiting ? () => {} : undefined;
+  const handler = createWebhookHandler({ secret: SECRET, dedupe, on: () => {}, waitUntil });
   if (front === 'node') {
     const server = createServer(toNodeListener(handler));
     server.keepAliveTimeout = 60_000;

@@ -53,6 +53,15 @@ export interface WebhookHandlerOptions {
    * delivery), with the reason and the request, for your logs. Its errors are ignored.
    */
   onVerificationError?: ((reason: WebhookRejectReason, request: Request) => void) | undefined;
+  /**
+   * Lets the answer go before the dedupe store has recorded the delivery as processed: the
+   * recording is handed to this function, which keeps the runtime alive until it settles. Pass
+   * your platform's: `waitUntil` from `cloudflare:workers` or `@vercel/functions`; on a
+   * long-lived server (`@hono/node-server`, Bun, Deno), `() => {}`. Without it the answer waits
+   * for the recording (a Redis round trip), since a serverless runtime may freeze once it answers.
+   * `toNodeListener` never waits.
+   */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
 }
 
 /** A fetch-standard request handler: Next.js route handlers, Hono, Workers, Bun.serve, Deno.serve. */
@@ -64,17 +73,18 @@ export type Answer = [status: number, error?: string, headers?: Record<string, s
 /**
  * The handler's work on one delivery whose body was read already, whatever carried it (a fetch
  * `Request` or Node's `IncomingMessage`). `body`: the raw bytes, `undefined` when they passed
- * `maxBodyBytes`, `null` when the stream failed. `longLived`: the process outlives the answer (a
- * Node server), so the answer need not wait for the store to record completion; a fetch handler
- * may be frozen right after answering, so it waits. The answer is given at once when every step
- * was synchronous (node:crypto, the memory store, a synchronous `on`), as a promise otherwise.
+ * `maxBodyBytes`, `null` when the stream failed. `keepAlive`: when given, the answer does not wait
+ * for the store to record completion, and the recording's promise is handed to it (a Node server
+ * outlives its answers; a serverless runtime needs its `waitUntil`); without it the answer waits,
+ * since the runtime may be frozen right after answering. The answer is given at once when every
+ * step was synchronous (node:crypto, the memory store, a synchronous `on`), as a promise otherwise.
  */
 export type Receive = (
   method: string | undefined,
   signature: unknown,
   body: Uint8Array | undefined | null,
   request: () => Request,
-  longLived?: boolean,
+  keepAlive?: (recording: Promise<unknown>) => void,
 ) => Answer | Promise<Answer>;
 
 /** What `toNodeListener` takes from a handler: its `Receive`, and the body limit to read under. */
@@ -102,6 +112,7 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     maxBodyBytes = 1_048_576,
     tolerance = DEFAULT_TOLERANCE_MS,
     onVerificationError,
+    waitUntil,
   } = options ?? ({} as WebhookHandlerOptions);
   // The usable secrets, once: each delivery is checked against this list.
   const secrets = toSecrets(secret);
@@ -114,11 +125,12 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
   if (dedupe !== false && typeof store?.claim !== 'function') fail('dedupe must be true, false or a DedupeStore');
   if (!(maxBodyBytes > 0)) fail('maxBodyBytes must be a number of bytes > 0');
   if (!isTolerance(tolerance)) fail('tolerance must be a number of ms >= 0, or false');
+  if (waitUntil !== undefined && typeof waitUntil !== 'function') fail('waitUntil must be a function');
   if (tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity)) {
     fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)");
   }
 
-  const receive: Receive = (method, signature, body, request, longLived) => {
+  const receive: Receive = (method, signature, body, request, keepAlive) => {
     if (method !== 'POST') return [405, 'method_not_allowed', { allow: 'POST' }];
     const refuse = (reason: WebhookRejectReason, status = 400, error: string = reason): Answer => {
       try {
@@ -139,13 +151,13 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
         // Not a delivery: the message names the field, never a value.
         if (typeof event === 'string') return refuse('invalid_payload', 400, event);
         const late = timestampProblem(event.timestamp, tolerance);
-        return late ? refuse(late) : processEvent(event, longLived);
+        return late ? refuse(late) : processEvent(event, keepAlive);
       },
     );
   };
 
   /** Claims a verified delivery, runs `on`, and records it as done. */
-  const processEvent = (event: WebhookEvent, longLived?: boolean) => {
+  const processEvent = (event: WebhookEvent, keepAlive?: (recording: Promise<unknown>) => void) => {
     const id = event.delivery_id;
     return next(
       () => store?.claim(id),
@@ -158,10 +170,13 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
           () => {
             // The event was processed: acknowledge it even if recording that fails (the claim then
             // expires, and a retry, if any, is processed again, which beats the service retrying for
-            // hours). So a long-lived process answers at once and records meanwhile (one Redis round
-            // trip less to wait).
+            // hours). So where the runtime outlives the answer, it goes at once and the recording
+            // carries on (one Redis round trip less to wait).
             const recording = settle(() => store?.complete(id));
-            return recording && !longLived ? recording.then(() => OK) : OK;
+            if (!recording) return OK;
+            if (!keepAlive) return recording.then(() => OK);
+            keepAlive(recording);
+            return OK;
           },
           async (failure) => {
             // Release the claim so the service's retry is processed; a failed release only delays it
@@ -177,7 +192,7 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     );
   };
 
-  const handler = async (request: Request) => {
+  const handler = async (request: Request): Promise<Response> => {
     // The body, given up as soon as it passes maxBodyBytes (`undefined`); `null`: unreadable, which
     // receive answers. A declared length within the limit is held to by the HTTP parser: read at
     // once (the fast path of every server, @hono/node-server's included); chunked bodies are
@@ -194,12 +209,8 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     } catch {
       // Unreadable: receive answers it.
     }
-    const [status, error, headers] = await receive(request.method, request.headers.get(SIGNATURE_HEADER), body, () => request);
-    // A string body and a plain headers object: what @hono/node-server answers without a copy.
-    return new Response(JSON.stringify(error ? { error } : { received: true }), {
-      status,
-      headers: { 'content-type': 'application/json', ...headers },
-    });
+    const answer = receive(request.method, request.headers.get(SIGNATURE_HEADER), body, () => request, waitUntil);
+    return Array.isArray(answer) ? toResponse(answer) : answer.then(toResponse);
   };
   (handler as { [RECEIVE]?: Receiver })[RECEIVE] = { receive, maxBodyBytes };
   return handler;
@@ -210,6 +221,14 @@ function logError(error: unknown, event: WebhookEvent): void {
 }
 
 const OK: Answer = [200];
+
+/** An answer as a fetch `Response`: a string body and a plain headers object, what @hono/node-server answers without a copy. */
+function toResponse([status, error, headers]: Answer): Response {
+  return new Response(error ? JSON.stringify({ error }) : '{"received":true}', {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
 
 /**
  * Runs `step`, then `proceed` with its result: at once when the result is not a promise (node:crypto,

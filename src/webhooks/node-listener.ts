@@ -89,7 +89,7 @@ export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
         readBody(req, maxBodyBytes, (body) => {
           let answer;
           try {
-            answer = receive(req.method, req.headers[SIGNATURE_HEADER], body, () => toRequest(req), true);
+            answer = receive(req.method, req.headers[SIGNATURE_HEADER], body, () => toRequest(req), outlive);
           } catch {
             // Receive catches what it calls; this is only for a framework's own oddities.
             answer = HANDLER_FAILED;
@@ -107,6 +107,12 @@ export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
 }
 
 const HANDLER_FAILED: Answer = [500, 'handler_failed'];
+
+/**
+ * Where the listener lets the store's recording of a processed delivery go: a Node server outlives
+ * its answers, so the answer need not wait for it (settled, its failure ignored, by the handler).
+ */
+const outlive = (): void => {};
 
 /** Writes the answer, unless a framework answered already. */
 function send(res: NodeResponseLike, [status, error, headers]: Answer, close?: boolean): void {

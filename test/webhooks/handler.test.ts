@@ -232,6 +232,32 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     expect(events).toEqual(['recorded', 'answered']);
   });
 
+  test('waitUntil: answers before the recording, and hands it over; it settles even when recording fails', async () => {
+    const events: string[] = [];
+    let finish = (): void => {};
+    const store: DedupeStore = {
+      claim: async () => 'claimed' as const,
+      complete: () => new Promise<void>((_resolve, reject) => (finish = () => (events.push('recorded'), reject(new Error('redis down'))))),
+      release() {},
+    };
+    const kept: Promise<unknown>[] = [];
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe: store, waitUntil: (promise) => void kept.push(promise) });
+    const response = await handler(delivery(envelope()));
+    events.push('answered');
+    expect(response.status).toBe(200);
+    expect(kept).toHaveLength(1);
+    finish();
+    await expect(kept[0]).resolves.toBeUndefined();
+    expect(events).toEqual(['answered', 'recorded']);
+  });
+
+  test('waitUntil is not called when the store records synchronously (the memory store)', async () => {
+    const waitUntil = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on() {}, waitUntil });
+    expect((await handler(delivery(envelope()))).status).toBe(200);
+    expect(waitUntil).not.toHaveBeenCalled();
+  });
+
   test('a store that fails to complete still answers 200: the event was processed', async () => {
     const on = vi.fn();
     const store: DedupeStore = { claim: () => 'claimed', complete: () => { throw new Error('redis down'); }, release() {} };
@@ -243,6 +269,7 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     ['an empty secret array', { secret: [], on() {} }, /secret must be the webhook's signing secret/],
     ['no on', { secret: SECRET }, /on must be a function/],
     ['a bad dedupe', { secret: SECRET, on() {}, dedupe: {} }, /dedupe must be/],
+    ['a waitUntil that is not a function', { secret: SECRET, on() {}, waitUntil: true }, /waitUntil must be a function/],
   ])('throws a clear [svc-sdk] error at construction for %s', (_case, options, message) => {
     expect(() => sdk.createWebhookHandler(options as never)).toThrow(message);
     expect(() => sdk.createWebhookHandler(options as never)).toThrow(/^\[svc-sdk\] createWebhookHandler: /);
