@@ -12,10 +12,11 @@ import { fixed, median, table, times, verdict } from './lib/stats.mjs';
 
 const SECRET = 'whsec_bench_throughput_0123456789abcdef';
 const SERVER = fileURLToPath(new URL('./lib/webhook-server.mjs', import.meta.url));
-const KINDS = ['bare', 'hono-bare', 'node-memory', 'hono-memory', 'node-redis', 'hono-redis', 'hono-redis-waiting'];
+const KINDS = ['bare', 'hono-bare', 'bare-redis', 'node-memory', 'hono-memory', 'node-redis', 'hono-redis', 'hono-redis-waiting'];
 const NAMES = {
   bare: 'bare node:http, verify + 200 (the limit)',
   'hono-bare': '@hono/node-server, verify + 200 (its own ceiling)',
+  'bare-redis': 'bare node:http + Redis SET NX, then SET (the ceiling of any Redis dedupe)',
   'node-memory': 'toNodeListener, memory dedupe',
   'hono-memory': '@hono/node-server, memory dedupe',
   'node-redis': 'toNodeListener, Redis dedupe',
@@ -180,14 +181,15 @@ export function summarizeWebhookThroughput({ rows, memory, redis }) {
         continue;
       }
       const worst = mine.reduce((a, b) => (a.ratio <= b.ratio ? a : b));
-      const ceiling = front === 'hono' ? rows.find((row) => row.kind === 'hono-bare' && row.connections === worst.connections) : undefined;
+      const ceilingKind = store === 'redis' ? 'bare-redis' : front === 'hono' ? 'hono-bare' : undefined;
+      const ceiling = rows.find((row) => row.kind === ceilingKind && row.connections === worst.connections);
       summary.push([
         label,
         `≥ ${fixed(TARGET[store])}×`,
         `${times(worst.ratio)} (concurrency ${worst.connections}; CPU efficiency ${times(worst.cpuRatio)})`,
         [
           mine.map((row) => `c${row.connections} ${times(row.ratio)}`).join(', '),
-          ceiling ? `Hono's own ceiling at c${ceiling.connections} ${times(ceiling.ratio)}` : '',
+          ceiling ? `${store === 'redis' ? 'a bare server with the same Redis round trip' : "Hono's own ceiling"} at c${ceiling.connections} ${times(ceiling.ratio)}` : '',
         ]
           .filter(Boolean)
           .join('; '),

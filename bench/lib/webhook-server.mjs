@@ -9,6 +9,8 @@
 //   hono-redis-waiting  the same without waitUntil: the answer waits for that recording (a serverless default)
 //   hono-bare    @hono/node-server with a fetch handler doing the bare server's work: the ceiling of any
 //                fetch handler served that way
+//   bare-redis   the bare server plus the least a Redis dedupe must do: read delivery_id, claim it with SET NX
+//                (awaited), answer, then mark it done (not awaited): the ceiling of any Redis-backed dedupe
 // Prints nothing; sends { port } over IPC once listening, and { cpu } (µs used so far) when asked 'cpu'.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -40,6 +42,30 @@ if (kind === 'bare') {
       const valid = expected.length === 32 && timingSafeEqual(digest, expected);
       res.writeHead(valid ? 200 : 401, { 'content-type': 'application/json' });
       res.end(valid ? ok : '{"error":"invalid_signature"}');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => ready(server));
+} else if (kind === 'bare-redis') {
+  const redis = await createClient({ url: `redis://127.0.0.1:${redisPort}` }).connect();
+  const ok = JSON.stringify({ received: true });
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks);
+      const expected = Buffer.from(String(req.headers['x-svc-signature']).slice(7), 'hex');
+      const digest = createHmac('sha256', SECRET).update(body).digest();
+      if (expected.length !== 32 || !timingSafeEqual(digest, expected)) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end('{"error":"invalid_signature"}');
+        return;
+      }
+      const key = `bare:${process.pid}:${JSON.parse(body.toString()).delivery_id}`;
+      const claimed = (await redis.set(key, 'processing', { NX: true, PX: 300_000 })) !== null;
+      res.writeHead(claimed ? 200 : 409, { 'content-type': 'application/json' });
+      res.end(claimed ? ok : '{"error":"delivery_in_progress"}');
+      if (claimed) redis.set(key, 'done', { PX: 43_500_000 }).catch(() => {});
     });
   });
   server.keepAliveTimeout = 60_000;
