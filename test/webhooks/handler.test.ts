@@ -434,6 +434,11 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler under attack', (_name, sd
     expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe, tolerance: 55 * MINUTE })).not.toThrow();
     expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe, tolerance: false })).not.toThrow();
     expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, tolerance: 24 * HOUR })).toThrow(/ttlMs/);
+    // The 5 minutes of clock skew count: a tolerance equal to the store's memory is already too long.
+    expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe, tolerance: HOUR })).toThrow(/ttlMs/);
+    // No window, no bound: even a store that remembers ids for one second is accepted.
+    const brief = sdk.createMemoryDedupeStore({ ttlMs: 1000 });
+    expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe: brief, tolerance: false })).not.toThrow();
   });
 
   test.each([
