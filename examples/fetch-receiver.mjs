@@ -21,6 +21,9 @@ const handler = createWebhookHandler({
     if (event.event === 'credit.low') console.log(`credits low: ${event.data.balance} <= ${event.data.threshold}`);
     else console.log(`received ${event.event} (${event.delivery_id})`);
   },
+  // This process outlives its answers: with a remote dedupe store (Redis) an answer need not wait for
+  // the store to record the delivery. On Cloudflare Workers or Vercel, pass their waitUntil instead.
+  waitUntil: () => {},
 });
 
 const server = serve({ fetch: handler, port: Number(process.env.PORT ?? 3000), hostname: '127.0.0.1' }, async ({ port }) => {
