@@ -123,9 +123,11 @@ function storeMemory() {
 export async function benchWebhookThroughput({ quick = false } = {}) {
   // Short samples, many rounds: on a shared machine, load comes and goes within seconds.
   // (autocannon's per-second average wants whole seconds.)
-  // Five rounds: on this 2-core VM two full runs minutes apart differed by up to 0.3× at c1 with three.
-  const seconds = quick ? 1 : 2;
-  const rounds = quick ? 2 : 5;
+  // On this 2-core VM one-second samples of the same two servers differ by up to ±30 % (0.57× to 1.32×
+  // in one series), so the median wants many rounds: eleven 1 s rounds gave medians within 0.04× of
+  // each other run to run, where five 2 s rounds had differed by up to 0.2×, for the same time.
+  const seconds = 1;
+  const rounds = quick ? 2 : 11;
   const redis = await startRedis();
   const kinds = KINDS.filter((kind) => redis || !kind.includes('redis'));
   const servers = new Map();
