@@ -251,6 +251,25 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     expect(events).toEqual(['answered', 'recorded']);
   });
 
+  test('a waitUntil that throws (e.g. ctx.waitUntil passed unbound) fails the answer, and the retry is not processed again', async () => {
+    const done = new Set<string>();
+    const store: DedupeStore = {
+      claim: async (id) => (done.has(id) ? 'done' : 'claimed'),
+      complete: async (id) => void done.add(id),
+      release() {},
+    };
+    const on = vi.fn();
+    const waitUntil = () => {
+      throw new TypeError('Illegal invocation');
+    };
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store, waitUntil });
+    const body = envelope('d-unbound');
+    await expect(handler(delivery(body))).rejects.toThrow('Illegal invocation');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect((await handler(delivery(body))).status).toBe(200);
+    expect(on).toHaveBeenCalledTimes(1);
+  });
+
   test('waitUntil is not called when the store records synchronously (the memory store)', async () => {
     const waitUntil = vi.fn();
     const handler = sdk.createWebhookHandler({ secret: SECRET, on() {}, waitUntil });
