@@ -89,7 +89,7 @@ await section({
     'server that reads the body, checks the signature with `createHmac` + `timingSafeEqual` and answers 200: the limit.',
     '`@hono/node-server` serving a bare verify-and-200 fetch handler shows what that server itself costs; the bare server',
     'plus the least a Redis dedupe must do (read `delivery_id`, claim it with SET NX and wait, answer, then SET done',
-    'without waiting) shows what the Redis round trip itself costs: no Redis-backed receiver can pass it. Cases are',
+    'without waiting) shows what the Redis round trip itself costs, the ceiling of a Redis-backed receiver. Cases are',
     'interleaved; ratios are medians of the ratios within each round. Server CPU per delivery is the receiver process\'s',
     'CPU time over the deliveries it answered.',
   ].join('\n'),
