@@ -124,8 +124,9 @@ export async function benchWebhookThroughput({ quick = false } = {}) {
   // Short samples, many rounds: on a shared machine, load comes and goes within seconds.
   // (autocannon's per-second average wants whole seconds.)
   // On this 2-core VM one-second samples of the same two servers differ by up to ±30 % (0.57× to 1.32×
-  // in one series), so the median wants many rounds: eleven 1 s rounds gave medians within 0.04× of
-  // each other run to run, where five 2 s rounds had differed by up to 0.2×, for the same time.
+  // in one series), so the median wants many rounds. For the same time, eleven 1 s rounds gave medians
+  // 0.01–0.04× apart in back-to-back series, and up to 0.10× apart across two full runs; five 2 s rounds
+  // had been up to 0.2× apart across full runs.
   const seconds = 1;
   const rounds = quick ? 2 : 11;
   const redis = await startRedis();
