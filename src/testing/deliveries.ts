@@ -112,10 +112,13 @@ export class DeliveryScheduler {
         let next: Pending | undefined;
         for (const entry of this.#pending) if (entry.due <= target && (next === undefined || entry.due < next.due)) next = entry;
         if (next === undefined) break;
-        if (next.due > this.now()) this.#skewMs += next.due - this.now();
+        // One reading of the clock: a millisecond ticking between two would stamp the attempt (and
+        // schedule its retry) 1 ms late.
+        const now = this.now();
+        if (next.due > now) this.#skewMs += next.due - now;
         clearTimeout(next.timer);
         this.#pending.delete(next);
-        this.#frozenAt = Math.max(next.due, this.now());
+        this.#frozenAt = Math.max(next.due, now);
         try {
           await next.run();
         } finally {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '../../src/index.node.js';
 import { createEmulator } from '../../src/testing/index.js';
 import { KEY } from './support.js';
@@ -75,6 +75,25 @@ describe('emulator.advance(ms)', () => {
     expect(at[0]! - started).toBeLessThan(3_000);
     expect((await client.webhooks.retrieve(webhook.id)).failure_count).toBe(1);
     await emulator.close();
+  });
+
+  it('keeps the gaps exact when the real clock ticks between two readings (it once stamped an attempt 1 ms late)', async () => {
+    const emulator = createEmulator();
+    const target = await receiver(() => 500);
+    const client = new Client({ apiKey: KEY, baseUrl: 'https://svc.test', fetch: emulator.fetch, maxRetries: 0 });
+    await client.webhooks.create({ url: target.url, name: 'r', event_types: ['credit.low'] });
+    await emulator.trigger('credit.low');
+    // Every reading of the clock is 1 ms later than the one before: any two readings in a row disagree.
+    const realNow = Date.now.bind(Date);
+    let ticks = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + ++ticks);
+    try {
+      const at = (await emulator.advance(11 * 3_600_000)).map((attempt) => Date.parse(attempt.at));
+      expect(at.slice(1).map((time, index) => time - at[index]!)).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 28_800_000]);
+    } finally {
+      clock.mockRestore();
+      await emulator.close();
+    }
   });
 
   it('leaves what is not due yet on its (re-armed) real timer: an attempt 1 s away, advanced 900 ms, comes about 100 ms later', async () => {
