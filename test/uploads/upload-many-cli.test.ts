@@ -3,11 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { upload } from '../../src/cli/commands/upload.js';
 import { UsageError, type CliIO } from '../../src/cli/command.js';
-import { API_KEY, emulatorWithRoom, makeTree } from './upload-many-support.js';
+import { API_KEY, bundleForChild, emulatorWithRoom, makeTree } from './upload-many-support.js';
 
 // `svc-sdk upload`: the command module run in process with its io replaced, and the bin (src/cli.ts,
 // bundled now) in a child process for Ctrl+C and the emulator's fault flags.
@@ -92,19 +91,7 @@ describe('svc-sdk upload (the command module)', () => {
 describe('svc-sdk (the bin, from the sources)', () => {
   let cli = '';
   beforeAll(async () => {
-    const outdir = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'node_modules', '.cache', 'upload-many-cli');
-    await build({
-      entryPoints: [fileURLToPath(new URL('../../src/cli.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      outdir,
-      outExtension: { '.js': '.mjs' },
-      external: ['msw', 'msw/*', '@hono/node-server', 'minisearch'],
-      logLevel: 'error',
-    });
-    cli = join(outdir, 'cli.mjs');
+    cli = await bundleForChild(new URL('../../src/cli.ts', import.meta.url));
   });
 
   function start(args: string[], env: Record<string, string>) {

@@ -1,29 +1,15 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { emulatorWithRoom, makeTree } from './upload-many-support.js';
+import { bundleForChild, emulatorWithRoom, makeTree } from './upload-many-support.js';
 
 // A run of documents.uploadMany killed (SIGKILL) in the middle, and its rerun: whatever line the
 // kill fell on, the rerun stores no document twice and every file ends stored or reported unknown.
 
 let child = '';
 beforeAll(async () => {
-  // The child runs the SDK's sources, bundled now, with the node running the tests (node 24 under npx).
-  const outdir = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'node_modules', '.cache', 'upload-many-child');
-  await build({
-    entryPoints: [fileURLToPath(new URL('upload-many-child.ts', import.meta.url))],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    logLevel: 'error',
-  });
-  child = join(outdir, 'upload-many-child.mjs');
+  child = await bundleForChild(new URL('upload-many-child.ts', import.meta.url));
 });
 
 const TWELVE_FILES = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`f${String(index).padStart(2, '0')}.bin`, new Uint8Array(20_000 + index).fill(index)]));

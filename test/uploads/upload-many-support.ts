@@ -3,7 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { onTestFinished } from 'vitest';
 import { Client, type ClientOptions } from '../../src/index.node.js';
 import { createEmulator, type EmulatorFaults } from '../../src/testing/index.js';
@@ -60,4 +62,26 @@ export async function emulatorWithRoom(faults: EmulatorFaults = {}, clientOption
     return counts;
   };
   return { emulator, server, client, roomId: room.id, stored, events };
+}
+
+/**
+ * Bundles a script of the sources (src/ as it is now, not dist/) into one .mjs under
+ * node_modules/.cache, for a child process run with the node running the tests (node 24 under npx).
+ * The emulator's optional peers stay imports.
+ */
+export async function bundleForChild(entry: URL): Promise<string> {
+  const name = basename(fileURLToPath(entry)).replace(/\.ts$/, '');
+  const outdir = fileURLToPath(new URL(`../../node_modules/.cache/upload-many/${name}`, import.meta.url));
+  await build({
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    external: ['msw', 'msw/*', '@hono/node-server', 'minisearch'],
+    logLevel: 'error',
+  });
+  return join(outdir, `${name}.mjs`);
 }
