@@ -42,8 +42,9 @@ export interface UploadManyOptions extends RequestOptions {
   /** Called whenever a file progresses or settles. */
   onProgress?: ((progress: UploadManyProgress) => void) | undefined;
   /**
-   * Stop starting files after the first `failed` or `unknown` one (files already being sent finish;
-   * files never started are listed as `failed`). Default false: one file's failure never stops the others.
+   * Stop starting files after the first `failed` or `unknown` one: files already being sent finish;
+   * files never started are listed as `failed` (for a directory or an array; an iterable is not read
+   * further). Default false: one file's failure never stops the others.
    */
   stopOnError?: boolean | undefined;
   /** Send again the files whose earlier upload has an unknown outcome (and might be stored already). Default false. */
