@@ -333,7 +333,10 @@ class Run {
       settled = isOutcomeUnknown(error, bodySent || source.exhausted) ? { state: 'unknown', error } : { state: 'failed', error };
       if (this.#settings.stopOnError) this.#stop(error);
     }
-    await this.#record(
+    // Not awaited: the worker moves on to its next file while the line syncs (group commit takes it
+    // with the next sending line). A kill before the sync leaves the file `sending`, which a rerun
+    // reads as unknown: safe. The run resolves only once every line is synced (the manifest's close).
+    void this.#record(
       settled.state === 'uploaded'
         ? { ...line, state: 'uploaded', sha256: settled.sha256, documentId: settled.document.id }
         : { ...line, state: settled.state as 'failed' | 'unknown', sha256: source.sha256(), error: messageOf((settled as { error: unknown }).error) },
