@@ -2,7 +2,8 @@
 // same concurrency and the same multipart bodies, through the built package.
 //   node bench/upload-many.mjs            prints a table and a JSON line (npm run bench runs it as a section)
 // Sizes by environment: UPLOAD_MANY_SMALL_FILES (1000) of UPLOAD_MANY_SMALL_KIB (64) KiB, UPLOAD_MANY_LARGE_FILES (8)
-// of UPLOAD_MANY_LARGE_MIB (256) MiB, UPLOAD_MANY_LATENCY_MS (20), UPLOAD_MANY_CONCURRENCY (8).
+// of UPLOAD_MANY_LARGE_MIB (256) MiB, UPLOAD_MANY_LATENCY_MS (20), UPLOAD_MANY_CONCURRENCY (8), UPLOAD_MANY_ROUNDS (3;
+// the cases run interleaved, A B C D, B C D A, …: times are medians, ratios medians of the ratios within a round).
 // The small files go to the emulator (svc-sdk/testing) with its latency fault. The large ones go to a node:http server
 // with the same added latency that reads and discards the body: the emulator keeps every document's bytes in memory and
 // copies an upload several times while parsing it (8 × 256 MiB at once would need gigabytes in the server).
@@ -14,7 +15,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { table, verdict } from './lib/stats.mjs';
+import { median, table, verdict } from './lib/stats.mjs';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -44,6 +45,7 @@ function settings(quick) {
     largeMiB: number('UPLOAD_MANY_LARGE_MIB', quick ? 32 : 256),
     latencyMs: number('UPLOAD_MANY_LATENCY_MS', 20),
     concurrency: number('UPLOAD_MANY_CONCURRENCY', 8),
+    rounds: Math.max(1, number('UPLOAD_MANY_ROUNDS', quick ? 1 : 3)),
   };
 }
 
@@ -76,15 +78,33 @@ export async function benchUploadMany({ quick = false } = {}) {
 }
 
 async function runSet(name, directory, config, server) {
-  const cases = {};
-  for (const kind of CASES) {
-    console.error(`upload-many: ${name} files, ${kind}…`);
-    const roomId = await server.room();
-    cases[kind] = await runChild([kind, server.url, directory, String(roomId), String(config.concurrency)]);
+  const samples = Object.fromEntries(CASES.map((kind) => [kind, []]));
+  for (let round = 0; round < config.rounds; round++) {
+    for (let offset = 0; offset < CASES.length; offset++) {
+      const kind = CASES[(round + offset) % CASES.length];
+      console.error(`upload-many: ${name} files, round ${round + 1}/${config.rounds}, ${kind}…`);
+      const roomId = await server.room();
+      samples[kind].push(await runChild([kind, server.url, directory, String(roomId), String(config.concurrency)]));
+    }
   }
+  const cases = Object.fromEntries(
+    CASES.map((kind) => [
+      kind,
+      {
+        seconds: median(samples[kind].map((sample) => sample.seconds)),
+        maxRssKiB: Math.max(...samples[kind].map((sample) => sample.maxRssKiB)),
+        samples: samples[kind].map((sample) => sample.seconds),
+      },
+    ]),
+  );
   const files = name === 'small' ? config.smallFiles : config.largeFiles;
   const bytes = files * (name === 'small' ? config.smallKiB * KIB : config.largeMiB * MIB);
   return { name, files, bytes, cases };
+}
+
+/** How many times faster `kind` ran than `other`: the median of the ratios within each round. */
+function speedup(set, kind, other) {
+  return median(set.cases[kind].samples.map((seconds, round) => set.cases[other].samples[round] / seconds));
 }
 
 /**
@@ -100,8 +120,9 @@ function hashShare(sets) {
     for (let done = 0; done < bytes; done += buffer.length) hash.update(done + buffer.length <= bytes ? buffer : buffer.subarray(0, bytes - done));
     hash.digest();
     const seconds = (performance.now() - started) / 1000;
-    const withManifest = cases.uploadMany.seconds;
-    return { name, seconds, share: seconds / withManifest, manifestShare: (withManifest - cases.uploadManyPlain.seconds) / withManifest };
+    const withManifest = cases.uploadMany.samples;
+    const manifestShare = median(withManifest.map((value, round) => (value - cases.uploadManyPlain.samples[round]) / value));
+    return { name, seconds, share: seconds / cases.uploadMany.seconds, manifestShare };
   });
 }
 
@@ -286,7 +307,7 @@ export function renderUploadMany({ config, sets, hashing }) {
   return [
     table(['files', 'case', 'files/s', 'MiB/s', 'wall time (s)', 'peak RSS (MB)'], rows),
     '',
-    `Added latency ${config.latencyMs} ms per answer. CPU time of SHA-256 over every byte (uploadMany computes it while the file`,
+    `Medians of ${config.rounds} interleaved round${config.rounds === 1 ? '' : 's'}; added latency ${config.latencyMs} ms per answer. CPU time of SHA-256 over every byte (uploadMany computes it while the file`,
     `streams) over uploadMany's wall time: ${share}. Wall time of uploadMany with a manifest over the same without (Blobs): ${manifest}.`,
   ].join('\n');
 }
@@ -295,8 +316,8 @@ export function renderUploadMany({ config, sets, hashing }) {
 export function summarizeUploadMany({ sets, hashing }) {
   const small = sets.find((set) => set.name === 'small');
   const large = sets.find((set) => set.name === 'large');
-  const overSequential = rate(small, 'uploadMany') / rate(small, 'sequential');
-  const overRaw = sets.map((set) => rate(set, 'uploadMany') / rate(set, 'rawFetch'));
+  const overSequential = speedup(small, 'uploadMany', 'sequential');
+  const overRaw = sets.map((set) => speedup(set, 'uploadMany', 'rawFetch'));
   const peak = mb(large.cases.uploadMany.maxRssKiB);
   const maxShare = Math.max(...hashing.map((entry) => Math.max(entry.share, entry.manifestShare)));
   return [
