@@ -41,8 +41,8 @@ type Verdict = { skip: { documentId: number; sha256: string } } | { unknown: tru
 
 /**
  * Uploads every file of `inputs` to a room, `concurrency` at a time. Resolves with each file in
- * exactly one list; rejects only when nothing could start (bad arguments, an unreadable directory
- * or manifest).
+ * exactly one list. Rejects when nothing could start (bad arguments, an unreadable directory or
+ * manifest), or with the error of an iterable input that throws, once the files in flight settled.
  */
 export async function uploadMany(
   upload: UploadOne,
@@ -65,7 +65,11 @@ export async function uploadMany(
     const exclude = manifestPath === undefined ? undefined : fs!.resolve(manifestPath);
     const jobs = typeof inputs === 'string' ? listedJobs(await fs!.listFiles(inputs, exclude)) : inputJobs(inputs);
     const run = new Run(upload, { fs, manifest, onProgress, stopOnError, retryUnknown, callOptions }, jobs.total);
-    await run.all(jobs.next, concurrency);
+    try {
+      await run.all(jobs.next, concurrency);
+    } finally {
+      await jobs.close?.();
+    }
     return run.result();
   } finally {
     await manifest?.close();
@@ -93,6 +97,8 @@ interface JobSource {
   total: { files: number; bytes: number | undefined } | undefined;
   /** The next file, or undefined at the end; safe to call from several workers at once. */
   next: () => Promise<Job | undefined>;
+  /** Ends an iterable read only in part (a stopped run): its generator's `finally` runs. */
+  close?: () => Promise<unknown>;
 }
 
 function listedJobs(files: ListedFile[]): JobSource {
@@ -124,6 +130,9 @@ function inputJobs(inputs: Iterable<UploadManyInput> | AsyncIterable<UploadManyI
   let chain: Promise<unknown> = Promise.resolve();
   return {
     total: undefined,
+    close: async () => {
+      if (!done) await iterator.return?.();
+    },
     next: () => {
       const step = chain.then(async (): Promise<Job | undefined> => {
         if (done) return undefined;
@@ -190,11 +199,20 @@ class Run {
     signal?.addEventListener('abort', onAbort, { once: true });
     let files = 0;
     let bytes: number | undefined = 0;
+    let inputError: { error: unknown } | undefined;
     const worker = async () => {
       for (;;) {
         // An iterable input is not read on after a stop: it may be endless.
         if (this.#stopped && this.#filesTotal === undefined) return;
-        const job = await next();
+        let job: Job | undefined;
+        try {
+          job = await next();
+        } catch (error) {
+          // The iterable threw: start nothing more, let the files in flight settle, then reject with it.
+          inputError ??= { error };
+          this.#stop(error);
+          return;
+        }
         if (!job) return;
         files += 1;
         bytes = bytes === undefined || job.size === undefined ? undefined : bytes + job.size;
@@ -206,6 +224,7 @@ class Run {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+    if (inputError) throw inputError.error;
     if (this.#filesTotal === undefined) {
       this.#filesTotal = files;
       this.#bytesTotal = bytes;

@@ -245,6 +245,52 @@ describe('documents.uploadMany(roomId, iterable)', () => {
     expect(await stored()).toEqual({ 'blob.txt': 1, 'bytes.txt': 1, 'stream.txt': 1 });
   });
 
+  it('an iterable that throws: no file started after it, the files read before settle (their lines written), then the error', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'manifest.jsonl');
+    const { client, roomId, stored } = await emulatorWithRoom();
+    let closed = false;
+    async function* inputs() {
+      try {
+        yield { file: new Blob(['one']), filename: 'one.txt' };
+        yield { file: new Blob(['two']), filename: 'two.txt' };
+        throw new Error('the document system went away');
+      } finally {
+        closed = true;
+      }
+    }
+    await expect(client.documents.uploadMany(roomId, inputs(), { manifest, concurrency: 1 })).rejects.toThrow('the document system went away');
+    expect(closed).toBe(true);
+    expect(readFileSync(manifest, 'utf8').trimEnd().split('\n').map((line) => (JSON.parse(line) as { path: string; state: string }).state)).toEqual([
+      'sending',
+      'uploaded',
+      'sending',
+      'uploaded',
+    ]);
+    expect(await stored()).toEqual({ 'one.txt': 1, 'two.txt': 1 });
+  });
+
+  it('stopOnError ends an iterable read in part: its generator is closed', async () => {
+    const { client, roomId, emulator } = await emulatorWithRoom();
+    emulator.faults.unavailableRate = 1;
+    let read = 0;
+    let closed = false;
+    async function* inputs() {
+      try {
+        for (;;) {
+          read += 1;
+          yield { file: new Blob([`file ${read}`]), filename: `${read}.txt` };
+        }
+      } finally {
+        closed = true;
+      }
+    }
+    const result = await client.documents.uploadMany(roomId, inputs(), { concurrency: 1, stopOnError: true });
+    expect(result.failed.map((file) => file.path)).toEqual(['1.txt']);
+    expect(read).toBe(1);
+    expect(closed).toBe(true);
+  });
+
   it('with a manifest: skips what was stored (by name, size and SHA-256), and refuses streams and repeated names', async () => {
     const root = makeTree({});
     const manifest = join(root, 'manifest.jsonl');
