@@ -1,7 +1,7 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,http,bundle,cold,upload   some sections (after `npm run build`
+//   node bench/run.mjs --only webhooks,receiver,http,bundle,cold,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { benchBundleSize, renderBundleSize, summarizeBundleSize } from './bundle
 import { benchColdStart, renderColdStart, summarizeColdStart } from './cold-start.mjs';
 import { benchHttpOverhead, renderHttpOverhead, summarizeHttpOverhead } from './http-overhead.mjs';
 import { table } from './lib/stats.mjs';
+import { benchUploadMany, renderUploadMany, summarizeUploadMany } from './upload-many.mjs';
 import { benchWebhookThroughput, renderWebhookThroughput, summarizeWebhookThroughput } from './webhook-throughput.mjs';
 import { benchWebhookVerify, renderWebhookVerify, summarizeWebhookVerify } from './webhook-verify.mjs';
 
@@ -168,6 +169,21 @@ await section({
   bench: benchColdStart,
   summarize: summarizeColdStart,
   render: renderColdStart,
+});
+
+await section({
+  key: 'upload-many',
+  title: 'Uploading a folder',
+  intro: [
+    '`documents.uploadMany` (a directory, a manifest, concurrency 8) against a sequential loop of `documents.upload`',
+    '(`fileFromPath`) and against raw `fetch` with the same concurrency and the same multipart bodies; also `uploadMany` over',
+    'the same files as Blobs with no manifest (nothing hashed or written), which shows what resumability costs. Small files',
+    'go to the emulator with its latency fault; large ones to a `node:http` server with the same latency that discards the',
+    'bytes (the emulator keeps documents in memory). Each case runs in a fresh process; peak RSS is its `maxRSS`.',
+  ].join('\n'),
+  bench: benchUploadMany,
+  summarize: summarizeUploadMany,
+  render: renderUploadMany,
 });
 
 // The upload benchmark (bench/upload-memory.mjs) belongs to the uploads work: it writes its own

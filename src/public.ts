@@ -43,6 +43,18 @@ export type {
   WebhookSecret,
 } from './schemas/webhooks.js';
 export type { Uploadable, UploadOptions, FileMetadata } from './uploads/types.js';
+export type {
+  UploadManyInput,
+  UploadManyInputs,
+  UploadManyOptions,
+  UploadManyProgress,
+  UploadManyResult,
+  UploadManyFile,
+  UploadedFile,
+  SkippedFile,
+  FailedFile,
+  UnknownFile,
+} from './uploads/upload-many-types.js';
 export {
   createMemoryDedupeStore,
   createRedisDedupeStore,
