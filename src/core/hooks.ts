@@ -153,8 +153,20 @@ export const REDACTED_AUTHORIZATION = 'Bearer [redacted]';
 // as a segment of digits (every id is a positive integer), named here after the collection before it.
 const ID_SEGMENT = /^\d+$/;
 
+// Templates of the paths seen lately: a client calls the same few paths over and over (bounded, as ids vary).
+const templates = new Map<string, string>();
+
 /** The URL template of a path: each id segment named after the (plural) segment before it. */
 export function urlTemplateOf(path: string): string {
+  let template = templates.get(path);
+  if (template === undefined) {
+    if (templates.size === 256) templates.clear();
+    templates.set(path, (template = templateOf(path)));
+  }
+  return template;
+}
+
+function templateOf(path: string): string {
   const end = path.search(/[?#]/);
   const segments = (end === -1 ? path : path.slice(0, end)).split('/');
   for (let index = 1; index < segments.length; index++) {
@@ -194,22 +206,34 @@ export class CallHooks {
   /**
    * Wraps the core's attempt: runs `beforeRequest` on a copy of the call's base headers with the key
    * redacted, sends what the hooks made of them with the real key, and notes when the attempt ended.
+   * Hooks that return no promise are run without one (a no-op hook costs next to nothing).
    */
   aroundAttempt<I>(attempt: (input: Request, init: I) => Promise<Response>, holder: HeaderHolder): (input: Request, init: I) => Promise<Response> {
     const base = holder.headers;
-    return async (input, init) => {
+    const rewrites = this.#sets.some((set) => set.beforeRequest);
+    const ended = (): void => {
+      this.#attemptEnded = performance.now();
+    };
+    return (input, init) => {
       const number = ++this.#attempts;
       if (number === 1) this.#started = performance.now();
-      if (this.#sets.some((set) => set.beforeRequest)) {
-        const headers = { ...base };
-        if (base.authorization !== undefined) headers.authorization = REDACTED_AUTHORIZATION;
-        await this.#run('beforeRequest', { call: this.call, attempt: number, url: input.url, headers }, `attempt ${number} was not sent`);
+      const send = () => {
+        const sent = attempt(input, init);
+        sent.then(ended, ended);
+        return sent;
+      };
+      if (!rewrites) return send();
+      const headers = { ...base };
+      if (base.authorization !== undefined) headers.authorization = REDACTED_AUTHORIZATION;
+      const sendWithKey = () => {
         holder.headers = withAuthorization(headers, base.authorization);
-      }
+        return send();
+      };
       try {
-        return await attempt(input, init);
-      } finally {
-        this.#attemptEnded = performance.now();
+        const ran = this.#run('beforeRequest', { call: this.call, attempt: number, url: input.url, headers }, `attempt ${number} was not sent`);
+        return ran ? ran.then(sendWithKey) : sendWithKey();
+      } catch (error) {
+        return Promise.reject(error);
       }
     };
   }
@@ -235,37 +259,60 @@ export class CallHooks {
     return true;
   }
 
-  /** Runs `afterResponse` for a call that succeeded, then gives the exchange back. */
-  async afterResponse<E extends { readonly response: Response }>(exchange: E): Promise<E> {
+  /** Runs `afterResponse` for a call that succeeded and gives the exchange back; a hook's failure goes through `onError`. */
+  afterResponse<E extends { readonly response: Response }>(exchange: E): E | Promise<E> {
     const { response } = exchange;
-    await this.#run(
-      'afterResponse',
-      { call: this.call, response, attempts: this.#attempts, durationMs: this.#elapsed() },
-      `it was answered ${response.status}, so it may have taken effect`,
-    );
-    return exchange;
+    let ran: void | Promise<void>;
+    try {
+      ran = this.#run(
+        'afterResponse',
+        { call: this.call, response, attempts: this.#attempts, durationMs: this.#elapsed() },
+        `it was answered ${response.status}, so it may have taken effect`,
+      );
+    } catch (error) {
+      return this.onError(error);
+    }
+    return ran ? ran.then(() => exchange, (error: unknown) => this.onError(error)) : exchange;
   }
 
-  /** Runs `onError` for a call that failed; the error to throw (the hook's own when one threw). */
-  async onError(error: unknown): Promise<never> {
+  /** Runs `onError` for a call that failed; rejects with the error to throw (the hook's own when one threw). */
+  onError(error: unknown): Promise<never> {
     // The core's errors are SvcErrors already; anything else (a bug below) is wrapped, not lost.
     const failure = error instanceof SvcError ? error : new SvcError(`[svc-sdk] ${this.call.operation} failed`, { cause: error });
-    await this.#run('onError', { call: this.call, error: failure, attempts: this.#attempts, durationMs: this.#elapsed() }, `it had failed with ${failure.name}`);
-    throw failure;
+    try {
+      const ran = this.#run('onError', { call: this.call, error: failure, attempts: this.#attempts, durationMs: this.#elapsed() }, `it had failed with ${failure.name}`);
+      return ran ? ran.then(() => Promise.reject(failure)) : Promise.reject(failure);
+    } catch (hookError) {
+      return Promise.reject(hookError);
+    }
   }
 
   #elapsed(): number {
     return this.#attempts === 0 ? 0 : performance.now() - this.#started;
   }
 
-  async #run<C>(name: Exclude<HookName, 'beforeRetry'>, context: C, consequence: string): Promise<void> {
-    for (const set of this.#sets) {
-      const hook = set[name] as ((context: C) => unknown) | undefined;
+  /**
+   * Runs one hook of every set, in order, from set `from`: synchronously while they return no
+   * promise, then after each promise. A hook's throw or rejection becomes the call's SvcError.
+   */
+  #run<C>(name: Exclude<HookName, 'beforeRetry'>, context: C, consequence: string, from = 0): void | Promise<void> {
+    const sets = this.#sets;
+    for (let index = from; index < sets.length; index++) {
+      const hook = sets[index]![name] as ((context: C) => unknown) | undefined;
       if (!hook) continue;
+      let result: unknown;
       try {
-        await hook(context);
+        result = hook(context);
       } catch (cause) {
         throw hookFailed(this.call, name, cause, consequence);
+      }
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+        return Promise.resolve(result).then(
+          () => this.#run(name, context, consequence, index + 1),
+          (cause: unknown) => {
+            throw hookFailed(this.call, name, cause, consequence);
+          },
+        );
       }
     }
   }

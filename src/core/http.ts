@@ -264,7 +264,10 @@ export class HttpCore {
       method: request.method,
       urlTemplate: this.#prefixPath + urlTemplateOf(request.path ?? ''),
     });
-    return this.#exchangeOnce(request, options, hooks).then((exchange) => hooks.afterResponse(exchange)).catch((error: unknown) => hooks.onError(error));
+    return this.#exchangeOnce(request, options, hooks).then(
+      (exchange) => hooks.afterResponse(exchange),
+      (error: unknown) => hooks.onError(error),
+    );
   }
 
   /** Sends one request through ky (retries, timeout per attempt) and returns its exchange, or throws an SvcError. */

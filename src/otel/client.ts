@@ -31,8 +31,13 @@ interface CallSpans {
   call: Span;
   attempt: Span | undefined;
   attemptStarted: number;
-  /** The attempt's attributes, shared by its span and its duration metric. */
-  attributes: Attributes;
+  server: Server;
+}
+
+/** `server.address` and `server.port` of an origin. */
+interface Server {
+  address: string;
+  port: number;
 }
 
 /**
@@ -54,19 +59,40 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
   const propagate = options?.propagate ?? true;
   const open = new WeakMap<CallInfo, CallSpans>();
   const instruments = lazyInstruments(options, makeInstruments);
+  // Origins seen, parsed once: every attempt needs its host and port.
+  const servers = new Map<string, Server>();
+  const serverOf = (url: string): Server => {
+    const origin = url.slice(0, url.indexOf('/', url.indexOf('//') + 2) >>> 0);
+    let server = servers.get(origin);
+    if (!server) {
+      const parsed = new URL(url);
+      server = { address: parsed.hostname, port: Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80) };
+      if (servers.size < 64) servers.set(origin, server);
+    }
+    return server;
+  };
 
   /** Ends the open attempt span: its status code or error, at `endTime`, and records its duration. */
-  const endAttempt = (spans: CallSpans, status: number | undefined, errorType: string | undefined, endTime: number) => {
+  const endAttempt = (call: CallInfo, spans: CallSpans, status: number | undefined, errorType: string | undefined, endTime: number) => {
     const span = spans.attempt;
     if (!span) return;
     spans.attempt = undefined;
-    const attributes = spans.attributes;
-    if (status !== undefined) attributes['http.response.status_code'] = status;
-    if (errorType !== undefined) attributes['error.type'] = errorType;
-    span.setAttributes(attributes);
-    if (errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
+    const metricAttributes: Attributes = {
+      'http.request.method': call.method,
+      'server.address': spans.server.address,
+      'server.port': spans.server.port,
+      'url.template': call.urlTemplate,
+    };
+    if (status !== undefined) {
+      span.setAttribute('http.response.status_code', status);
+      metricAttributes['http.response.status_code'] = status;
+    }
+    if (errorType !== undefined) {
+      span.setAttribute('error.type', errorType);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      metricAttributes['error.type'] = errorType;
+    }
     span.end(endTime);
-    const { 'url.full': _url, 'http.request.resend_count': _resends, ...metricAttributes } = attributes;
     instruments().instruments.duration.record(Math.max(0, endTime - spans.attemptStarted) / 1000, metricAttributes);
   };
 
@@ -76,15 +102,15 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       let spans = open.get(call);
       if (!spans) {
         const span = tracer.startSpan(call.operation, { kind: SpanKind.INTERNAL, attributes: { 'svc.operation': call.operation } });
-        spans = { call: span, attempt: undefined, attemptStarted: 0, attributes: {} };
+        spans = { call: span, attempt: undefined, attemptStarted: 0, server: serverOf(url) };
         open.set(call, spans);
       }
-      const target = new URL(url);
+      const { server } = spans;
       const attributes: Attributes = {
         'http.request.method': call.method,
-        'server.address': target.hostname,
-        'server.port': Number(target.port) || (target.protocol === 'https:' ? 443 : 80),
-        'url.full': safeUrl(target),
+        'server.address': server.address,
+        'server.port': server.port,
+        'url.full': safeUrl(url),
         'url.template': call.urlTemplate,
         'svc.operation': call.operation,
       };
@@ -94,18 +120,17 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       const span = tracer.startSpan(`${call.method} ${call.urlTemplate}`, { kind: SpanKind.CLIENT, attributes }, parent);
       spans.attempt = span;
       spans.attemptStarted = Date.now();
-      spans.attributes = attributes;
       const length = Number(headers['content-length']);
       if (length > 0) {
         span.setAttribute('http.request.body.size', length);
-        made.bodySize.record(length, { 'http.request.method': call.method, 'url.template': call.urlTemplate, 'server.address': target.hostname });
+        made.bodySize.record(length, { 'http.request.method': call.method, 'url.template': call.urlTemplate, 'server.address': server.address });
       }
       if (propagate) propagation.inject(trace.setSpan(parent, span), headers);
     },
 
     beforeRetry({ call, error, delayMs }) {
       const spans = open.get(call);
-      if (spans) endAttempt(spans, statusOf(error), errorTypeOf(error), msAgo(delayMs));
+      if (spans) endAttempt(call, spans, statusOf(error), errorTypeOf(error), msAgo(delayMs));
     },
 
     afterResponse({ call, response }) {
@@ -113,7 +138,7 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       if (!spans) return;
       open.delete(call);
       // A retried DELETE answered 404 is a success of the call, but its attempt's status is an error.
-      endAttempt(spans, response.status, response.status >= 400 ? String(response.status) : undefined, Date.now());
+      endAttempt(call, spans, response.status, response.status >= 400 ? String(response.status) : undefined, Date.now());
       spans.call.end();
     },
 
@@ -122,7 +147,7 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       if (!spans) return;
       open.delete(call);
       const errorType = errorTypeOf(error);
-      endAttempt(spans, statusOf(error), errorType, Date.now());
+      endAttempt(call, spans, statusOf(error), errorType, Date.now());
       spans.call.setAttribute('error.type', errorType);
       // The error's class and status only: its message may quote the service's answer.
       spans.call.setStatus({ code: SpanStatusCode.ERROR, message: error.name });
@@ -161,8 +186,12 @@ function errorTypeOf(error: Error): string {
 const SECRET_NAME = /key|token|secret|sig|pass|auth|credential|session|code/i;
 
 /** `url.full` as the conventions ask: no user or password, and no secret-looking query value. */
-export function safeUrl(url: URL): string {
-  const safe = new URL(url.href);
+export function safeUrl(url: string): string {
+  const query = url.indexOf('?');
+  const authorityEnd = url.indexOf('/', url.indexOf('//') + 2) >>> 0;
+  // The common case, parsed no further: no user info, no query or none named like a secret.
+  if (url.lastIndexOf('@', authorityEnd) === -1 && (query === -1 || !SECRET_NAME.test(url.slice(query)))) return url;
+  const safe = new URL(url);
   if (safe.username) safe.username = 'REDACTED';
   if (safe.password) safe.password = 'REDACTED';
   const params = [...safe.searchParams.keys()];
