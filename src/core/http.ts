@@ -191,7 +191,7 @@ export class HttpCore {
     this.#jsonHeaders = { ...this.#headers, 'content-type': 'application/json' };
     this.#anonymousHeaders = { ...SDK_HEADERS, accept: 'application/json' };
     this.#hooks = hookSets(config.hooks); // hooks:
-    this.#prefixPath = new URL(this.#prefix).pathname;
+    this.#prefixPath = new URL(this.#prefix).pathname; // hooks: URL templates start with it
   }
 
   /**
