@@ -66,7 +66,7 @@ export interface BeforeRetryContext {
 export interface ErrorContext {
   readonly call: CallInfo;
   readonly error: SvcError;
-  /** Attempts made; 0 when nothing was sent. */
+  /** Attempts made. */
   readonly attempts: number;
   /** Milliseconds from the first attempt's start to the failure. */
   readonly durationMs: number;
@@ -153,26 +153,10 @@ export const REDACTED_AUTHORIZATION = 'Bearer [redacted]';
 // as a segment of digits (every id is a positive integer), named here after the collection before it.
 const ID_SEGMENT = /^\d+$/;
 
-// Templates of the paths seen lately: a client calls the same few paths over and over (bounded, as ids vary).
-const templates = new Map<string, string>();
-
-/** The URL template of a path: each id segment named after the (plural) segment before it. */
+/** The URL template of a path: each id segment named after the (plural) segment before it; no query. */
 export function urlTemplateOf(path: string): string {
-  let template = templates.get(path);
-  if (template === undefined) {
-    if (templates.size === 256) templates.clear();
-    templates.set(path, (template = templateOf(path)));
-  }
-  return template;
-}
-
-function templateOf(path: string): string {
-  const end = path.search(/[?#]/);
-  const segments = (end === -1 ? path : path.slice(0, end)).split('/');
-  for (let index = 1; index < segments.length; index++) {
-    if (ID_SEGMENT.test(segments[index]!)) segments[index] = `{${singular(segments[index - 1]!)}_id}`;
-  }
-  return segments.join('/');
+  const segments = path.split(/[?#]/, 1)[0]!.split('/');
+  return segments.map((segment, index) => (ID_SEGMENT.test(segment) ? `{${singular(segments[index - 1] ?? '')}_id}` : segment)).join('/');
 }
 
 function singular(collection: string): string {
@@ -189,6 +173,8 @@ interface HeaderHolder {
 export class CallHooks {
   readonly call: CallInfo;
   readonly #sets: readonly ClientHooks[];
+  /** Whether any set has a `beforeRetry` (the core then asks ky to call it). */
+  readonly hasBeforeRetry: boolean;
   #attempts = 0;
   #started = 0;
   #attemptEnded = 0;
@@ -196,11 +182,7 @@ export class CallHooks {
   constructor(sets: readonly ClientHooks[], call: CallInfo) {
     this.#sets = sets;
     this.call = call;
-  }
-
-  /** Whether any set has a `beforeRetry` (the core then asks ky to call it). */
-  get hasBeforeRetry(): boolean {
-    return this.#sets.some((set) => set.beforeRetry !== undefined);
+    this.hasBeforeRetry = sets.some((set) => set.beforeRetry);
   }
 
   /**
@@ -277,8 +259,8 @@ export class CallHooks {
 
   /** Runs `onError` for a call that failed; rejects with the error to throw (the hook's own when one threw). */
   onError(error: unknown): Promise<never> {
-    // The core's errors are SvcErrors already; anything else (a bug below) is wrapped, not lost.
-    const failure = error instanceof SvcError ? error : new SvcError(`[svc-sdk] ${this.call.operation} failed`, { cause: error });
+    // The core maps every failure to an SvcError (toSvcError) before it gets here.
+    const failure = error as SvcError;
     try {
       const ran = this.#run('onError', { call: this.call, error: failure, attempts: this.#attempts, durationMs: this.#elapsed() }, `it had failed with ${failure.name}`);
       return ran ? ran.then(() => Promise.reject(failure)) : Promise.reject(failure);
@@ -287,8 +269,9 @@ export class CallHooks {
     }
   }
 
+  /** Since the first attempt started (hooks run only for calls that sent one). */
   #elapsed(): number {
-    return this.#attempts === 0 ? 0 : performance.now() - this.#started;
+    return performance.now() - this.#started;
   }
 
   /**

@@ -124,7 +124,8 @@ export class DeliveryRecord implements DeliveryInfo {
     else if (status === 405) outcome = { delivery: this, outcome: 'refused', status, reason: 'method_not_allowed', durationMs };
     else if (this.#reason) outcome = { delivery: this, outcome: 'refused', status, reason: this.#reason, durationMs };
     else if (status === 200) outcome = { delivery: this, outcome: 'processed', status, durationMs };
-    else outcome = { delivery: this, outcome: 'failed', status, failure: error === 'dedupe_store_failed' ? error : 'handler_failed', durationMs };
+    // The handler's answers to a failure name it: 'handler_failed' or 'dedupe_store_failed'.
+    else outcome = { delivery: this, outcome: 'failed', status, failure: error as DeliveryOutcome['failure'], durationMs };
     for (const set of this.#sets) if (set.onOutcome) ignoreFailure(() => set.onOutcome!(outcome));
   }
 }

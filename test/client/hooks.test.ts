@@ -71,13 +71,31 @@ describe('client hooks', () => {
       () => HttpResponse.json({ success: true, data: [] }),
     )));
     const seen: BeforeRetryContext[] = [];
-    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: { beforeRetry: (retry) => void seen.push(retry) } });
+    let retryHeard = 0;
+    let durationMs = -1;
+    const client = new Client({
+      apiKey: API_KEY,
+      baseUrl: BASE_URL,
+      hooks: {
+        beforeRetry: (retry) => {
+          retryHeard = performance.now();
+          seen.push(retry);
+        },
+        afterResponse: (answer) => void (durationMs = answer.durationMs),
+      },
+    });
+    const started = performance.now();
     await client.transactions.list({ deal_id: 1 });
+    const wall = performance.now() - started;
     expect(seen).toHaveLength(1);
     expect(seen[0]!.attempt).toBe(2);
     expect((seen[0]!.error as { status?: number }).status).toBe(429);
-    // Retry-After: 1 second, honoured before the hook runs.
+    // Retry-After: 1 second, honoured before the hook runs; the delay is counted from the failed attempt's end.
     expect(seen[0]!.delayMs).toBeGreaterThanOrEqual(990);
+    expect(seen[0]!.delayMs).toBeLessThanOrEqual(retryHeard - started);
+    // From the first attempt's start to the answer: the wait included, within the call's wall time.
+    expect(durationMs).toBeGreaterThanOrEqual(seen[0]!.delayMs);
+    expect(durationMs).toBeLessThanOrEqual(wall);
     expect(seen[0]!.call).toEqual({ operation: 'transactions.list', method: 'GET', urlTemplate: '/api/v1/svc/transactions' });
   });
 
@@ -143,7 +161,11 @@ describe('client hooks', () => {
     expect(requests.slice(before).map((request) => request.headers.get('authorization'))).toEqual([`Bearer ${API_KEY}`, `Bearer ${API_KEY}`]);
   });
 
-  it.each(['beforeRequest', 'afterResponse', 'onError'] as const)('a %s hook that throws fails the call with an SvcError whose cause is its error', async (name) => {
+  it.each([
+    ['beforeRequest', 'attempt 1 was not sent'],
+    ['afterResponse', 'it was answered 201, so it may have taken effect'],
+    ['onError', 'it had failed with NotFoundError'],
+  ] as const)('a %s hook that throws fails the call with an SvcError whose cause is its error', async (name, consequence) => {
     server.use(http.post(`${BASE_URL}/api/v1/rooms`, name === 'onError' ? () => HttpResponse.json({ error: 'nope' }, { status: 404 }) : roomOk));
     const thrown = new Error('hook bug');
     const before = requests.length;
@@ -152,7 +174,7 @@ describe('client hooks', () => {
     expect(error).toBeInstanceOf(SvcError);
     expect(error).not.toBeInstanceOf(NotFoundError);
     expect((error as Error).cause).toBe(thrown);
-    expect((error as Error).message).toMatch(new RegExp(`^\\[svc-sdk\\] rooms\\.create: the ${name} hook threw, so the call failed \\(`));
+    expect((error as Error).message).toBe(`[svc-sdk] rooms.create: the ${name} hook threw, so the call failed (${consequence}); see the error's cause`);
     expect(requests.length - before).toBe(name === 'beforeRequest' ? 0 : 1);
   });
 
@@ -190,6 +212,14 @@ describe('client hooks', () => {
     expect(events).toEqual(['beforeRequest:webhooks.delete#1', 'beforeRetry:#2:InternalServerError', 'beforeRequest:webhooks.delete#2', 'afterResponse:404/2']);
   });
 
+  it('URL templates of raw paths: the query left out, hyphens as underscores, a lone id named param_id, a singular kept', async () => {
+    server.use(http.all(`${BASE_URL}/api/v1/*`, () => HttpResponse.json({ error: 'no' }, { status: 404 })));
+    const templates: string[] = [];
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: { onError: ({ call }) => void templates.push(call.urlTemplate) } });
+    for (const path of ['/deal/5?x=1', '/foo-bars/5/items/6', '/5', '/rooms']) await client.request({ method: 'GET', path }).catch(() => undefined);
+    expect(templates).toEqual(['/api/v1/deal/{deal_id}', '/api/v1/foo-bars/{foo_bar_id}/items/{item_id}', '/api/v1/{param_id}', '/api/v1/rooms']);
+  });
+
   it('names the URL template of the call, ids named after their collection', async () => {
     server.use(http.post(`${BASE_URL}/api/v1/webhooks/12/rotate-secret/`, () => HttpResponse.json({ secret: 'whsec_x' })));
     const templates: string[] = [];
@@ -200,6 +230,8 @@ describe('client hooks', () => {
 
   it.each([
     [{ hooks: 'x' }, 'hooks must be an object of hooks (beforeRequest, afterResponse, beforeRetry, onError), or an array of them'],
+    [{ hooks: [{}, 'x'] }, 'hooks.1 must be an object of hooks (beforeRequest, afterResponse, beforeRetry, onError), or an array of them'],
+    [{ hooks: [null] }, 'hooks.0 must be an object of hooks (beforeRequest, afterResponse, beforeRetry, onError), or an array of them'],
     [{ hooks: [{ beforeRequest: 1 }] }, 'hooks.0.beforeRequest must be a function'],
     [{ hooks: { beforeSend: () => {} } }, 'hooks.beforeSend is not a hook: use beforeRequest, afterResponse, beforeRetry, onError'],
   ])('a bad hooks option %j is a ValidationError naming it, and nothing is sent', async (options, message) => {
@@ -209,6 +241,72 @@ describe('client hooks', () => {
     const error = await client.rooms.create(roomParams, options as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toContain(message);
+    expect((error as ValidationError).issues.map((issue) => issue.path.join('.'))).toEqual([message.split(' ')[0]]);
     expect(requests.length).toBe(before);
+  });
+
+  it('a set may leave a hook undefined', () => {
+    expect(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: { beforeRequest: undefined } })).not.toThrow();
+  });
+  it('a client without hooks runs a call\'s; a call\'s empty list leaves the client\'s', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const plain = recorder();
+    await new Client({ apiKey: API_KEY, baseUrl: BASE_URL }).rooms.create(roomParams, { hooks: plain.hooks });
+    expect(plain.events).toEqual(['beforeRequest:rooms.create#1', 'afterResponse:201/1']);
+    const own = recorder();
+    await new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: own.hooks }).rooms.create(roomParams, { hooks: [] });
+    expect(own.events).toEqual(['beforeRequest:rooms.create#1', 'afterResponse:201/1']);
+  });
+
+  it('a set without beforeRetry beside one with it: the retry is still heard', async () => {
+    server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, scripted(unavailable, () => HttpResponse.json({ success: true, data: [] }))));
+    const heard: number[] = [];
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: [{ beforeRequest: () => {} }, { beforeRetry: ({ attempt }) => void heard.push(attempt) }] });
+    await client.transactions.list({ deal_id: 1 });
+    expect(heard).toEqual([2]);
+  });
+
+  it('async hooks run in order, each after the one before settled', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const before = requests.length;
+    const order: string[] = [];
+    const client = new Client({
+      apiKey: API_KEY,
+      baseUrl: BASE_URL,
+      hooks: [
+        {
+          beforeRequest: async ({ headers }) => {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            headers['x-first'] = '1';
+          },
+          afterResponse: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            order.push('first');
+          },
+        },
+        {
+          beforeRequest: ({ headers }) => void (headers['x-second'] = `${headers['x-first']}2`),
+          afterResponse: () => void order.push('second'),
+        },
+      ],
+    });
+    expect(await client.rooms.create(roomParams)).toEqual(ROOM);
+    expect(requests.length - before).toBe(1);
+    expect(requests.at(-1)!.headers.get('x-second')).toBe('12');
+    expect(order).toEqual(['first', 'second']);
+  });
+
+  it.each(['beforeRequest', 'afterResponse', 'onError'] as const)('an async %s hook that rejects fails the call with its error as cause; an async onError keeps the error', async (name) => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, name === 'onError' ? () => HttpResponse.json({ error: 'nope' }, { status: 404 }) : roomOk));
+    const thrown = new Error('async hook bug');
+    const rejecting = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: { [name]: async () => Promise.reject(thrown) } });
+    const error = await rejecting.rooms.create(roomParams).catch((e: unknown) => e);
+    expect((error as Error).cause).toBe(thrown);
+    expect((error as Error).message).toContain(`the ${name} hook threw`);
+    if (name !== 'onError') return;
+    const heard: string[] = [];
+    const observing = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: { onError: async ({ error }) => void heard.push(error.name) } });
+    await expect(observing.rooms.create(roomParams)).rejects.toBeInstanceOf(NotFoundError);
+    expect(heard).toEqual(['NotFoundError']);
   });
 });

@@ -127,9 +127,23 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ hooks })', (_name, sdk)
 
   test.each([
     ['x', 'hooks must be an object of hooks (onReceive, onVerified, onOutcome), or an array of them'],
+    [[null], 'hooks must be an object of hooks (onReceive, onVerified, onOutcome), or an array of them'],
     [[{ onOutcome: 'no' }], 'hooks.onOutcome must be a function'],
     [{ onDone: () => {} }, 'hooks.onDone is not a hook: use onReceive, onVerified, onOutcome'],
   ])('a bad hooks option %j is a TypeError naming it', (hooks, message) => {
-    expect(() => sdk.createWebhookHandler({ secret: SECRET, on: () => {}, hooks: hooks as never })).toThrow(`[svc-sdk] createWebhookHandler: ${message}`);
+    let thrown: unknown;
+    try {
+      sdk.createWebhookHandler({ secret: SECRET, on: () => {}, hooks: hooks as never });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as TypeError).message).toBe(`[svc-sdk] createWebhookHandler: ${message}`);
+  });
+
+  test('a set may leave a hook undefined; an empty list is no hooks', async () => {
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on: () => {}, hooks: [{ onOutcome: undefined }] });
+    expect((await handler(delivery(envelope()))).status).toBe(200);
+    expect((await sdk.createWebhookHandler({ secret: SECRET, on: () => {}, hooks: [] })(delivery(envelope()))).status).toBe(200);
   });
 });
