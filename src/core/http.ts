@@ -302,9 +302,9 @@ export class HttpCore {
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
     if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
-    if (hooks?.hasBeforeRetry && limit > 0) {
+    if (hooks?.hasBeforeRetry) {
       // hooks: beforeRetry hears ky's retry (after its wait) as an SvcError; `false` rethrows ky's own error, which ends
-      // the retries as if the limit were reached. Only a call with retries gets here: never a create.
+      // the retries as if the limit were reached. ky calls it only for a call with retries: never a create.
       const beforeRetry = async ({ error }: { error: Error }) => {
         if (!(await hooks.beforeRetry(toSvcError(error, call, method, url, timeout, options.signal)))) throw error;
       };

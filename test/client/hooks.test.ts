@@ -309,4 +309,14 @@ describe('client hooks', () => {
     await expect(observing.rooms.create(roomParams)).rejects.toBeInstanceOf(NotFoundError);
     expect(heard).toEqual(['NotFoundError']);
   });
+  it('beforeRetry runs beside the info-level retry log line', async () => {
+    server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, scripted(unavailable, () => HttpResponse.json({ success: true, data: [] }))));
+    const lines: string[] = [];
+    const heard: number[] = [];
+    const logger = { debug: () => {}, info: (line: string) => void lines.push(line), warn: () => {}, error: () => {} };
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, logLevel: 'info', logger, hooks: { beforeRetry: ({ attempt }) => void heard.push(attempt) } });
+    await client.transactions.list({ deal_id: 1 });
+    expect(lines).toEqual([`[svc-sdk] GET ${BASE_URL}/api/v1/svc/transactions?deal_id=1: attempt 2, because it was answered 503`]);
+    expect(heard).toEqual([2]);
+  });
 });
