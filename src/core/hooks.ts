@@ -156,7 +156,8 @@ const ID_SEGMENT = /^\d+$/;
 /** The URL template of a path: each id segment named after the (plural) segment before it; no query. */
 export function urlTemplateOf(path: string): string {
   const segments = path.split(/[?#]/, 1)[0]!.split('/');
-  return segments.map((segment, index) => (ID_SEGMENT.test(segment) ? `{${singular(segments[index - 1] ?? '')}_id}` : segment)).join('/');
+  // Segment 0 is the empty one before the leading slash: never an id, so an id always has one before it.
+  return segments.map((segment, index) => (ID_SEGMENT.test(segment) ? `{${singular(segments[index - 1]!)}_id}` : segment)).join('/');
 }
 
 function singular(collection: string): string {
