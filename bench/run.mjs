@@ -1,13 +1,14 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,http,bundle,cold,upload-many,upload   some sections (after `npm run build`
+//   node bench/run.mjs --only webhooks,receiver,http,hooks,bundle,cold,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { benchBundleSize, renderBundleSize, summarizeBundleSize } from './bundle-size.mjs';
 import { benchColdStart, renderColdStart, summarizeColdStart } from './cold-start.mjs';
+import { benchHooksOverhead, renderHooksOverhead, summarizeHooksOverhead } from './hooks-overhead.mjs';
 import { benchHttpOverhead, renderHttpOverhead, summarizeHttpOverhead } from './http-overhead.mjs';
 import { table } from './lib/stats.mjs';
 import { benchUploadMany, renderUploadMany, summarizeUploadMany } from './upload-many.mjs';
@@ -131,6 +132,19 @@ await section({
   bench: benchHttpOverhead,
   summarize: summarizeHttpOverhead,
   render: renderHttpOverhead,
+});
+await section({
+  key: 'hooks',
+  title: 'Hooks and telemetry overhead (loopback)',
+  intro: [
+    'The same `rooms.create` on loopback with no hooks, with one no-op `beforeRequest` hook, and with `clientTelemetry()`',
+    'of `svc-sdk/otel` recording two spans per call (the call and its attempt) through a batch span processor to an',
+    'in-memory exporter and the `http.client.request.duration` histogram to a metric reader, with an AsyncLocalStorage',
+    'context manager and the W3C propagator registered, in the same interleaved rounds. Ratios are to "no hooks".',
+  ].join('\n'),
+  bench: benchHooksOverhead,
+  summarize: summarizeHooksOverhead,
+  render: renderHooksOverhead,
 });
 await section({
   key: 'bundle',

@@ -1,5 +1,6 @@
 import { safeParse, type ZodMiniType } from 'zod/mini';
 import { ValidationError, type Issue } from './errors.js';
+import { hooksIssues } from './hooks.js'; // hooks:
 
 /**
  * Checks a call's arguments before anything is sent, and returns them as parsed.
@@ -21,6 +22,7 @@ interface CallSettings {
   maxPages?: unknown;
   headers?: unknown;
   signal?: unknown;
+  hooks?: unknown; // hooks:
 }
 
 /**
@@ -33,7 +35,7 @@ export function checkSettings(operation: string, settings: CallSettings): void {
 }
 
 /** What is wrong with the options of a call or a client, one issue each (the client adds its own). */
-export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal }: CallSettings): Issue[] {
+export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal, hooks }: CallSettings): Issue[] {
   const issues: Issue[] = [];
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMEOUT_MS)) {
     issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}` });
@@ -50,5 +52,6 @@ export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal 
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     issues.push({ path: ['signal'], message: 'signal must be an AbortSignal, such as AbortSignal.timeout(5_000)' });
   }
+  issues.push(...hooksIssues(hooks)); // hooks: each set an object of functions
   return issues;
 }
