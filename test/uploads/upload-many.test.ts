@@ -1,4 +1,4 @@
-import { readFileSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -70,16 +70,19 @@ describe('documents.uploadMany(roomId, directory)', () => {
   it("makes each file's request only once its sending line is synced to disk, on a slow disk too", async () => {
     const root = makeTree({ '1.txt': '1', '2.txt': '2', '3.txt': '3' });
     const manifest = join(root, 'manifest.jsonl');
-    // A slow disk: every datasync of a FileHandle takes 100 ms more.
+    // A slow disk: every write through a FileHandle takes 100 ms more. The manifest is opened with
+    // O_DSYNC (Linux, macOS), so its write is its sync; where there is none (Windows) it datasyncs.
     const probe = await open(join(root, 'probe'), 'w');
-    const prototype = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    const prototype = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
     await probe.close();
-    const datasync = prototype.datasync;
+    const syncing = process.platform === 'win32' ? 'datasync' : 'write';
+    const original = (prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[syncing]!;
     let synced = 0;
-    vi.spyOn(prototype, 'datasync').mockImplementation(async function (this: unknown) {
+    vi.spyOn(prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>, syncing).mockImplementation(async function (this: unknown, ...args: unknown[]) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await datasync.call(this);
+      const result = await original.apply(this, args);
       synced += 1;
+      return result;
     });
     onTestFinished(() => {
       vi.restoreAllMocks();
@@ -91,11 +94,15 @@ describe('documents.uploadMany(roomId, directory)', () => {
       baseUrl: server.url,
       fetch: (input, init) => {
         syncedAtRequest.push(synced);
+        manifestFlags ??= openFlags(manifest);
         return fetch(input, init);
       },
     });
+    let manifestFlags: number | undefined;
     const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, concurrency: 1 });
     expect(result.uploaded).toHaveLength(3);
+    // On Linux the kernel shows how the manifest is open: O_DSYNC (0o10000), so a write is durable when it returns.
+    if (process.platform === 'linux') expect(manifestFlags! & 0o10000).toBe(0o10000);
     // One sync per line: sending 1 → request 1 → outcome 1, sending 2 → request 2 ...
     expect(syncedAtRequest).toEqual([1, 3, 5]);
     expect(synced).toBe(6);
@@ -351,3 +358,20 @@ describe('documents.uploadMany refuses bad arguments before sending anything', (
     );
   });
 });
+
+/** The open flags (octal in /proc/self/fdinfo) of this process's descriptor of `path` (Linux only). */
+function openFlags(path: string): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed since the listing
+    }
+    if (target !== path) continue;
+    const flags = /flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    if (flags) return Number.parseInt(flags[1]!, 8);
+  }
+  return undefined;
+}
