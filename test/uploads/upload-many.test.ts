@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -106,6 +106,36 @@ describe('documents.uploadMany(roomId, directory)', () => {
     // One sync per line: sending 1 → request 1 → outcome 1, sending 2 → request 2 ...
     expect(syncedAtRequest).toEqual([1, 3, 5]);
     expect(synced).toBe(6);
+  });
+
+  it('sends a file as it is when read, not as listed: grown or shrunk since the listing, or gone (failed, nothing sent)', async () => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'two', '3.txt': 'three', '4.txt': 'four' });
+    const manifest = join(root, 'manifest.jsonl');
+    const { server, roomId } = await emulatorWithRoom();
+    let changed = false;
+    const client = new Client({
+      apiKey: API_KEY,
+      baseUrl: server.url,
+      fetch: (input, init) => {
+        // After the listing, while the first file is sent: one file goes, one grows, one shrinks.
+        if (!changed) {
+          changed = true;
+          rmSync(join(root, 'tree', '2.txt'));
+          writeFileSync(join(root, 'tree', '3.txt'), 'three, and more');
+          writeFileSync(join(root, 'tree', '4.txt'), '4');
+        }
+        return fetch(input, init);
+      },
+    });
+    const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect(result.uploaded.map(({ path, sha256: hash, document }) => [path, hash, document.size])).toEqual([
+      ['1.txt', sha256('one'), 3],
+      ['3.txt', sha256('three, and more'), 15],
+      ['4.txt', sha256('4'), 1],
+    ]);
+    expect(result.failed.map(({ path, error }) => [path, (error as { code?: string }).code])).toEqual([['2.txt', 'ENOENT']]);
+    const lines = readFileSync(manifest, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { path: string; state: string });
+    expect(lines.filter((line) => line.path === '2.txt').map((line) => line.state)).toEqual(['sending', 'failed']);
   });
 
   it('leaves its own manifest out when it lies inside the directory', async () => {
