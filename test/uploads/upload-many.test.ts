@@ -138,6 +138,26 @@ describe('documents.uploadMany(roomId, directory)', () => {
     expect(lines.filter((line) => line.path === '2.txt').map((line) => line.state)).toEqual(['sending', 'failed']);
   });
 
+  it('stopOnError: a file that cannot be opened stops the run like any failure; the files after it are not sent', async () => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'two', '3.txt': 'three' });
+    const { server, roomId, stored } = await emulatorWithRoom();
+    const client = new Client({
+      apiKey: API_KEY,
+      baseUrl: server.url,
+      fetch: (input, init) => {
+        rmSync(join(root, 'tree', '2.txt'), { force: true });
+        return fetch(input, init);
+      },
+    });
+    const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { concurrency: 1, stopOnError: true });
+    expect(result.uploaded.map((file) => file.path)).toEqual(['1.txt']);
+    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([
+      ['2.txt', expect.stringContaining('ENOENT')],
+      ['3.txt', expect.stringMatching(/^\[svc-sdk\] documents\.uploadMany: not sent, the run stopped before this file \(ENOENT/)],
+    ]);
+    expect(await stored()).toEqual({ '1.txt': 1 });
+  });
+
   it('leaves its own manifest out when it lies inside the directory', async () => {
     const root = makeTree({ 'a.txt': 'a' });
     const { client, roomId, stored } = await emulatorWithRoom();
