@@ -54,8 +54,8 @@ export interface Hasher {
 export interface FileSystemSupport {
   /** Every regular file below `directory`, recursively, in code-unit order of its relative path; symlinks are not followed. */
   listFiles(directory: string, exclude: string | undefined): Promise<ListedFile[]>;
-  /** Opens a listed file as a stream hashed while it is read. */
-  openHashed(file: ListedFile): HashedSource;
+  /** Opens a listed file for upload, hashed in the read that uploads it; rejects when it cannot be opened. */
+  openHashed(file: ListedFile): Promise<HashedSource>;
   /** SHA-256 of a whole file, in hex. */
   hashFile(absolutePath: string): Promise<string>;
   /** Opens (creating it when missing) the manifest at `path`, dropping a line cut short by a crash. */

@@ -1,15 +1,21 @@
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { SvcError } from '../core/errors.js';
 import type { Manifest, ManifestRecord, ManifestState } from './file-system.js';
+
+/** O_DSYNC where the platform has it (Linux, macOS, the BSDs); undefined on Windows. */
+const DSYNC: number | undefined = (constants as { O_DSYNC?: number }).O_DSYNC;
 
 const STATES: readonly ManifestState[] = ['sending', 'uploaded', 'failed', 'unknown'];
 
 /**
  * Opens the JSON Lines manifest of `documents.uploadMany` (created when missing) for appending.
  *
- * Durable line by line: `append` resolves only once its line is written and synced (fdatasync), and
- * a body is sent only after its `sending` line has resolved. A process killed in the middle of a
- * write leaves at most one line cut short, at the very end, with no newline: it is dropped (the
+ * Durable line by line: `append` resolves only once its line is on disk, and a body is sent only
+ * after its `sending` line has resolved. The file is opened with O_DSYNC, so a write is durable
+ * when it returns: one trip to libuv's thread pool per commit instead of two (write, then
+ * fdatasync), and a `sending` line is on every file's way to the network. A process killed in the
+ * middle of a write leaves at most one line cut short, at the very end, with no newline: it is dropped (the
  * file truncated after the last whole line) before anything else is appended. Lines waiting while a
  * sync runs are written together by the next one (group commit), so a run of many small files does
  * not wait for one sync per line.
@@ -17,7 +23,8 @@ const STATES: readonly ManifestState[] = ['sending', 'uploaded', 'failed', 'unkn
 export async function openManifest(path: string): Promise<Manifest> {
   let handle: FileHandle;
   try {
-    handle = await open(path, 'a+');
+    // 'a+' (append, create, read) plus O_DSYNC; Windows has no O_DSYNC and gets 'a+' with a sync per commit.
+    handle = await open(path, DSYNC === undefined ? 'a+' : constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | DSYNC);
   } catch (error) {
     throw new SvcError(`[svc-sdk] documents.uploadMany: cannot open the manifest "${path}" (${(error as { code?: string }).code ?? String(error)}): pass a writable file path`);
   }
@@ -106,7 +113,7 @@ class ManifestFile implements Manifest {
         const bytes = Buffer.from(batch.map((waiting) => waiting.line).join(''));
         // The file is opened for appending: every write lands at its end.
         for (let offset = 0; offset < bytes.length; ) offset += (await this.#handle.write(bytes, offset)).bytesWritten;
-        await this.#handle.datasync();
+        if (DSYNC === undefined) await this.#handle.datasync();
         for (const waiting of batch) waiting.resolve();
       } catch (error) {
         for (const waiting of batch) waiting.reject(error);

@@ -331,7 +331,15 @@ class Run {
       this.#stop(error);
       return this.#finish(job, { state: 'failed', error });
     }
-    const source = this.#open(job);
+    let source: HashedSource;
+    try {
+      source = await this.#open(job);
+    } catch (error) {
+      // Unreadable (gone, no permission): nothing was sent.
+      void this.#record({ ...line, state: 'failed', error: messageOf(error) });
+      if (this.#settings.stopOnError) this.#stop(error);
+      return this.#finish(job, { state: 'failed', error });
+    }
     let bodySent = false;
     const onUploadProgress = ({ loaded, total }: UploadProgress) => {
       if (total !== undefined && loaded >= total) bodySent = true;
@@ -375,7 +383,7 @@ class Run {
     }
   }
 
-  #open(job: Job): HashedSource {
+  async #open(job: Job): Promise<HashedSource> {
     const { fs, manifest } = this.#settings;
     if (job.listed) return fs!.openHashed(job.listed);
     const file = job.input!.file;

@@ -1,4 +1,4 @@
-import { readFileSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -70,16 +70,19 @@ describe('documents.uploadMany(roomId, directory)', () => {
   it("makes each file's request only once its sending line is synced to disk, on a slow disk too", async () => {
     const root = makeTree({ '1.txt': '1', '2.txt': '2', '3.txt': '3' });
     const manifest = join(root, 'manifest.jsonl');
-    // A slow disk: every datasync of a FileHandle takes 100 ms more.
+    // A slow disk: every write through a FileHandle takes 100 ms more. The manifest is opened with
+    // O_DSYNC (Linux, macOS), so its write is its sync; where there is none (Windows) it datasyncs.
     const probe = await open(join(root, 'probe'), 'w');
-    const prototype = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    const prototype = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
     await probe.close();
-    const datasync = prototype.datasync;
+    const syncing = process.platform === 'win32' ? 'datasync' : 'write';
+    const original = (prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[syncing]!;
     let synced = 0;
-    vi.spyOn(prototype, 'datasync').mockImplementation(async function (this: unknown) {
+    vi.spyOn(prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>, syncing).mockImplementation(async function (this: unknown, ...args: unknown[]) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await datasync.call(this);
+      const result = await original.apply(this, args);
       synced += 1;
+      return result;
     });
     onTestFinished(() => {
       vi.restoreAllMocks();
@@ -91,14 +94,68 @@ describe('documents.uploadMany(roomId, directory)', () => {
       baseUrl: server.url,
       fetch: (input, init) => {
         syncedAtRequest.push(synced);
+        manifestFlags ??= openFlags(manifest);
+        return fetch(input, init);
+      },
+    });
+    let manifestFlags: number | undefined;
+    const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect(result.uploaded).toHaveLength(3);
+    // On Linux the kernel shows how the manifest is open: O_DSYNC (0o10000), so a write is durable when it returns.
+    if (process.platform === 'linux') expect(manifestFlags! & 0o10000).toBe(0o10000);
+    // One sync per line: sending 1 → request 1 → outcome 1, sending 2 → request 2 ...
+    expect(syncedAtRequest).toEqual([1, 3, 5]);
+    expect(synced).toBe(6);
+  });
+
+  it('sends a file as it is when read, not as listed: grown or shrunk since the listing, or gone (failed, nothing sent)', async () => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'two', '3.txt': 'three', '4.txt': 'four' });
+    const manifest = join(root, 'manifest.jsonl');
+    const { server, roomId } = await emulatorWithRoom();
+    let changed = false;
+    const client = new Client({
+      apiKey: API_KEY,
+      baseUrl: server.url,
+      fetch: (input, init) => {
+        // After the listing, while the first file is sent: one file goes, one grows, one shrinks.
+        if (!changed) {
+          changed = true;
+          rmSync(join(root, 'tree', '2.txt'));
+          writeFileSync(join(root, 'tree', '3.txt'), 'three, and more');
+          writeFileSync(join(root, 'tree', '4.txt'), '4');
+        }
         return fetch(input, init);
       },
     });
     const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, concurrency: 1 });
-    expect(result.uploaded).toHaveLength(3);
-    // One sync per line: sending 1 → request 1 → outcome 1, sending 2 → request 2 ...
-    expect(syncedAtRequest).toEqual([1, 3, 5]);
-    expect(synced).toBe(6);
+    expect(result.uploaded.map(({ path, sha256: hash, document }) => [path, hash, document.size])).toEqual([
+      ['1.txt', sha256('one'), 3],
+      ['3.txt', sha256('three, and more'), 15],
+      ['4.txt', sha256('4'), 1],
+    ]);
+    expect(result.failed.map(({ path, error }) => [path, (error as { code?: string }).code])).toEqual([['2.txt', 'ENOENT']]);
+    const lines = readFileSync(manifest, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { path: string; state: string });
+    expect(lines.filter((line) => line.path === '2.txt').map((line) => line.state)).toEqual(['sending', 'failed']);
+  });
+
+  it('stopOnError: a file that cannot be opened stops the run like any failure; the files after it are not sent', async () => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'two', '3.txt': 'three' });
+    const { server, roomId, stored } = await emulatorWithRoom();
+    const client = new Client({
+      apiKey: API_KEY,
+      baseUrl: server.url,
+      fetch: (input, init) => {
+        rmSync(join(root, 'tree', '2.txt'), { force: true });
+        return fetch(input, init);
+      },
+    });
+    const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { concurrency: 1, stopOnError: true });
+    expect(result.uploaded.map((file) => file.path)).toEqual(['1.txt']);
+    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([
+      ['2.txt', expect.stringContaining('ENOENT')],
+      ['3.txt', expect.stringMatching(/^\[svc-sdk\] documents\.uploadMany: not sent, the run stopped before this file \(ENOENT/)],
+    ]);
+    expect(await stored()).toEqual({ '1.txt': 1 });
   });
 
   it('leaves its own manifest out when it lies inside the directory', async () => {
@@ -351,3 +408,20 @@ describe('documents.uploadMany refuses bad arguments before sending anything', (
     );
   });
 });
+
+/** The open flags (octal in /proc/self/fdinfo) of this process's descriptor of `path` (Linux only). */
+function openFlags(path: string): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed since the listing
+    }
+    if (target !== path) continue;
+    const flags = /flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    if (flags) return Number.parseInt(flags[1]!, 8);
+  }
+  return undefined;
+}
