@@ -35,7 +35,7 @@ export default defineConfig({
     webhooks: 'src/webhooks/index.ts',
     'webhooks.node': 'src/webhooks/index.node.ts',
     testing: 'src/testing/index.ts',
-    cli: 'src/cli.ts',
+    cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
   // Internals marked @internal (the upload encoder hook) stay out of the published types.

@@ -2,6 +2,7 @@ import type { HttpHandler } from 'msw/http';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { DeliveryScheduler, type DeliveryAttempt, type ScheduledDelivery } from './deliveries.js';
 import { sampleEventData } from './events.js';
+import { createControlHandlers } from './control.js';
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
 import { msw } from './msw.js';
@@ -102,7 +103,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const store = new Store();
   const scheduler = new DeliveryScheduler({ deliveryDelayMs, retryDelaysMs, onAttempt: options.onDelivery });
   const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
-  const handlers = createHandlers(context);
+  const handlers = [...createControlHandlers(context), ...createHandlers(context)]; // control route first: svc-sdk trigger (control.ts)
   const servers = new Set<ListeningEmulator>();
 
   const emulator: Emulator = {
