@@ -4,7 +4,6 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 export const built = existsSync(CLI);
@@ -59,7 +58,10 @@ export function start(args: string[], env: Record<string, string> = {}): Running
     stdout: () => stdout,
     stderr: () => stderr,
     async waitFor(pattern) {
-      await expect.poll(() => pattern.test(stdout) || child.exitCode !== null, { timeout: 10_000 }).toBe(true);
+      // A loop of its own, not expect.poll: this also runs in beforeAll, outside any test.
+      for (let waited = 0; !pattern.test(stdout) && child.exitCode === null && waited < 10_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       const match = pattern.exec(stdout);
       if (!match) throw new Error(`the CLI exited ${child.exitCode} before printing ${pattern}:\n${stdout}\n${stderr}`);
       return match;
