@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkBrowserBuilds, measureSizes, VERIFY_BUDGET_BYTES } from './lib/bundles.mjs';
-import { installConsumer, pack, TYPECHECK_PROJECTS } from './lib/consumer.mjs';
+import { installConsumer, installWarnings, pack, TYPECHECK_PROJECTS } from './lib/consumer.mjs';
 import { checkPublint, checkPublishFiles, checkTypes } from './lib/packaging.mjs';
 import { killGroup, quietNpm, run, scenarioResult, tail } from './lib/process.mjs';
 import {
@@ -177,6 +177,14 @@ async function main() {
       })
     : await notRun('npm pack + install', tools ? 'the build failed' : 'the matrix tools are not installed');
   const unpacked = 'the package was not packed and installed';
+  await (installed
+    ? row('npm install (no warnings)', async (meta) => {
+        meta.version = npm;
+        const warnings = await installWarnings(workDir, packed.tarball);
+        if (warnings.length) throw new Error(`npm warned a user installing the package:\n${warnings.join('\n')}`);
+        return { note: 'the tarball alone, in a fresh project' };
+      })
+    : notRun('npm install (no warnings)', unpacked));
 
   // Packaging: what npm would publish, and what tools and bundlers make of it.
   const packaging = [
