@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { openEnum, openEnumOut, requiredString } from './common.js';
+import { openEnum, openEnumOut, requiredString, type KnownFields } from './common.js';
 
 /** Deal stages the spec names; others are accepted. */
 export type DealStage = 'sourcing' | 'closing' | (string & {});
@@ -26,7 +26,7 @@ export const DealSchema = z.looseObject({ id: z.number(), ...dealFields });
 export const DealPreviewSchema = z.looseObject({ id: z.null(), ...dealFields });
 
 /** Body of `deals.create`. @interface */
-export type DealCreateParams = z.input<typeof DealCreateParamsSchema>;
+export type DealCreateParams = KnownFields<z.input<typeof DealCreateParamsSchema>>;
 /** A deal, the anchor record of the CRM. @interface */
 export type Deal = z.output<typeof DealSchema>;
 /** A dry-run deal: validated by the service, not stored. @interface */

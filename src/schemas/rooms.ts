@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { openEnum, openEnumOut, requiredString } from './common.js';
+import { openEnum, openEnumOut, requiredString, type KnownFields } from './common.js';
 
 /** Room types the spec names; others are accepted. */
 export type RoomType = 'company_investment' | (string & {});
@@ -18,6 +18,6 @@ export const RoomSchema = z.looseObject({
 });
 
 /** Body of `rooms.create`. @interface */
-export type RoomCreateParams = z.input<typeof RoomCreateParamsSchema>;
+export type RoomCreateParams = KnownFields<z.input<typeof RoomCreateParamsSchema>>;
 /** A VDR room in which counterparties share documents. @interface */
 export type Room = z.output<typeof RoomSchema>;

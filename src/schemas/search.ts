@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { requiredString } from './common.js';
+import { requiredString, type KnownFields } from './common.js';
 
 /** Body of `search.query`; extra fields are sent as given. */
 export const SearchParamsSchema = z.looseObject({
@@ -20,7 +20,7 @@ export const SearchResultSchema = z.looseObject({
 });
 
 /** Body of `search.query`. @interface */
-export type SearchParams = z.input<typeof SearchParamsSchema>;
+export type SearchParams = KnownFields<z.input<typeof SearchParamsSchema>>;
 /** A passage of a document cited by an answer. @interface */
 export type Citation = z.output<typeof CitationSchema>;
 /** The answer to a question over a room's documents, with its citations. @interface */

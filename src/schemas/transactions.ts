@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { idField, requiredString } from './common.js';
+import { idField, requiredString, type KnownFields } from './common.js';
 
 /** Body of `transactions.create`; extra fields are sent as given. */
 export const TransactionCreateParamsSchema = z.looseObject({
@@ -27,10 +27,10 @@ export const TransactionSchema = z.looseObject({
 export const TransactionListSchema = z.array(TransactionSchema);
 
 /** Body of `transactions.create`. @interface */
-export type TransactionCreateParams = z.input<typeof TransactionCreateParamsSchema>;
+export type TransactionCreateParams = KnownFields<z.input<typeof TransactionCreateParamsSchema>>;
 /** Body of `transactions.update`. @interface */
-export type TransactionUpdateParams = z.input<typeof TransactionUpdateParamsSchema>;
+export type TransactionUpdateParams = KnownFields<z.input<typeof TransactionUpdateParamsSchema>>;
 /** Query of `transactions.list`. @interface */
-export type TransactionListParams = z.input<typeof TransactionListParamsSchema>;
+export type TransactionListParams = KnownFields<z.input<typeof TransactionListParamsSchema>>;
 /** A transaction, joining a deal (`deal_id`) to a room (`linked_room_id`). @interface */
 export type Transaction = z.output<typeof TransactionSchema>;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { parseUrl } from '../shared/parse-url.js';
-import { requiredString } from './common.js';
+import { requiredString, type KnownFields } from './common.js';
 
 const eventTypes = z.nullable(
   z.array(requiredString('event_types[]', "an event kind such as 'document.uploaded'") as z.ZodMiniType<EventKind, EventKind>, {
@@ -62,9 +62,9 @@ export const WebhookEndpointListSchema = z.array(WebhookEndpointSchema);
 export const WebhookSecretSchema = z.looseObject({ secret: z.string() });
 
 /** Body of `webhooks.create`. @interface */
-export type WebhookCreateParams = z.input<typeof WebhookCreateParamsSchema>;
+export type WebhookCreateParams = KnownFields<z.input<typeof WebhookCreateParamsSchema>>;
 /** Body of `webhooks.update`. @interface */
-export type WebhookUpdateParams = z.input<typeof WebhookUpdateParamsSchema>;
+export type WebhookUpdateParams = KnownFields<z.input<typeof WebhookUpdateParamsSchema>>;
 /** A new registration with its signing secret (store it: it is never shown again). @interface */
 export type WebhookCreated = z.output<typeof WebhookCreatedSchema>;
 /** A registered webhook endpoint. @interface */

@@ -1,0 +1,54 @@
+// A params key that is a near miss of a known field (case, or one or two letters off) is refused
+// before sending with "did you mean"; any other unknown key is still sent as given.
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { Client, ValidationError } from '../../src/index.node.js';
+import { API_KEY, BASE_URL, recordRequests, useMockService } from '../support/msw.js';
+
+const server = useMockService();
+const sent = recordRequests(server);
+const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0 });
+
+/** Params as a user's JavaScript (or a cast) passes them: the types would refuse these keys. */
+const loose = <T>(params: Record<string, unknown>) => params as T;
+
+describe('a near miss of a known field is refused before sending', () => {
+  it.each([
+    ['transactions.create', () => client.transactions.create(loose({ name: 'T', deal_Id: 1 })), 'deal_Id is not a field the SDK knows: did you mean `deal_id`?'],
+    ['transactions.list', () => client.transactions.list(loose({ dealid: 1 })), 'dealid is not a field the SDK knows: did you mean `deal_id`?'],
+    ['webhooks.update (swapped letters)', () => client.webhooks.update(1, loose({ nmae: 'n', evnet_types: null })), 'nmae is not a field the SDK knows: did you mean `name`?; evnet_types is not a field the SDK knows: did you mean `event_types`?'],
+    ['webhooks.create (two letters off)', () => client.webhooks.create(loose({ url: 'https://x.test/h', name: 'n', evnt_type: null })), 'evnt_type is not a field the SDK knows: did you mean `event_types`?'],
+    ['rooms.create (case)', () => client.rooms.create(loose({ Name: 'R', room_type: 'company_investment' })), 'Name is not a field the SDK knows: did you mean `name`?'],
+    ['search.query (one letter missing)', () => client.search.query(1, loose({ qery: 'q' })), 'qery is not a field the SDK knows: did you mean `query`?'],
+    ['deals.create (one letter extra)', () => client.deals.create(loose({ name: 'D', stage: 'sourcing', asset_classs: 'equity' })), 'asset_classs is not a field the SDK knows: did you mean `asset_class`?'],
+  ])('%s', async (operation, call, message) => {
+    const error = await call().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toBe(`[svc-sdk] ${operation.split(' ')[0]}: ${message}. Nothing was sent.`);
+    expect(sent).toEqual([]);
+  });
+});
+
+describe('other unknown keys still pass through', () => {
+  it.each([
+    // Three letters off a five-letter field, two off a short one, or the field it resembles is given too.
+    [{ name: 'R', room_type: 'company_investment', region: 'eu' }],
+    [{ name: 'R', room_type: 'company_investment', label: 'x' }],
+    [{ name: 'R', room_type: 'company_investment', Name: 'also sent' }],
+    [{ name: 'R', room_type: 'company_investment', room_types: ['a'] }],
+    [{ name: 'R', room_type: 'company_investment', id: 7 }],
+  ])('%j is sent as given', async (params) => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, () => HttpResponse.json({ success: true, data: { id: 1, name: 'R' } })));
+    await client.rooms.create(loose(params));
+    expect(await sent.at(-1)!.json()).toEqual(params);
+  });
+
+  it('a key three edits from a long field, or two from a short one, is not a typo', async () => {
+    server.use(http.patch(`${BASE_URL}/api/v1/webhooks/1/`, () => HttpResponse.json({ success: true, data: { id: 1 } })));
+    await client.webhooks.update(1, loose({ evnt_tipe: ['x'], nm: 'two letters off name' }));
+    expect(await sent.at(-1)!.json()).toEqual({ evnt_tipe: ['x'], nm: 'two letters off name' });
+  });
+});
