@@ -81,7 +81,7 @@ try {
   const runnable = written.filter((block) => block.run).length;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
-    `test:readme: ${written.length} blocks of ${documents.join(', ')} type-checked with examples/ (${Object.keys(SETTINGS).join(', ')}; @types/node pinned and${latestLabel}), ` +
+    `test:readme: ${written.length} blocks of ${documents.join(', ')} type-checked with examples/ (${Object.keys(SETTINGS).join(', ')}; @types/node pinned and latest${latestLabel.replace(", @types/node", "")}), ` +
       `${runnable} run: ${problems.length} type errors, ${failures.length} failed runs, ${brokenLinks.length} broken links; ` +
       `${linked.length - examples.skipped.length} linked examples run: ${examples.failures.length} failed (${seconds} s)`,
   );
