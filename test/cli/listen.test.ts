@@ -42,7 +42,7 @@ describe.skipIf(!built)('svc-sdk listen --forward-to', () => {
       // A delivery not signed with the registration's secret (which only the emulator knows) is refused, not forwarded.
       const retry = await fetch(listener!, { method: 'POST', headers: { 'x-svc-signature': signature! }, body });
       expect(retry.status).toBe(401);
-      expect(listen.stdout()).toContain('refused a delivery: invalid_signature → 401\n');
+      await expect.poll(() => listen.stdout()).toContain('refused a delivery: invalid_signature → 401\n');
       const ping = await run(['trigger', 'ping.test'], env);
       const [, pingId] = /delivery ([0-9a-f-]{36})/.exec(ping.stdout)!;
       await expect.poll(() => listen.stdout()).toContain(`ping.test ${pingId} attempt 1 → 200 OK\n`);
