@@ -32,6 +32,14 @@ describe('a near miss of a known field is refused before sending', () => {
   });
 });
 
+it('two letters off a field of five letters is not a near miss: the missing field is reported instead', async () => {
+  const error = await client.search.query(1, loose({ qry: 'q' })).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect((error as Error).message).toBe('[svc-sdk] search.query: query is required: pass the question to ask as a string. Nothing was sent.');
+});
+
 describe('other unknown keys still pass through', () => {
   it.each([
     // Three letters off a five-letter field, two off a short one, or the field it resembles is given too.
