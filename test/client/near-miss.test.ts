@@ -40,6 +40,38 @@ it('two letters off a field of five letters is not a near miss: the missing fiel
   expect((error as Error).message).toBe('[svc-sdk] search.query: query is required: pass the question to ask as a string. Nothing was sent.');
 });
 
+/** The message of the ValidationError `call` rejects with. */
+async function refusal(call: () => Promise<unknown>): Promise<ValidationError> {
+  const error = await call().then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  return error as ValidationError;
+}
+
+describe('the edit distance at its edges', () => {
+  it.each([
+    // Keys whose distance to the field is past the bound once every edit is counted: the missing field is reported.
+    ['transactions.create', () => client.transactions.create(loose({ name: 'T', vazl_id: 1 })), 'deal_id must be an integer id, as the service returned it'],
+    ['rooms.create', () => client.rooms.create(loose({ bnme: 'R', room_type: 'company_investment' })), 'name is required: pass the room name as a string'],
+    ['transactions.update', () => client.transactions.update(1, loose({ in_ed_roomb_id: 2 })), 'linked_room_id must be an integer id, as the service returned it'],
+    // One letter inserted inside a long field: a near miss.
+    ['webhooks.update', () => client.webhooks.update(1, loose({ eventn_types: null })), 'eventn_types is not a field the SDK knows: did you mean `event_types`?'],
+  ])('%s %#', async (operation, call, message) => {
+    expect((await refusal(call)).message).toBe(`[svc-sdk] ${operation}: ${message}. Nothing was sent.`);
+  });
+
+  it('names the misspelt key as the issue\'s path', async () => {
+    const error = await refusal(() => client.transactions.create(loose({ name: 'T', deal_Id: 1 })));
+    expect(error.issues).toEqual([{ path: ['deal_Id'], message: 'deal_Id is not a field the SDK knows: did you mean `deal_id`?' }]);
+  });
+
+  it('params that are not an object are refused by the schema, not a TypeError', async () => {
+    expect((await refusal(() => client.transactions.create(null as never))).message).toMatch(/^\[svc-sdk\] transactions\.create: /);
+  });
+});
+
 describe('other unknown keys still pass through', () => {
   it.each([
     // Three letters off a five-letter field, two off a short one, or the field it resembles is given too.
