@@ -67,6 +67,12 @@ describe('the edit distance at its edges', () => {
     expect(error.issues).toEqual([{ path: ['deal_Id'], message: 'deal_Id is not a field the SDK knows: did you mean `deal_id`?' }]);
   });
 
+  it('an object where the schema takes no object (an id) is refused by the schema, not a TypeError', async () => {
+    expect((await refusal(() => client.deals.linkedRoomIds({ id: 1 } as never))).message).toBe(
+      '[svc-sdk] deals.linkedRoomIds: dealId must be an integer id, as the service returned it. Nothing was sent.',
+    );
+  });
+
   it('params that are not an object are refused by the schema, not a TypeError', async () => {
     expect((await refusal(() => client.transactions.create(null as never))).message).toMatch(/^\[svc-sdk\] transactions\.create: /);
   });
