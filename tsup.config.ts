@@ -37,7 +37,7 @@ export default defineConfig({
     testing: 'src/testing/index.ts',
     // svc-sdk/otel: its peer @opentelemetry/api stays external (tsup leaves peers out), loaded by this entry alone.
     otel: 'src/otel/index.ts',
-    cli: 'src/cli.ts',
+    cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
   // Internals marked @internal (the upload encoder hook) stay out of the published types.

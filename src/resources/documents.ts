@@ -19,6 +19,13 @@ export class Documents extends Resource {
   /**
    * Uploads a file to a room as multipart (one part named `file`), streaming it where the input
    * allows. Never retried automatically: a document must not be stored twice.
+   *
+   * @example
+   * ```ts
+   * const document = await client.documents.upload(room.id, new File(['Q3 revenue grew 12%.'], 'q3.txt'));
+   * // On Node, from disk and streamed: client.documents.upload(room.id, await fileFromPath('memo.pdf'))
+   * console.log(document.id, document.original_filename);
+   * ```
    */
   upload(roomId: number, file: Uploadable, options: UploadOptions = {}): APIPromise<Document> {
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;

@@ -5,6 +5,7 @@ import { sampleEventData } from './events.js';
 import { createFaults, withFaults, type EmulatorFaults } from './faults.js';
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
+import { createControlHandlers } from './control.js';
 import { msw } from './msw.js';
 import { MAX_PAGE_SIZE } from './pages.js';
 import { fail } from './requests.js';
@@ -107,7 +108,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const store = new Store();
   const scheduler = new DeliveryScheduler({ deliveryDelayMs, retryDelaysMs, onAttempt: options.onDelivery });
   const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
-  const handlers = createHandlers(context);
+  const handlers = [...createControlHandlers(context), ...createHandlers(context)]; // control route first: svc-sdk trigger (control.ts)
   const servers = new Set<ListeningEmulator>();
   const faults = createFaults(options.faults);
 

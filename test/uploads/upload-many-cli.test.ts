@@ -91,7 +91,7 @@ describe('svc-sdk upload (the command module)', () => {
 describe('svc-sdk (the bin, from the sources)', () => {
   let cli = '';
   beforeAll(async () => {
-    cli = await bundleForChild(new URL('../../src/cli.ts', import.meta.url));
+    cli = await bundleForChild(new URL('../../src/cli/main.ts', import.meta.url));
   });
 
   function start(args: string[], env: Record<string, string>) {

@@ -29,7 +29,7 @@ const REDRAW_MS = 100;
 /** `svc-sdk upload`. */
 export const upload: CliCommand = {
   name: 'upload',
-  summary: 'upload <dir> --room <id> [--concurrency n] [--manifest file] [--retry-unknown]\n      Uploads a folder to a data room, resumably (with --manifest).',
+  summary: 'Uploads a folder to a data room: concurrent, resumable with --manifest, never a document twice.',
   help: HELP,
   async run(args, io) {
     // What the node entry registers; the bin does not load that entry (its code stays in the entry's own file).
