@@ -27,7 +27,7 @@ describe('every failure is an SvcError', () => {
     const error = await failure(custom.rooms.create(roomParams));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).cause).toBe(original);
-    expect((error as Error).message).toBe('POST /api/v1/rooms failed: could not reach the service');
+    expect((error as Error).message).toBe('POST /api/v1/rooms failed: could not reach svc.test:443');
   });
 
   it.each([
@@ -132,11 +132,11 @@ describe('secrets stay out of errors', () => {
     }
   }
 
-  it('webhooks.create answered an unexpected shape: the body keeps its fields, the secret redacted', async () => {
+  it('webhooks.create answered an unexpected shape: the body keeps its fields, every string value redacted', async () => {
     server.use(http.post(`${BASE_URL}/api/v1/webhooks/`, () => HttpResponse.json({ id: 'seven', secret: SECRET, event_types: null })));
     const error = await failure(client.webhooks.create({ url: 'https://example.com/h', name: 'h', event_types: null }));
     expectNoSecret(error);
-    expect((error as ResponseValidationError).body).toEqual({ id: 'seven', secret: '[redacted]', event_types: null });
+    expect((error as ResponseValidationError).body).toEqual({ id: '[redacted]', secret: '[redacted]', event_types: null });
   });
 
   it('rotateSecret answered an unexpected shape, nested in the envelope', async () => {

@@ -74,7 +74,7 @@ describe('other answers and failures of a custom fetch', () => {
     const error = (await failure(client.request({ method: 'GET', path: '/svc/deals/7' }))) as APIConnectionError;
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error.url).toBe(DEAL);
-    expect(error.message).toBe('GET /api/v1/svc/deals/7 failed: could not reach the service');
+    expect(error.message).toBe('GET /api/v1/svc/deals/7 failed: could not reach svc.test:443');
   });
 
   it("a GET's network error caused by 'unexpected redirect' (a fetch wrapper refusing redirects) does not blame an upload", async () => {
@@ -82,7 +82,7 @@ describe('other answers and failures of a custom fetch', () => {
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, logLevel: 'off', fetch: fetch as typeof globalThis.fetch });
     const error = (await failure(client.request({ method: 'GET', path: '/svc/deals/7' }))) as APIConnectionError;
     expect(error).toBeInstanceOf(APIConnectionError);
-    expect(error.message).toBe('GET /api/v1/svc/deals/7 failed: could not reach the service');
+    expect(error.message).toBe('GET /api/v1/svc/deals/7 failed: could not reach svc.test:443');
   });
 
   it("an upload's plain network error is an APIConnectionError that does not speak of redirects", async () => {
@@ -90,7 +90,7 @@ describe('other answers and failures of a custom fetch', () => {
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, logLevel: 'off' });
     const error = (await failure(client.documents.upload(5, new TextEncoder().encode('hello'), { filename: 'a.txt' }))) as APIConnectionError;
     expect(error).toBeInstanceOf(APIConnectionError);
-    expect(error.message).toBe('POST /api/v1/rooms/5/documents failed: could not reach the service');
+    expect(error.message).toBe('POST /api/v1/rooms/5/documents failed: could not reach svc.test:443');
   });
 
   it("an upload's network error with no further cause (a bare 'fetch failed') is an APIConnectionError", async () => {
@@ -98,7 +98,7 @@ describe('other answers and failures of a custom fetch', () => {
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, logLevel: 'off', fetch: fetch as typeof globalThis.fetch });
     const error = (await failure(client.documents.upload(5, new TextEncoder().encode('hello'), { filename: 'a.txt' }))) as APIConnectionError;
     expect(error).toBeInstanceOf(APIConnectionError);
-    expect(error.message).toBe('POST /api/v1/rooms/5/documents failed: could not reach the service');
+    expect(error.message).toBe('POST /api/v1/rooms/5/documents failed: could not reach svc.test:443');
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 });
