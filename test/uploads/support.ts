@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { useRuntime } from '../support/runtime.js';
 
 /** A well-formed API key for tests. */
