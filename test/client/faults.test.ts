@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { APIConnectionError, APIError, APITimeoutError, Client, SvcError } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
@@ -188,5 +189,18 @@ describe('lists against a real server', () => {
     expect(error).toBeInstanceOf(SvcError);
     expect((error as Error).message).toContain(`the next page must be on ${service.url}`);
     expect(elsewhere.requests).toHaveLength(0);
+  });
+});
+
+describe('a refused connection', () => {
+  it('is an APIConnectionError naming the method, path, host:port and ECONNREFUSED', async () => {
+    // A port that was just listening and is now closed: the connection is refused.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const error = await failure(client({ baseUrl: `http://127.0.0.1:${port}` }).rooms.create(roomParams));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe(`POST /api/v1/rooms failed: could not reach 127.0.0.1:${port} (ECONNREFUSED)`);
   });
 });
