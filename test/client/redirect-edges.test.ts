@@ -56,6 +56,32 @@ describe("a browser's opaque redirect", () => {
   });
 });
 
+describe("a list page's opaque redirect", () => {
+  /** A page answered at `url`, as a browser's fetch reports it after following a redirect. */
+  const pageAt = (url: string, ids: number[]) => {
+    const response = Response.json({ results: ids.map((id) => ({ id })), next: null });
+    Object.defineProperty(response, 'url', { value: url });
+    return response;
+  };
+  const listWith = (finalUrl: string) => {
+    const fetch = vi.fn(async () => (fetch.mock.calls.length === 1 ? opaqueRedirect() : pageAt(finalUrl, [666])));
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, logLevel: 'off', fetch: fetch as typeof globalThis.fetch });
+    return client.transactions.list({ deal_id: 1 });
+  };
+
+  it('that the browser followed to another origin is an APIError: that origin\'s items never join the list', async () => {
+    const error = (await failure(listWith('https://elsewhere.test/api/v1/svc/transactions?deal_id=1'))) as APIError;
+    expect(error).toBeInstanceOf(APIError);
+    expect(error.message).toBe(
+      'GET /api/v1/svc/transactions?deal_id=1 failed with 200, a redirect to https://elsewhere.test/api/v1/svc/transactions?deal_id=1: a page of a list is never read from another origin, so its items cannot join the list',
+    );
+  });
+
+  it('that the browser followed on the same origin is read', async () => {
+    await expect(listWith(`${BASE_URL}/api/v1/svc/transactions?deal_id=1&moved=1`)).resolves.toEqual([{ id: 666 }]);
+  });
+});
+
 describe('other answers and failures of a custom fetch', () => {
   it('a 302 with no body at all is followed', async () => {
     const urls: string[] = [];
