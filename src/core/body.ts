@@ -14,8 +14,8 @@ const utf8 = new TextDecoder();
  */
 export function textOf(bytes: Uint8Array, headers: Headers): string {
   if (bytes.byteLength === 0) return '';
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers.get('content-type') ?? '')?.[1];
-  if (charset === undefined || /^utf-?8$/i.test(charset) || isJson(headers)) return utf8.decode(bytes);
+  const charset = isJson(headers) ? undefined : /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers.get('content-type') ?? '')?.[1];
+  if (charset === undefined) return utf8.decode(bytes);
   try {
     return new TextDecoder(charset).decode(bytes);
   } catch {

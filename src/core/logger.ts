@@ -71,8 +71,8 @@ export function createCoreLog(level: LogLevel | undefined, logger: Logger | unde
  */
 function safely(target: Logger, method: 'debug' | 'info' | 'warn', message: string, details: Record<string, unknown> | undefined): void {
   try {
-    const result: unknown = details === undefined ? target[method](message) : target[method](message, details);
-    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as PromiseLike<unknown>).then(undefined, ignore);
+    // A promise (or any thenable) it returns is settled here, its rejection ignored; anything else passes through.
+    void Promise.resolve<unknown>(details === undefined ? target[method](message) : target[method](message, details)).catch(ignore);
   } catch {
     // The logger's own failure is not the call's.
   }
@@ -93,7 +93,6 @@ const SECRET_NAME = /token|key|secret|signature|password|auth/i;
  * whose names look secret (token, key, secret, signature, password, auth) replaced by `[redacted]`.
  */
 export function loggedUrl(url: string): string {
-  if (!url.includes('@') && !url.includes('?')) return url;
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -25,6 +25,7 @@ function failingLogger(fail: () => unknown) {
 
 function recorder() {
   const lines: Array<{ level: string; message: string; details: unknown[] }> = [];
+  // Every argument after the message is kept, so a test can tell "no details" from "undefined details".
   const record = (level: string) => (message: string, ...details: unknown[]) => void lines.push({ level, message, details });
   const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
   return { logger, lines };
@@ -94,6 +95,7 @@ describe('SVC_LOG', () => {
     expect(first.lines.map(({ message }) => message)).toEqual([
       "[svc-sdk] SVC_LOG must be one of 'debug', 'info', 'warn', 'error' or 'off' (got 'loud\\u001b[2J\\n'): logging at 'warn'",
     ]);
+    expect(first.lines[0]!.details).toEqual([]); // the message alone: no fields object
     expect(second.lines).toEqual([]);
   });
 });

@@ -69,6 +69,23 @@ describe('a next link that goes round in circles ends the list at once', () => {
     expect(service.requests).toHaveLength(3);
   });
 
+  it('the last page (next: null) repeating an earlier page ends the list too', async () => {
+    service.handle((_request, response, index) => sendJson(response, 200, { results: [{ id: 1 }], next: index === 0 ? '/api/v1/svc/transactions?page=2' : null, page: index }));
+    const { ids, error } = await iterate(client().transactions.list({ deal_id: 1 }));
+    expect(ids).toEqual([1]);
+    expect((error as Error).message).toBe(
+      "[svc-sdk] transactions.list: unexpected response from the service: next: page 2 repeats page 1 (the same item ids): the service's next link goes round in circles, so the list stops here",
+    );
+  });
+
+  it('empty pages (no ids to compare) with different bodies are read on', async () => {
+    service.handle((_request, response, index) =>
+      sendJson(response, 200, { results: index === 2 ? [{ id: 9 }] : [], next: index < 2 ? `/api/v1/svc/transactions?page=${index + 2}` : null, page: index }),
+    );
+    await expect(client().transactions.list({ deal_id: 1 })).resolves.toEqual([{ id: 9 }]);
+    expect(service.requests).toHaveLength(3);
+  });
+
   it('distinct pages are all read', async () => {
     service.handle((_request, response, index) => sendJson(response, 200, { results: [{ id: index }], next: index < 2 ? `/api/v1/svc/transactions?page=${index + 2}` : null }));
     await expect(client().transactions.list({ deal_id: 1 })).resolves.toEqual([{ id: 0 }, { id: 1 }, { id: 2 }]);
@@ -119,6 +136,50 @@ describe('pages and other origins', () => {
       ['/api/v1/svc/transactions?page=2', `Bearer ${API_KEY}`],
     ]);
     expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('with a baseUrl that has a path, an absolute next under /api/v1/ elsewhere is read under that path', async () => {
+    service.handle((request, response) =>
+      request.url === '/gw/api/v1/svc/transactions?deal_id=1'
+        ? sendJson(response, 200, { results: [{ id: 1 }], next: `${elsewhere.url}/api/v1/svc/transactions?page=2` })
+        : sendJson(response, 200, { results: [{ id: 2 }], next: null }),
+    );
+    const gateway = new Client({ apiKey: API_KEY, baseUrl: `${service.url}/gw`, maxRetries: 0 });
+    await expect(gateway.transactions.list({ deal_id: 1 })).resolves.toEqual([{ id: 1 }, { id: 2 }]);
+    expect(service.requests.map(({ url }) => url)).toEqual(['/gw/api/v1/svc/transactions?deal_id=1', '/gw/api/v1/svc/transactions?page=2']);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('a next on another origin outside /api/v1/ is refused, naming the field', async () => {
+    service.handle((_request, response) => sendJson(response, 200, { results: [{ id: 1 }], next: `${elsewhere.url}/other/page2` }));
+    const error = await failure(client().transactions.list({ deal_id: 1 }));
+    expect((error as ResponseValidationError).issues).toEqual([
+      { path: ['next'], message: `the next page must be on ${service.url}, not ${elsewhere.url}: the API key is never sent elsewhere` },
+    ]);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('a next on the same origin outside /api/v1/ is read (the key stays on the origin)', async () => {
+    service.handle((request, response) =>
+      request.url === FIRST ? sendJson(response, 200, { results: [{ id: 1 }], next: '/pages/2' }) : sendJson(response, 200, { results: [{ id: 2 }], next: null }),
+    );
+    await expect(client().transactions.list({ deal_id: 1 })).resolves.toEqual([{ id: 1 }, { id: 2 }]);
+    expect(service.requests.map(({ url }) => url)).toEqual([FIRST, '/pages/2']);
+  });
+
+  it('a next that is not a URL is refused, naming the field', async () => {
+    service.handle((_request, response) => sendJson(response, 200, { results: [{ id: 1 }], next: 'http://[' }));
+    const error = await failure(client().transactions.list({ deal_id: 1 }));
+    expect((error as ResponseValidationError).issues).toEqual([{ path: ['next'], message: 'next must be a URL or null' }]);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('a next with a user name alone (a token in the URL) is refused too', async () => {
+    service.handle((_request, response) => sendJson(response, 200, { results: [{ id: 1 }], next: `${service.url.replace('//', '//tok_abc@')}/api/v1/svc/transactions?page=2` }));
+    const error = await failure(client().transactions.list({ deal_id: 1 }));
+    expect((error as ResponseValidationError).body).toBe(`${service.url}/api/v1/svc/transactions?page=2`);
+    expect(inspect(error, { depth: 10 })).not.toContain('tok_abc');
+    expect(service.requests).toHaveLength(1);
   });
 
   it('a next with credentials is refused without quoting them, and nothing more is sent', async () => {

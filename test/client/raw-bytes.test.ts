@@ -34,6 +34,15 @@ describe('raw responses', () => {
     await expect(client().request({ method: 'GET', path: '/notes' })).resolves.toBe('café déjà');
   });
 
+  it.each([
+    ['no space, spaces around =, quoted, upper case', 'text/plain;charset = "ISO-8859-1"', Buffer.from('café', 'latin1'), 'café'],
+    ['a charset this runtime does not know: read as UTF-8', 'text/plain; charset=x-unknown-8', Buffer.from('café', 'utf8'), 'café'],
+    ['JSON is UTF-8 whatever charset it claims (RFC 8259)', 'application/json; charset=iso-8859-1', Buffer.from('"café"', 'utf8'), 'café'],
+  ])('text decoding: %s', async (_name, type, bytes, expected) => {
+    service.handle((_request, response) => response.writeHead(200, { 'content-type': type }).end(bytes));
+    await expect(client().request({ method: 'GET', path: '/notes' })).resolves.toBe(expected);
+  });
+
   it('a gzip answer is parsed, and its raw response has the decoded bytes without Content-Encoding', async () => {
     const json = JSON.stringify({ success: true, data: { id: 3, name: 'Acme ✓' } });
     const gzipped = gzipSync(json);

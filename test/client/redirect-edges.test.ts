@@ -77,8 +77,46 @@ describe("a list page's opaque redirect", () => {
     );
   });
 
+  it('that the browser followed to another origin with an empty answer is refused the same way', async () => {
+    const fetch = vi.fn(async () => {
+      if (fetch.mock.calls.length === 1) return opaqueRedirect();
+      const empty = new Response(null, { status: 204 });
+      Object.defineProperty(empty, 'url', { value: 'https://elsewhere.test/x' });
+      return empty;
+    });
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, logLevel: 'off', fetch: fetch as typeof globalThis.fetch });
+    const error = await failure(client.transactions.list({ deal_id: 1 }));
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(204);
+  });
+
+  it('a GET that is not a page may be followed by the browser to another origin', async () => {
+    const fetch = vi.fn(async () => (fetch.mock.calls.length === 1 ? opaqueRedirect() : pageAt('https://elsewhere.test/deal', [1])));
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, logLevel: 'off', fetch: fetch as typeof globalThis.fetch });
+    await expect(client.request({ method: 'GET', path: '/svc/deals/7' })).resolves.toEqual({ results: [{ id: 1 }], next: null });
+  });
+
   it('that the browser followed on the same origin is read', async () => {
     await expect(listWith(`${BASE_URL}/api/v1/svc/transactions?deal_id=1&moved=1`)).resolves.toEqual([{ id: 666 }]);
+  });
+});
+
+describe("the Location a redirect error quotes", () => {
+  /** The message of a PATCH answered 307 with this Location. */
+  async function messageFor(location: string): Promise<string> {
+    const fetch = vi.fn(async () => new Response(null, { status: 307, headers: { location } }));
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, logLevel: 'off', fetch: fetch as typeof globalThis.fetch });
+    return ((await failure(client.request({ method: 'PATCH', path: '/svc/deals/7', json: {} }))) as Error).message;
+  }
+  const why = 'a write never follows a redirect, so it was not sent again: check baseUrl';
+
+  it.each([
+    ['user and password', 'https://admin:hunter2@evil.test/x', 'https://evil.test/x'],
+    ['a user name alone', 'https://tok_abc@evil.test/x', 'https://evil.test/x'],
+    ['none, relative: quoted as sent', '/api/v1/elsewhere', '/api/v1/elsewhere'],
+    ['none, not a URL: quoted as sent', 'http://[', 'http://['],
+  ])('credentials (%s) are left out', async (_name, location, quoted) => {
+    expect(await messageFor(location)).toBe(`PATCH /api/v1/svc/deals/7 failed with 307, a redirect to ${quoted}: ${why}`);
   });
 });
 
