@@ -90,7 +90,8 @@ export class HttpCore {
   readonly #maxResponseBytes: number;
   readonly #retry: NonNullable<Exclude<Options['retry'], number>>;
   readonly #prefix: string;
-  readonly #origin: string;
+  /** The path of `#prefix` (`/api/v1`, or `/gw/api/v1` under a base URL with a path). */
+  readonly #root: string;
   readonly #log: CoreLog;
   readonly #retryHooks: Options['hooks'];
   // The headers of every call, merged once: each call passes ky all its options in one object,
@@ -103,7 +104,7 @@ export class HttpCore {
   constructor(config: CoreConfig) {
     // The client has checked the settings and stripped the base URL's trailing slashes.
     this.#prefix = `${config.baseUrl}/api/v1`;
-    this.#origin = new URL(this.#prefix).origin;
+    this.#root = new URL(this.#prefix).pathname;
     this.#timeout = config.timeout;
     this.#maxRetries = config.maxRetries;
     this.#maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -165,19 +166,17 @@ export class HttpCore {
     });
   }
 
-  /** What is wrong with a path relative to `/api/v1`, judged on the URL it resolves to; `undefined` when nothing is. */
+  /**
+   * What is wrong with a path relative to `/api/v1`; `undefined` when nothing is. Judged on the URL
+   * the parser resolves (the prefix is an absolute URL, so any path text parses), after refusing
+   * the control characters the parser would strip; a `..` segment that stays inside is refused too,
+   * as it makes the call another endpoint than the one written.
+   */
   #pathProblem(path: string): string | undefined {
     if (CONTROL_CHARACTER.test(path)) return 'path must not contain control characters (tab, line break): remove them';
-    let resolved: URL;
-    try {
-      resolved = new URL(this.#prefix + path);
-    } catch {
-      return 'path does not make a valid URL: encode its parameters (the path`` tag does)';
-    }
-    const root = new URL(this.#prefix).pathname;
-    if (climbsOut(path) || resolved.origin !== this.#origin || (resolved.pathname !== root && !resolved.pathname.startsWith(`${root}/`))) {
-      return "path must stay under /api/v1: remove its '..' segments";
-    }
+    const { pathname } = new URL(this.#prefix + path);
+    if (!`${pathname}/`.startsWith(`${this.#root}/`)) return `path must stay under /api/v1, but it resolves to ${pathname}: remove its '..' segments`;
+    if (climbsOut(path)) return "path must not have '..' segments: name the endpoint itself";
     return undefined;
   }
 
