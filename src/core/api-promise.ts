@@ -101,11 +101,12 @@ function copyResponse({ response, bytes, url }: Exchange): Response {
   const headers = new Headers(response.headers);
   headers.delete('content-encoding');
   headers.delete('transfer-encoding');
-  const empty = bytes.byteLength === 0 || NULL_BODY_STATUSES.has(status);
-  if (empty) headers.delete('content-length');
+  const nullBody = NULL_BODY_STATUSES.has(status);
+  if (nullBody) headers.delete('content-length');
   else headers.set('content-length', String(bytes.byteLength));
-  // The Response constructor copies the bytes (Fetch, "extract a body"): each copy's body is its own.
-  const copy = new Response(empty ? null : (bytes as Uint8Array<ArrayBuffer>), { status, statusText, headers });
+  // No bytes, no body (null, as fetch gives it). The Response constructor copies the bytes (Fetch,
+  // "extract a body"): each copy's body is its own.
+  const copy = new Response(nullBody || bytes.byteLength === 0 ? null : (bytes as Uint8Array<ArrayBuffer>), { status, statusText, headers });
   Object.defineProperty(copy, 'url', { value: response.url || url });
   return copy;
 }

@@ -128,7 +128,7 @@ describe('client.request paths', () => {
 
   it("a climbing path's issue names the field path", async () => {
     const error = (await failure(client.request({ method: 'GET', path: '/../admin' }))) as ValidationError;
-    expect(error.issues).toEqual([{ path: ['path'], message: "path must stay under /api/v1: remove its '..' segments" }]);
+    expect(error.issues).toEqual([{ path: ['path'], message: "path must stay under /api/v1, but it resolves to /api/admin: remove its '..' segments" }]);
     expect(requests).toHaveLength(0);
   });
 });
