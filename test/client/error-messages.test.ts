@@ -31,10 +31,17 @@ describe('operations that return a secret', () => {
 
   it('strings in arrays and deep inside are redacted too; deeper than 16 levels, a whole branch is', async () => {
     let deep: unknown = 7;
-    for (let level = 0; level < 20; level++) deep = { down: deep };
-    server.use(http.post(`${BASE_URL}/api/v1/webhooks/3/rotate-secret/`, () => HttpResponse.json({ keys: [SECRET, 'x', 3], deep }, { status: 500 })));
-    const body = ((await failure(client.webhooks.rotateSecret(3))) as InternalServerError).body as { keys: unknown[]; deep: unknown };
+    let deepList: unknown = 7;
+    for (let level = 0; level < 20; level++) {
+      deep = { down: deep };
+      deepList = [deepList];
+    }
+    server.use(http.post(`${BASE_URL}/api/v1/webhooks/3/rotate-secret/`, () => HttpResponse.json({ keys: [SECRET, 'x', 3], deep, deepList }, { status: 500 })));
+    const body = ((await failure(client.webhooks.rotateSecret(3))) as InternalServerError).body as { keys: unknown[]; deep: unknown; deepList: unknown };
     expect(body.keys).toEqual(['[redacted]', '[redacted]', 3]);
+    let list = body.deepList;
+    for (let level = 1; level < 16; level++) list = (list as unknown[])[0];
+    expect(list).toEqual(['[redacted]']);
     let branch = body.deep;
     for (let level = 1; level < 16; level++) branch = (branch as { down: unknown }).down;
     // body is level 0, body.deep level 1: level 17 is replaced whole.

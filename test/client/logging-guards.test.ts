@@ -86,6 +86,13 @@ describe('SVC_LOG', () => {
     expect(lines.map(({ level }) => level)).toEqual(['debug']);
   });
 
+  it('a bad value is not looked at when logLevel is passed', () => {
+    vi.stubEnv('SVC_LOG', 'loud');
+    const { logger, lines } = recorder();
+    client(logger, 'warn');
+    expect(lines).toEqual([]);
+  });
+
   it('a bad value is warned about once per process, its control characters escaped', () => {
     vi.stubEnv('SVC_LOG', 'loud\u001b[2J\n');
     const first = recorder();

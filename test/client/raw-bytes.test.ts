@@ -43,6 +43,15 @@ describe('raw responses', () => {
     await expect(client().request({ method: 'GET', path: '/notes' })).resolves.toBe(expected);
   });
 
+  it('asResponse() of a 204 has no body and no Content-Length', async () => {
+    service.handle((_request, response) => response.writeHead(204, { 'x-request-id': 'req_204' }).end());
+    const response = await client().request({ method: 'DELETE', path: '/rooms/1' }).asResponse();
+    expect(response.status).toBe(204);
+    expect(response.body).toBeNull();
+    expect(response.headers.get('content-length')).toBeNull();
+    expect(response.headers.get('x-request-id')).toBe('req_204');
+  });
+
   it('a gzip answer is parsed, and its raw response has the decoded bytes without Content-Encoding', async () => {
     const json = JSON.stringify({ success: true, data: { id: 3, name: 'Acme ✓' } });
     const gzipped = gzipSync(json);
