@@ -26,8 +26,8 @@ import type { RequestBody } from './types.js';
 export interface CallState {
   /** The body, kept beside ky's bodiless Request. */
   readonly body: RequestBody | undefined;
-  /** The headers, kept beside ky's Request too (see the header comment). */
-  readonly headers: Record<string, string>;
+  /** The headers, kept beside ky's Request too (see the header comment); whatever wraps an attempt may replace them before it starts. */
+  headers: Record<string, string>;
   /** `'error'` for a Node upload (fetch refuses redirects itself), else `'manual'`: redirects.ts decides. */
   readonly redirect: 'error' | 'manual';
   /** Only a GET follows a redirect. */
