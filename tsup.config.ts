@@ -35,6 +35,8 @@ export default defineConfig({
     webhooks: 'src/webhooks/index.ts',
     'webhooks.node': 'src/webhooks/index.node.ts',
     testing: 'src/testing/index.ts',
+    // svc-sdk/otel: its peer @opentelemetry/api stays external (tsup leaves peers out), loaded by this entry alone.
+    otel: 'src/otel/index.ts',
     cli: 'src/cli.ts',
   },
   format: ['esm', 'cjs'],

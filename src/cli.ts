@@ -7,6 +7,8 @@ import { buildEventBody, sampleEventData } from './testing/events.js';
 import { EMULATOR_PEERS, isPeerNotFound, MissingPeerError, missingPeersMessage, type EmulatorPeer } from './testing/peers.js';
 import { isHttpUrl } from './shared/parse-url.js';
 import { randomHex } from './shared/hex.js';
+import { UsageError } from './cli/command.js';
+import { upload } from './cli/commands/upload.js';
 
 const HELP = `Usage: svc-sdk <command> [options]
 
@@ -15,18 +17,20 @@ Commands:
       Runs the in-memory emulator of the service on http://127.0.0.1:<port>
       and prints its base URL and a usable API key. Ctrl+C stops it.
       --page-size makes every list answer pages of <n> items.
+      Faults: --latency-ms <ms> delays every answer, --unavailable-rate <0..1>
+      answers that share of requests 503, --reset-after-bytes <n> resets the
+      connection once n bytes of a request body arrived.
       Needs the optional peers: npm install -D msw @hono/node-server minisearch
   trigger <event-kind> --url <receiver-url> --secret <secret> [--data '<json>']
       Sends one signed sample event (the spec's envelope, X-Svc-Signature)
       to a receiver and prints its answer; exits 1 unless it answers 2xx.
+  ${upload.summary}
 
 Options:
   -h, --help   Shows this help.
 
 Event kinds: ${WEBHOOK_EVENT_KINDS.join(', ')}`;
 
-/** A misuse of the command line: printed as `[svc-sdk] …`, exit code 2. */
-class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -34,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === '-h' || command === '--help' || command === 'help') return help();
   if (command === 'emulator') return runEmulator(rest);
   if (command === 'trigger') return runTrigger(rest);
+  if (command === 'upload') return upload.run(rest, { stdout: process.stdout, stderr: process.stderr, env: process.env });
   throw new UsageError(`unknown command "${command}": use "emulator" or "trigger" (svc-sdk --help)`);
 }
 
@@ -54,7 +59,13 @@ function parse(args: string[], options: ParseArgsOptionsConfig, positionals: boo
 async function runEmulator(args: string[]): Promise<number> {
   const { values } = parse(
     args,
-    { port: { type: 'string' }, 'api-key': { type: 'string' }, 'delivery-delay-ms': { type: 'string' }, 'page-size': { type: 'string' } },
+    {
+      port: { type: 'string' },
+      'api-key': { type: 'string' },
+      'delivery-delay-ms': { type: 'string' },
+      'page-size': { type: 'string' },
+      ...FAULT_FLAGS,
+    },
     false,
   );
   if (values['help']) return help();
@@ -64,6 +75,7 @@ async function runEmulator(args: string[]): Promise<number> {
   const pageSize = rawPageSize === undefined ? undefined : toInteger(rawPageSize, '--page-size', 1, 1000);
   const apiKey = values['api-key'] as string | undefined;
   if (apiKey !== undefined && !/^vdr_\S+$/.test(apiKey)) throw new UsageError('--api-key must start with "vdr_" and go on after it');
+  const faults = faultsFromFlags(values);
 
   const missing = await missingPeers();
   if (missing.length > 0) throw new MissingPeerError(missingPeersMessage(missing, 'svc-sdk emulator'));
@@ -73,6 +85,7 @@ async function runEmulator(args: string[]): Promise<number> {
     apiKey,
     deliveryDelayMs,
     pageSize,
+    faults,
     onDelivery: (attempt) =>
       console.log(
         `delivery ${attempt.event} → webhook ${attempt.webhookId} attempt ${attempt.attempt}: ${attempt.status ?? attempt.error} (${attempt.deliveryId})`,
@@ -89,6 +102,8 @@ async function runEmulator(args: string[]): Promise<number> {
   console.log(`svc-sdk emulator listening on ${server.url}`);
   console.log(`  SVC_BASE_URL=${server.url}`);
   console.log(`  SVC_API_KEY=${key}${apiKey === undefined ? '   (any key starting with vdr_ works)' : ''}`);
+  const active = Object.entries(faults).filter(([, value]) => value !== undefined);
+  if (active.length) console.log(`  faults: ${active.map(([name, value]) => `${name} ${value}`).join(', ')}`);
   console.log('Press Ctrl+C to stop.');
 
   await new Promise<void>((resolve) => {
@@ -173,6 +188,26 @@ async function missingPeers(): Promise<EmulatorPeer[]> {
     }
   }
   return missing;
+}
+
+const FAULT_FLAGS = {
+  'latency-ms': { type: 'string' },
+  'unavailable-rate': { type: 'string' },
+  'reset-after-bytes': { type: 'string' },
+} as const;
+
+/** The emulator's faults from --latency-ms, --unavailable-rate and --reset-after-bytes. */
+function faultsFromFlags(values: Parsed['values']) {
+  const flag = (name: keyof typeof FAULT_FLAGS) => values[name] as string | undefined;
+  const latency = flag('latency-ms');
+  const rate = flag('unavailable-rate');
+  const reset = flag('reset-after-bytes');
+  if (rate !== undefined && !(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(rate))) throw new UsageError(`--unavailable-rate must be a share from 0 to 1, such as 0.1, got "${rate}"`);
+  return {
+    latencyMs: latency === undefined ? undefined : toInteger(latency, '--latency-ms', 0, 600_000),
+    unavailableRate: rate === undefined ? undefined : Number(rate),
+    resetAfterBytes: reset === undefined ? undefined : toInteger(reset, '--reset-after-bytes', 1, Number.MAX_SAFE_INTEGER),
+  };
 }
 
 function help(): number {

@@ -2,6 +2,7 @@ import { ValidationError, type Issue } from './core/errors.js';
 import type { APIPromise } from './core/api-promise.js';
 import { HttpCore, type HttpMethod, type RequestOptions } from './core/http.js';
 import type { Logger, LogLevel } from './core/logger.js';
+import type { ClientHooksOption } from './core/hooks.js'; // hooks:
 import { Deals } from './resources/deals.js';
 import { Documents } from './resources/documents.js';
 import { Rooms } from './resources/rooms.js';
@@ -44,6 +45,9 @@ export interface ClientOptions {
    * with an SvcError naming this option, so memory stays bounded. A call can override it. Default 67 108 864 (64 MiB).
    */
   maxResponseBytes?: number | undefined;
+  // hooks:
+  /** Hooks run on every call (one set, or several in order): see `ClientHooks`; `svc-sdk/otel`'s `clientTelemetry()` makes a set. */
+  hooks?: ClientHooksOption | undefined;
 }
 
 /** The escape hatch: any operation under `/api/v1`, with the client's auth, retries and errors. */
@@ -105,7 +109,7 @@ export class Client {
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const { maxResponseBytes } = options;
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, allowBrowser: options.dangerouslyAllowBrowser === true });
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hooks: options.hooks, allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
@@ -119,6 +123,7 @@ export class Client {
       logger: options.logger,
       logEnv: env?.SVC_LOG,
       maxResponseBytes,
+      hooks: options.hooks, // hooks:
     });
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);
@@ -165,11 +170,12 @@ interface CheckedOptions {
   maxRetries: number;
   maxResponseBytes: unknown;
   headers: unknown;
+  hooks: unknown; // hooks:
   allowBrowser: boolean;
 }
 
 function checkOptions(options: CheckedOptions): void {
-  const { apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers } = options;
+  const { apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers, hooks } = options;
   const issues: Issue[] = [];
   // The key itself is never quoted in a message: messages end up in logs.
   if (!apiKey) issues.push({ path: ['apiKey'], message: 'apiKey is missing: pass it or set SVC_API_KEY' });
@@ -187,7 +193,7 @@ function checkOptions(options: CheckedOptions): void {
     issues.push({ path: ['baseUrl'], message: 'baseUrl must be an absolute http(s) URL, such as https://api.example.com' });
   }
   // timeout, maxRetries and headers are checked as a call's are: the same rules, the same words.
-  issues.push(...settingsIssues({ timeout, maxRetries, maxResponseBytes, headers }));
+  issues.push(...settingsIssues({ timeout, maxRetries, maxResponseBytes, headers, hooks })); // hooks: checked with the rest
   // A page with a DOM: where the API key would be visible to the page's users. Workers and servers have no `document`.
   if (!options.allowBrowser && runtime.browserPage) {
     issues.push({

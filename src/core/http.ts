@@ -6,6 +6,8 @@ import { attempt, type AttemptContext, type CallState } from './attempt.js';
 import { NO_BYTES, dataOf, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, SvcError, ValidationError, describeRequest } from './errors.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
+// hooks: the runner and types of client hooks (core/hooks.ts)
+import { CallHooks, hookSets, joinHookSets, urlTemplateOf, type ClientHooks, type ClientHooksOption } from './hooks.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { climbsOut } from './path.js';
 import { checkSettings, parseParams } from './validate.js';
@@ -34,6 +36,8 @@ interface CoreConfig {
   /** `SVC_LOG`, as the client read it from the environment. */
   logEnv?: string | undefined;
   maxResponseBytes?: number | undefined;
+  // hooks: the client's hook sets
+  hooks?: ClientHooksOption | undefined;
 }
 
 /** ky retries a request only when `limit` allows it: the core sets 0 for a request that may not be replayed. */
@@ -81,8 +85,9 @@ const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
  * the attempt (attempt.ts), maps failures to the SDK's errors, and parses the answer when it is asked for.
  *
  * One request, in order: `call`/`list`/`request` → `#start` (arguments checked) → `#exchange`
- * (the call's state, ky's options; the call's final error is known here) → `attempt` (attempt.ts,
- * once per attempt: send, redirects.ts, read) → ky decides on a retry (its `beforeRetry` hook).
+ * (the call's hooks, when it has any: hooks.ts) → `#exchangeOnce` (the call's state, ky's options;
+ * the call's final error is known here) → `attempt` (attempt.ts, once per attempt: send,
+ * redirects.ts, read) → ky decides on a retry (its `beforeRetry` hook).
  */
 export class HttpCore {
   readonly #timeout: number;
@@ -100,6 +105,8 @@ export class HttpCore {
   readonly #jsonHeaders: Record<string, string>;
   /** What every attempt shares: the fetch, the headers of a cross-origin redirect, the log. */
   readonly #attempts: AttemptContext;
+  // hooks: the client's hook sets, listed once; `undefined` when there are none
+  readonly #hooks: readonly ClientHooks[] | undefined;
 
   constructor(config: CoreConfig) {
     // The client has checked the settings and stripped the base URL's trailing slashes.
@@ -123,6 +130,7 @@ export class HttpCore {
       anonymousHeaders: { ...named, accept: 'application/json' },
       log: this.#log,
     };
+    this.#hooks = hookSets(config.hooks); // hooks:
   }
 
   /** @internal The client's log writers (guarded), for callbacks of the caller's that fail (upload progress). */
@@ -209,8 +217,23 @@ export class HttpCore {
     return exchange;
   }
 
+  // hooks: with hook sets, the exchange runs inside its call's CallHooks (afterResponse, onError); without, as before
+  #exchange(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
+    const sets = options.hooks === undefined ? this.#hooks : joinHookSets(this.#hooks, options.hooks);
+    if (sets === undefined) return this.#exchangeOnce(request, options, undefined);
+    const hooks = new CallHooks(sets, {
+      operation: request.operation,
+      method: request.method,
+      urlTemplate: this.#root + urlTemplateOf(request.path ?? ''),
+    });
+    return this.#exchangeOnce(request, options, hooks).then(
+      (exchange) => hooks.afterResponse(exchange),
+      (error: unknown) => hooks.onError(error),
+    );
+  }
+
   /** Sends one request through ky (retries, timeout per attempt) and returns its exchange, or throws an SvcError. */
-  async #exchange(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
+  async #exchangeOnce(request: CoreRequest<unknown>, options: RequestOptions, hooks: CallHooks | undefined): Promise<Exchange> {
     const { method } = request;
     const url = request.url ?? this.#prefix + request.path;
     const timeout = options.timeout ?? this.#timeout;
@@ -238,11 +261,20 @@ export class HttpCore {
       // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
-      fetch: (input) => attempt(input as Request, call, context),
+      // hooks: beforeRequest runs around each attempt, on the call's headers (CallState.headers)
+      fetch: (hooks ? hooks.aroundAttempt((input: Request) => attempt(input, call, context), call) : (input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
     };
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
     if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
+    if (hooks?.hasBeforeRetry) {
+      // hooks: beforeRetry hears ky's retry (after its wait) as an SvcError; `false` rethrows ky's own error, which ends
+      // the retries as if the limit were reached. ky calls it only for a call with retries: never a create.
+      const beforeRetry = async ({ error }: { error: Error }) => {
+        if (!(await hooks.beforeRetry(toSvcError(error, call, request, url, timeout, options.signal)))) throw error;
+      };
+      init.hooks = { beforeRetry: [...(this.#retryHooks?.beforeRetry ?? []), beforeRetry] };
+    }
 
     try {
       const response = await ky(url, init);

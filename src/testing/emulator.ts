@@ -2,6 +2,7 @@ import type { HttpHandler } from 'msw/http';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { DeliveryScheduler, type DeliveryAttempt, type ScheduledDelivery } from './deliveries.js';
 import { sampleEventData } from './events.js';
+import { createFaults, withFaults, type EmulatorFaults } from './faults.js';
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
 import { msw } from './msw.js';
@@ -29,6 +30,8 @@ export interface EmulatorOptions {
   maxJsonBytes?: number | undefined;
   /** The largest upload (the whole multipart body) read, in bytes; a larger one is answered 413. Default 100 MiB. */
   maxUploadBytes?: number | undefined;
+  /** Latency, a share of 503 answers, resets mid-body: see `EmulatorFaults`. Default: none. */
+  faults?: EmulatorFaults | undefined;
 }
 
 /** Options of `waitForDelivery`. */
@@ -43,6 +46,8 @@ export interface Emulator {
   readonly handlers: readonly HttpHandler[];
   /** Every delivery attempt made so far, oldest first. */
   readonly deliveries: readonly DeliveryAttempt[];
+  /** The faults injected, live: change a field and the next request sees it. */
+  readonly faults: EmulatorFaults;
   /**
    * Answers one request like the service would (404 JSON for an unknown path). Called like the global
    * `fetch`, so it can be a client's: `new Client({ apiKey, baseUrl: 'https://svc.test', fetch: emulator.fetch })`
@@ -104,10 +109,12 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
   const handlers = createHandlers(context);
   const servers = new Set<ListeningEmulator>();
+  const faults = createFaults(options.faults);
 
   const emulator: Emulator = {
     handlers,
     deliveries: scheduler.attempts,
+    faults,
     async fetch(input, init) {
       const request = input instanceof Request && init === undefined ? input : new Request(input, init);
       try {
@@ -119,7 +126,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       }
     },
     async listen(port = 0) {
-      const server = await listen(emulator.fetch, port);
+      const server = await listen(faulty, port);
       const close = async () => {
         servers.delete(wrapped);
         await server.close();
@@ -182,6 +189,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       await Promise.all([...servers].map((server) => server.close()));
     },
   };
+  // Faults wrap the whole answer, in process and over HTTP (where a reset reaches the socket).
+  const answer = emulator.fetch;
+  const faulty = withFaults(faults, (request) => answer(request));
+  emulator.fetch = (input, init) => faulty(input instanceof Request && init === undefined ? input : new Request(input, init));
   return emulator;
 }
 

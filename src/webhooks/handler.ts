@@ -7,6 +7,8 @@ import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance, timestampProblem } f
 import { readAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER, toSecrets, type SigningSecret } from './signature.js';
 import { verifyBody, type HmacVerify } from './verify.js';
+// hooks: receiver hooks and the per-delivery record they read (webhooks/hooks.ts)
+import { observeDeliveries, webhookHookSets, type DeliveryRecord, type ObservedReceive, type WebhookHooksOption } from './hooks.js';
 
 /**
  * Why `createWebhookHandler` refused a delivery before processing it (what `onVerificationError`
@@ -62,6 +64,13 @@ export interface WebhookHandlerOptions {
    * `toNodeListener` never waits.
    */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+  // hooks:
+  /**
+   * Hooks that observe each delivery: its arrival, its verification and its outcome (processed,
+   * duplicate, refused with its reason, failed) with the time taken; see `WebhookHooks`.
+   * `svc-sdk/otel`'s `webhookTelemetry()` makes a set.
+   */
+  hooks?: WebhookHooksOption | undefined;
 }
 
 /** A fetch-standard request handler: Next.js route handlers, Hono, Workers, Bun.serve, Deno.serve. */
@@ -113,6 +122,7 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
     tolerance = DEFAULT_TOLERANCE_MS,
     onVerificationError,
     waitUntil,
+    hooks,
   } = options ?? ({} as WebhookHandlerOptions);
   // The usable secrets, once: each delivery is checked against this list.
   const secrets = toSecrets(secret);
@@ -126,13 +136,16 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
   if (!(maxBodyBytes > 0)) fail('maxBodyBytes must be a number of bytes > 0');
   if (!isTolerance(tolerance)) fail('tolerance must be a number of ms >= 0, or false');
   if (waitUntil !== undefined && typeof waitUntil !== 'function') fail('waitUntil must be a function');
+  const hookSets = webhookHookSets(hooks); // hooks: checked with the other options (a TypeError)
   if (tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity)) {
     fail("tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)");
   }
 
-  const receive: Receive = (method, signature, body, request, keepAlive) => {
+  // hooks: `delivery`, the delivery's record when there are hooks, hears the stages below
+  const receiveDelivery: ObservedReceive = (method, signature, body, request, keepAlive, delivery) => {
     if (method !== 'POST') return [405, 'method_not_allowed', { allow: 'POST' }];
     const refuse = (reason: WebhookRejectReason, status = 400, error: string = reason): Answer => {
+      delivery?.refused(reason); // hooks:
       try {
         onVerificationError?.(reason, request());
       } catch {
@@ -150,18 +163,22 @@ function createHandler(hmac: HmacVerify, options: WebhookHandlerOptions): Webhoo
         const event = readWebhookEvent(body);
         // Not a delivery: the message names the field, never a value.
         if (typeof event === 'string') return refuse('invalid_payload', 400, event);
+        delivery?.verified(event); // hooks:
         const late = timestampProblem(event.timestamp, tolerance);
-        return late ? refuse(late) : processEvent(event, keepAlive);
+        return late ? refuse(late) : processEvent(event, keepAlive, delivery);
       },
     );
   };
+  // hooks: with hooks, each delivery gets a record and its answer is reported (the Node listener uses this too)
+  const receive: Receive = hookSets ? observeDeliveries(hookSets, receiveDelivery) : receiveDelivery;
 
   /** Claims a verified delivery, runs `on`, and records it as done. */
-  const processEvent = (event: WebhookEvent, keepAlive?: (recording: Promise<unknown>) => void) => {
+  const processEvent = (event: WebhookEvent, keepAlive?: (recording: Promise<unknown>) => void, delivery?: DeliveryRecord) => {
     const id = event.delivery_id;
     return next(
       () => store?.claim(id),
       (state): Answer | Promise<Answer> => {
+        if (state === 'done' || state === 'processing') delivery?.duplicate(state); // hooks:
         if (state === 'done') return OK;
         // Being processed by another request right now: the service may come back in a minute.
         if (state === 'processing') return [409, 'delivery_in_progress', { 'retry-after': '60' }];

@@ -1,6 +1,6 @@
 // The API reference renders in a browser (part of `npm run test:docs`, after `npm run docs`): headless
 // Chromium opens the built pages from docs/ and the script checks what its scripts rendered, not
-// only the HTML TypeDoc wrote: the navigation (filled in by the site's JavaScript) lists the three
+// only the HTML TypeDoc wrote: the navigation (filled in by the site's JavaScript) lists the four
 // modules, and the Client page shows the class with its constructor, `request` and its resources.
 //   node test/docs/render.mjs [--screenshot file.png]   also saves a screenshot of the Client page
 // Chromium is a system package: without it the check is skipped locally and fails under CI=true.
@@ -49,7 +49,7 @@ try {
   const index = await chromium(['--dump-dom', pathToFileURL(path.join(docs, 'index.html')).href]);
   const client = await chromium(['--dump-dom', pathToFileURL(clientPage).href]);
   expect(index, /<h1>svc-sdk - v\d+\.\d+\.\d+<\/h1>/, 'the index page has the title svc-sdk and its version');
-  for (const module of ['svc-sdk.html', 'svc-sdk_webhooks.html', 'svc-sdk_testing.html']) {
+  for (const module of ['svc-sdk.html', 'svc-sdk_webhooks.html', 'svc-sdk_testing.html', 'svc-sdk_otel.html']) {
     expect(index, new RegExp(`href="modules/${module.replace('.', '\\.')}"`), `the index page links to ${module}`);
   }
   expect(client, /<h1>Class Client<\/h1>/, 'the Client page has the heading "Class Client"');
