@@ -11,6 +11,7 @@ import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { settingsIssues } from './core/validate.js';
 import { isHttpUrl } from './shared/parse-url.js';
+import { runtime } from './shared/runtime.js';
 
 /** Settings of a `Client`; every one has a default. */
 export interface ClientOptions {
@@ -34,8 +35,16 @@ export interface ClientOptions {
   dangerouslyAllowBrowser?: boolean | undefined;
   /** What the client logs: `'debug'` logs every attempt, `'warn'` retries that gave up. Default `process.env.SVC_LOG`, then `'warn'`. */
   logLevel?: LogLevel | undefined;
-  /** Where logs go: anything with console's debug/info/warn/error (pino, winston). Default `console`. */
+  /**
+   * Where logs go: anything with console's debug/info/warn/error (pino, winston). Default `console`.
+   * A logger that throws or returns a rejected promise never changes a call's outcome.
+   */
   logger?: Logger | undefined;
+  /**
+   * Bytes an answer may have at most (each page of a list); a longer one fails while it is read,
+   * with an SvcError naming this option, so memory stays bounded. A call can override it. Default 67 108 864 (64 MiB).
+   */
+  maxResponseBytes?: number | undefined;
   // hooks:
   /** Hooks run on every call (one set, or several in order): see `ClientHooks`; `svc-sdk/otel`'s `clientTelemetry()` makes a set. */
   hooks?: ClientHooksOption | undefined;
@@ -99,7 +108,8 @@ export class Client {
     const baseUrl = options.baseUrl ?? env?.SVC_BASE_URL;
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries, headers: options.headers, hooks: options.hooks, allowBrowser: options.dangerouslyAllowBrowser === true });
+    const { maxResponseBytes } = options;
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hooks: options.hooks, allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
@@ -112,6 +122,7 @@ export class Client {
       logLevel: options.logLevel,
       logger: options.logger,
       logEnv: env?.SVC_LOG,
+      maxResponseBytes,
       hooks: options.hooks, // hooks:
     });
     this.rooms = new Rooms(this.#core);
@@ -152,24 +163,19 @@ function stripTrailingSlashes(url: string): string {
   return url.slice(0, end);
 }
 
-/** A page with a DOM: where the API key would be visible to the page's users. Workers and servers have no `document`. */
-function isBrowserPage(): boolean {
-  const scope = globalThis as { window?: unknown; document?: unknown };
-  return typeof scope.window !== 'undefined' && typeof scope.document !== 'undefined';
-}
-
 interface CheckedOptions {
   apiKey: string | undefined;
   baseUrl: string | undefined;
   timeout: number;
   maxRetries: number;
+  maxResponseBytes: unknown;
   headers: unknown;
   hooks: unknown; // hooks:
   allowBrowser: boolean;
 }
 
 function checkOptions(options: CheckedOptions): void {
-  const { apiKey, baseUrl, timeout, maxRetries, headers, hooks } = options;
+  const { apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers, hooks } = options;
   const issues: Issue[] = [];
   // The key itself is never quoted in a message: messages end up in logs.
   if (!apiKey) issues.push({ path: ['apiKey'], message: 'apiKey is missing: pass it or set SVC_API_KEY' });
@@ -187,8 +193,9 @@ function checkOptions(options: CheckedOptions): void {
     issues.push({ path: ['baseUrl'], message: 'baseUrl must be an absolute http(s) URL, such as https://api.example.com' });
   }
   // timeout, maxRetries and headers are checked as a call's are: the same rules, the same words.
-  issues.push(...settingsIssues({ timeout, maxRetries, headers, hooks })); // hooks: checked with the rest
-  if (!options.allowBrowser && isBrowserPage()) {
+  issues.push(...settingsIssues({ timeout, maxRetries, maxResponseBytes, headers, hooks })); // hooks: checked with the rest
+  // A page with a DOM: where the API key would be visible to the page's users. Workers and servers have no `document`.
+  if (!options.allowBrowser && runtime.browserPage) {
     issues.push({
       path: ['dangerouslyAllowBrowser'],
       message:

@@ -1,14 +1,6 @@
-import type { CoreRequest } from './http.js';
+import type { Exchange } from './types.js';
 
-/** One finished HTTP exchange: the final response, its body as read within the attempt, and what was asked. */
-export interface Exchange {
-  /** The response; its body has been read already (into `text`). */
-  readonly response: Response;
-  readonly text: string;
-  /** The URL requested (a custom fetch may answer a Response without `url`). */
-  readonly url: string;
-  readonly request: CoreRequest<unknown>;
-}
+export type { Exchange } from './types.js';
 
 /** What `withResponse()` gives: the parsed data, the raw response and the service's request id. */
 export interface WithResponse<T> {
@@ -51,7 +43,9 @@ export class APIPromise<T> extends Promise<T> {
 
   /**
    * The HTTP response instead of the data, its body unread. Non-2xx answers still throw `APIError`.
-   * The body was read from the network within the call's `timeout`; the Response holds it as text.
+   * The body was read from the network within the call's `timeout`; the Response holds the very
+   * bytes fetch gave (a PDF stays a PDF), with a `Content-Length` that counts them and no
+   * `Content-Encoding` (fetch has decompressed them already).
    */
   asResponse(): Promise<Response> {
     return this.#exchange.then(copyResponse);
@@ -97,10 +91,22 @@ function settleAtOnce(resolve: (value: never) => void): void {
 // Statuses whose Response may not have a body (the Response constructor throws otherwise).
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
-/** A fresh Response holding the exchange's body, unread, with the original status, headers and URL. */
-function copyResponse({ response, text, url }: Exchange): Response {
-  const { status, statusText, headers } = response;
-  const copy = new Response(text === '' || NULL_BODY_STATUSES.has(status) ? null : text, { status, statusText, headers });
+/**
+ * A fresh Response holding the exchange's bytes, unread, with the original status, URL and headers,
+ * but headers that describe these bytes: fetch has undone any `Content-Encoding`, so it and the
+ * wire's `Content-Length` (and `Transfer-Encoding`) would lie about the body.
+ */
+function copyResponse({ response, bytes, url }: Exchange): Response {
+  const { status, statusText } = response;
+  const headers = new Headers(response.headers);
+  headers.delete('content-encoding');
+  headers.delete('transfer-encoding');
+  const nullBody = NULL_BODY_STATUSES.has(status);
+  if (nullBody) headers.delete('content-length');
+  else headers.set('content-length', String(bytes.byteLength));
+  // No bytes, no body (null, as fetch gives it). The Response constructor copies the bytes (Fetch,
+  // "extract a body"): each copy's body is its own.
+  const copy = new Response(nullBody || bytes.byteLength === 0 ? null : (bytes as Uint8Array<ArrayBuffer>), { status, statusText, headers });
   Object.defineProperty(copy, 'url', { value: response.url || url });
   return copy;
 }

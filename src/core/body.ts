@@ -1,19 +1,42 @@
 import { safeParse } from 'zod/mini';
-import type { Exchange } from './api-promise.js';
 import { APIError, ResponseValidationError } from './errors.js';
+import type { Exchange } from './types.js';
+
+/** An answer with no body: shared, and never written to. */
+export const NO_BYTES = new Uint8Array(0);
+
+const utf8 = new TextDecoder();
+
+/**
+ * The text of a body: JSON is UTF-8 (RFC 8259), and any other text is decoded by the `charset` its
+ * content type names (`iso-8859-1` is read as such, not as UTF-8), UTF-8 when it names none or one
+ * this runtime does not know.
+ */
+export function textOf(bytes: Uint8Array, headers: Headers): string {
+  if (bytes.byteLength === 0) return '';
+  const charset = isJson(headers) ? undefined : /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers.get('content-type') ?? '')?.[1];
+  if (charset === undefined) return utf8.decode(bytes);
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return utf8.decode(bytes);
+  }
+}
 
 /** A body as the service sent it: parsed JSON under a JSON content type, else its text, else `undefined`. */
-export function bodyOf({ response, text, request }: Exchange): unknown {
+export function bodyOf({ response, bytes, request }: Exchange): unknown {
+  const text = textOf(bytes, response.headers);
   if (text === '' || !isJson(response.headers)) return text || undefined;
   try {
     return JSON.parse(text);
   } catch {
-    throw new ResponseValidationError(request.operation, [{ path: [], message: 'the body is not valid JSON' }], text);
+    throw new ResponseValidationError(request.operation, [{ path: [], message: 'the body is not valid JSON' }], text, request.returnsSecret);
   }
 }
 
 /** An error answer's body: as `bodyOf`, but JSON that does not parse is kept as text. */
-export function errorBodyOf(text: string, headers: Headers): unknown {
+export function errorBodyOf(bytes: Uint8Array, headers: Headers): unknown {
+  const text = textOf(bytes, headers);
   if (text === '' || !isJson(headers)) return text || undefined;
   try {
     return JSON.parse(text);
@@ -28,7 +51,14 @@ export function unwrapEnvelope(body: unknown, { response, url, request }: Exchan
   const record = body as { success?: unknown; data?: unknown };
   if (typeof record.success !== 'boolean') return body;
   if (record.success) return 'data' in record ? record.data : body;
-  throw APIError.generate({ status: response.status, body, headers: response.headers, method: request.method, url: response.url || url });
+  throw APIError.generate({
+    status: response.status,
+    body,
+    headers: response.headers,
+    method: request.method,
+    url: response.url || url,
+    secret: request.returnsSecret,
+  });
 }
 
 /** The data of a 2xx exchange: unwrapped and checked by the request's schema. */
@@ -44,7 +74,7 @@ export function dataOf<T>(exchange: Exchange): T {
   if (request.returnsNothing) return undefined as T;
   if (!request.schema) return data as T;
   const result = safeParse(request.schema, data);
-  if (!result.success) throw new ResponseValidationError(request.operation, result.error.issues, data);
+  if (!result.success) throw new ResponseValidationError(request.operation, result.error.issues, data, request.returnsSecret);
   return result.data as T;
 }
 

@@ -19,6 +19,10 @@ interface APIErrorInit {
   headers: Headers;
   method: string;
   url: string;
+  /** Bytes of the answer's body as it arrived: a text body is described by its type and length, not quoted. */
+  size?: number | undefined;
+  /** The answer of an operation that returns a secret: every string value of the body is redacted. */
+  secret?: boolean | undefined;
 }
 
 /**
@@ -52,7 +56,7 @@ export class APIError extends SvcError {
 
   /** Made by the client from a failed exchange; the message names the request and the service's words. */
   constructor(init: APIErrorInit, message?: string) {
-    const body = redactSecrets(init.body);
+    const body = init.secret ? redactStrings(init.body) : redactSecrets(init.body);
     super(message ?? describeFailure({ ...init, body }));
     this.status = init.status;
     this.body = body;
@@ -110,7 +114,10 @@ export class InternalServerError extends APIError {
   override name = 'InternalServerError';
 }
 
-/** No response arrived: DNS, refused connection, reset, or an aborted request. `cause` has the detail. */
+/**
+ * No response arrived: DNS, refused connection, reset, or an aborted request. The message names the
+ * request, the host and port, and the system's error code (`ECONNREFUSED`) when there is one; `cause` has the detail.
+ */
 export class APIConnectionError extends SvcError {
   override name = 'APIConnectionError';
   /** The request method, upper-case. */
@@ -120,7 +127,7 @@ export class APIConnectionError extends SvcError {
 
   /** Made by the client when a request got no response; `options.cause` is the underlying failure. */
   constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
-    super(options?.message ?? `${describeRequest(method, url)} failed: could not reach the service`, {
+    super(options?.message ?? `${describeRequest(method, url)} failed: could not reach ${hostAndPort(url)}${codeSuffix(options?.cause)}`, {
       cause: options?.cause,
     });
     this.method = method;
@@ -161,11 +168,14 @@ export class ResponseValidationError extends SvcError {
   /** The (unwrapped) response body that failed validation. */
   readonly body: unknown;
 
-  /** Made from the problems found in a 2xx response `body` of `operation`. */
-  constructor(operation: string, issues: readonly Issue[], body: unknown) {
+  /**
+   * Made from the problems found in a 2xx response `body` of `operation`; `secret` (an operation
+   * that returns a secret) redacts every string value of the body, whatever its field's name.
+   */
+  constructor(operation: string, issues: readonly Issue[], body: unknown, secret?: boolean) {
     super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);
     this.issues = issues;
-    this.body = redactSecrets(body);
+    this.body = secret ? redactStrings(body) : redactSecrets(body);
   }
 }
 
@@ -186,6 +196,20 @@ function redactSecrets(body: unknown, depth = 0): unknown {
   return copy;
 }
 
+/**
+ * A body with every string replaced by `[redacted]`, keys, numbers and booleans kept: the answer of
+ * an operation that returns a secret may carry it under any field name (`new_secret`), or as text.
+ */
+function redactStrings(body: unknown, depth = 0): unknown {
+  if (typeof body === 'string') return REDACTED;
+  if (typeof body !== 'object' || body === null) return body;
+  if (depth > 16) return REDACTED;
+  if (Array.isArray(body)) return body.map((item) => redactStrings(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) copy[key] = key === 'secret' ? REDACTED : redactStrings(value, depth + 1);
+  return copy;
+}
+
 /** `name must not be empty; id: expected number`: each issue once, its field named unless its message starts with it. */
 function formatIssues(issues: readonly Issue[]): string {
   return issues
@@ -197,14 +221,23 @@ function formatIssues(issues: readonly Issue[]): string {
     .join('; ');
 }
 
-function describeFailure({ status, body, method, url }: APIErrorInit): string {
-  const reason = serverMessage(body);
+function describeFailure({ status, body, method, url, headers, size }: APIErrorInit): string {
+  const reason = typeof body === 'string' ? describeText(body, headers, size) : serverMessage(body);
   return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}`;
 }
 
-/** The service's own words: `error`, `message` or `detail` of a JSON body, or a short text body. */
+/**
+ * A text answer (an upstream's HTML error page, a proxy's text) is described, never quoted: it can
+ * be kilobytes of markup, and the message ends up in logs. The text stays whole on `body`.
+ */
+function describeText(body: string, headers: Headers, size: number | undefined): string {
+  const type = headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';
+  const bytes = size ?? new TextEncoder().encode(body).byteLength;
+  return `${type} answer of ${bytes} bytes (kept whole on error.body)`;
+}
+
+/** The service's own words: `error`, `message` or `detail` of a JSON body. */
 function serverMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.slice(0, 200) || undefined;
   if (typeof body !== 'object' || body === null) return undefined;
   const record = body as Record<string, unknown>;
   for (const key of ['error', 'message', 'detail'] as const) {
@@ -219,4 +252,21 @@ function serverMessage(body: unknown): string | undefined {
 export function describeRequest(method: string, url: string): string {
   const parsed = parseUrl(url);
   return `${method} ${parsed ? parsed.pathname + parsed.search : url}`;
+}
+
+/** `127.0.0.1:4000`, `api.example.com:443`: where a connection was tried, the scheme's default port spelled out. */
+function hostAndPort(url: string): string {
+  const parsed = parseUrl(url);
+  if (!parsed) return 'the service';
+  return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** ` (ECONNREFUSED)`: the first system error code found along a failure's `cause` chain, or nothing. */
+function codeSuffix(cause: unknown): string {
+  for (let error = cause, depth = 0; typeof error === 'object' && error !== null && depth < 8; depth++) {
+    const { code } = error as { code?: unknown };
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return ` (${code})`;
+    error = (error as { cause?: unknown }).cause;
+  }
+  return '';
 }

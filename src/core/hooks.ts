@@ -12,100 +12,11 @@
 // (http.ts), so no hook can make it send twice.
 import { SvcError } from '../shared/svc-error.js';
 import type { Issue } from './errors.js';
-import type { HttpMethod } from './http.js';
+// The public hook types live with the core's other shared types (types.ts, which imports no core module):
+// RequestOptions names ClientHooksOption, and this module needs HttpMethod.
+import type { BeforeRetryContext, CallInfo, ClientHooks, ClientHooksOption } from './types.js';
 
-/** What every hook of one call is told about it: the same object for all of them (a `WeakMap` key for state across hooks). */
-export interface CallInfo {
-  /** The operation, like `rooms.create` (or `GET /rooms` for `client.request`). */
-  readonly operation: string;
-  readonly method: HttpMethod;
-  /**
-   * The URL path with its parameters named, like `/api/v1/rooms/{room_id}/documents`: the same for
-   * every call of an operation (a metric's or a span's low-cardinality name).
-   */
-  readonly urlTemplate: string;
-}
-
-/** What `beforeRequest` gets: one attempt about to be sent. */
-export interface BeforeRequestContext {
-  readonly call: CallInfo;
-  /** 1 for the first attempt, 2 for the first retry. */
-  readonly attempt: number;
-  /** The URL requested, query included. */
-  readonly url: string;
-  /**
-   * The headers to send (lowercase names): add, change or delete entries. `authorization` reads
-   * `Bearer [redacted]`; whatever a hook does to it, the client's API key is sent.
-   */
-  readonly headers: Record<string, string>;
-}
-
-/** What `afterResponse` gets: the answer of a call that succeeded. */
-export interface AfterResponseContext {
-  readonly call: CallInfo;
-  /** The response (status, headers); its body was read already, use the call's result. */
-  readonly response: Response;
-  /** Attempts made, 1 when the first one succeeded. */
-  readonly attempts: number;
-  /** Milliseconds from the first attempt's start to the answer. */
-  readonly durationMs: number;
-}
-
-/** What `beforeRetry` gets: why an attempt failed and how long the client waited before the next. */
-export interface BeforeRetryContext {
-  readonly call: CallInfo;
-  /** The attempt about to be sent: 2 for the first retry. */
-  readonly attempt: number;
-  /** Why the previous attempt failed: an `APIError` (its `status`), an `APITimeoutError` or an `APIConnectionError`. */
-  readonly error: SvcError;
-  /** Milliseconds waited since the failed attempt ended (the backoff, or the service's Retry-After). */
-  readonly delayMs: number;
-}
-
-/** What `onError` gets: the error the call fails with. */
-export interface ErrorContext {
-  readonly call: CallInfo;
-  readonly error: SvcError;
-  /** Attempts made. */
-  readonly attempts: number;
-  /** Milliseconds from the first attempt's start to the failure. */
-  readonly durationMs: number;
-}
-
-/**
- * One set of client hooks (`new Client({ hooks })`, or a call's `{ hooks }`): each is optional, may
- * be async, and runs in the order the sets were given, the client's before the call's. A hook that
- * throws fails the call with an `SvcError` whose `cause` is what it threw.
- *
- * @example
- * ```ts
- * import { Client, type ClientHooks } from 'svc-sdk';
- *
- * const gateway: ClientHooks = {
- *   beforeRequest: ({ headers }) => {
- *     headers['x-gateway-tenant'] = 'acme';
- *   },
- *   beforeRetry: ({ attempt, error, delayMs }) => {
- *     console.warn(`retry ${attempt} after ${delayMs} ms: ${error.name}`);
- *     return attempt <= 2; // false cancels the retry: the call fails with that error
- *   },
- * };
- * const client = new Client({ apiKey: 'vdr_example', baseUrl: 'https://api.example.com', hooks: gateway });
- * ```
- */
-export interface ClientHooks {
-  /** Before each attempt: may add or change headers (never sees the API key). */
-  beforeRequest?: ((request: BeforeRequestContext) => void | Promise<void>) | undefined;
-  /** Once the call succeeded: observes the answer. */
-  afterResponse?: ((response: AfterResponseContext) => void | Promise<void>) | undefined;
-  /** Before each retry: `false` cancels it, and the call fails with the last attempt's error. */
-  beforeRetry?: ((retry: BeforeRetryContext) => boolean | void | Promise<boolean | void>) | undefined;
-  /** Once the call failed: observes its final `SvcError`. */
-  onError?: ((failure: ErrorContext) => void | Promise<void>) | undefined;
-}
-
-/** The `hooks` option: one set, or several run in order. */
-export type ClientHooksOption = ClientHooks | readonly ClientHooks[];
+export type { AfterResponseContext, BeforeRequestContext, BeforeRetryContext, CallInfo, ClientHooks, ClientHooksOption, ErrorContext } from './types.js';
 
 const HOOK_NAMES = ['beforeRequest', 'afterResponse', 'beforeRetry', 'onError'] as const;
 type HookName = (typeof HOOK_NAMES)[number];

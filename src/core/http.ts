@@ -1,77 +1,26 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options } from 'ky';
 import type { ZodMiniType } from 'zod/mini';
-import { APIPromise, type Exchange } from './api-promise.js';
-import { dataOf, errorBodyOf } from './body.js';
+import { runtime } from '../shared/runtime.js';
+import { APIPromise } from './api-promise.js';
+import { attempt, type AttemptContext, type CallState } from './attempt.js';
+import { NO_BYTES, dataOf, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, SvcError, ValidationError, describeRequest } from './errors.js';
-import { createCoreLog, type CoreLog, type Logger, type LogLevel } from './logger.js';
+import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
 // hooks: the runner and types of client hooks (core/hooks.ts)
 import { CallHooks, hookSets, joinHookSets, urlTemplateOf, type ClientHooks, type ClientHooksOption } from './hooks.js';
-import { DEFAULT_MAX_PAGES, PagePromise, readPages, type ListOptions } from './pagination.js';
+import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { climbsOut } from './path.js';
 import { checkSettings, parseParams } from './validate.js';
 import { VERSION } from './version.js';
+import type { CoreRequest, Exchange, ListOptions, RequestOptions, RequestSpec } from './types.js';
 
-/** Options every method takes as its last argument. */
-export interface RequestOptions {
-  /** Aborts the request (and any pending retry). */
-  signal?: AbortSignal | undefined;
-  /** Milliseconds each attempt may take, reading the response body included; overrides the client's `timeout`. */
-  timeout?: number | undefined;
-  /** Retries for this call; overrides the client's `maxRetries`. Non-idempotent POSTs never retry. */
-  maxRetries?: number | undefined;
-  /** Extra headers for this call only. */
-  headers?: Record<string, string> | undefined;
-  // hooks: a call's own hook sets, run after the client's
-  /** Hooks for this call only, run after the client's (see `ClientHooks`). */
-  hooks?: ClientHooksOption | undefined;
-}
-
-/** Upload progress: bytes sent so far, and the total when it is known. */
-export interface UploadProgress {
-  loaded: number;
-  total: number | undefined;
-}
-
-/** HTTP methods the service uses. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** One call into the core: what to send and how to read the answer. */
-export interface CoreRequest<T> {
-  method: HttpMethod;
-  /** Path relative to `/api/v1`, already encoded (see `path```). */
-  path?: string;
-  /** An absolute URL instead of a path: a list's next page. */
-  url?: string;
-  query?: Record<string, string | number | boolean | undefined> | undefined;
-  json?: unknown;
-  body?: RequestBody | undefined;
-  headers?: Record<string, string> | undefined;
-  /** Schema of the unwrapped response (of a list: of one page's items); without one the body is returned as it came. */
-  schema?: ZodMiniType<T> | undefined;
-  /** Name used in error messages, like `rooms.create`. */
-  operation: string;
-  /** Marks a POST as safe to send again (a dry run); GET, PUT, PATCH and DELETE are already. */
-  idempotent?: boolean | undefined;
-  /**
-   * `'error'` for uploads on Node: a redirect fails the call in fetch itself, because Node's fetch
-   * keeps every chunk of a streamed body while it may have to replay it after a 307/308
-   * (nodejs/undici#4058); `'manual'` keeps them too (BENCHMARKS.md, upload memory).
-   */
-  redirect?: 'error' | undefined;
-  /** The operation answers nothing: an HTML page is not success, and a retried DELETE answered 404 is done. */
-  returnsNothing?: true | undefined;
-  /** Called when the exchange is over, with its error if it failed, before the caller hears of it (uploads close their input). */
-  settle?: ((error: unknown) => unknown) | undefined;
-}
-
-/** A request as a resource method describes it: the operation is named once, by the call. */
-type RequestSpec<T> = Omit<CoreRequest<T>, 'operation'>;
+export type { CoreRequest, HttpMethod, RequestOptions, UploadProgress } from './types.js';
 
 /** Checks one argument of a call against a schema, naming the call's operation in its ValidationError. */
 type ParamParser = <P>(schema: ZodMiniType<P>, value: unknown) => P;
 
-/** A request body as fetch takes it (spelled without the DOM's `BodyInit`, for Node-only type checks). */
-type RequestBody = NonNullable<RequestInit['body']>;
+/** The default of `maxResponseBytes`: 64 MiB, far above any answer of the service, low enough to bound memory. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Settings of the core, resolved once by the client. */
 interface CoreConfig {
@@ -86,6 +35,7 @@ interface CoreConfig {
   logger?: Logger | undefined;
   /** `SVC_LOG`, as the client read it from the environment. */
   logEnv?: string | undefined;
+  maxResponseBytes?: number | undefined;
   // hooks: the client's hook sets
   hooks?: ClientHooksOption | undefined;
 }
@@ -118,80 +68,74 @@ function retryPolicy(limit: number): NonNullable<Exclude<Options['retry'], numbe
   };
 }
 
-/** Redirects a GET follows at most (fetch's own limit is 20: a loop would cost 20 round trips). */
-const MAX_REDIRECTS = 5;
-
-// Browsers own User-Agent (and a page's fetch may not set it); every other runtime lets the SDK name itself.
-const IN_BROWSER = typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
-  typeof (globalThis as { importScripts?: unknown }).importScripts === 'function';
-const SDK_HEADERS: Record<string, string> = IN_BROWSER
-  ? { 'x-svc-sdk-version': VERSION }
-  : { 'user-agent': `svc-sdk/${VERSION}`, 'x-svc-sdk-version': VERSION };
+/** The headers that name the SDK: a browser owns User-Agent (and a page's fetch may not set it); every other runtime lets the SDK name itself. */
+function sdkHeaders(): Record<string, string> {
+  return runtime.browser ? { 'x-svc-sdk-version': VERSION } : { 'user-agent': `svc-sdk/${VERSION}`, 'x-svc-sdk-version': VERSION };
+}
 
 /** The options of a call that passed none: shared, and known to need no check. */
 const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
 
-/** What one call carries past ky to its fetch: ky forwards options it does not know (a string key: it reads them with for…in). */
-const CALL = 'svcCall';
-
-/** One call's state across its attempts. */
-interface CallState {
-  /** The body, kept beside ky's bodiless Request (see `#attempt`). */
-  body: RequestBody | undefined;
-  /**
-   * The headers, kept beside ky's Request too: ky would copy them into a Headers, again into its
-   * Request, and fetch again from that (BENCHMARKS.md, "Per-request overhead").
-   */
-  headers: Record<string, string>;
-  attempts: number;
-  /** The last attempt's body, read within that attempt. */
-  text: string;
-  /** The URL as ky sent it, query included (a custom fetch's Response may have no `url`). */
-  url: string;
-  redirect: 'error' | 'manual';
-  /** Only a GET follows a redirect: a write is never sent again on the word of a 3xx. */
-  follow: boolean;
-}
+/** Control characters: a URL parser strips TAB, CR and LF silently (and would then resolve what they hid). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
 /**
  * The thin HTTP core: the only module that knows ky. A call sends, retries, reads the body within
- * the attempt, maps failures to the SDK's errors, and parses the answer when it is asked for.
+ * the attempt (attempt.ts), maps failures to the SDK's errors, and parses the answer when it is asked for.
+ *
+ * One request, in order: `call`/`list`/`request` → `#start` (arguments checked) → `#exchange`
+ * (the call's hooks, when it has any: hooks.ts) → `#exchangeOnce` (the call's state, ky's options;
+ * the call's final error is known here) → `attempt` (attempt.ts, once per attempt: send,
+ * redirects.ts, read) → ky decides on a retry (its `beforeRetry` hook).
  */
 export class HttpCore {
   readonly #timeout: number;
   readonly #maxRetries: number;
+  readonly #maxResponseBytes: number;
   readonly #retry: NonNullable<Exclude<Options['retry'], number>>;
   readonly #prefix: string;
-  readonly #origin: string;
-  readonly #fetch: typeof globalThis.fetch | undefined;
+  /** The path of `#prefix` (`/api/v1`, or `/gw/api/v1` under a base URL with a path). */
+  readonly #root: string;
   readonly #log: CoreLog;
   readonly #retryHooks: Options['hooks'];
   // The headers of every call, merged once: each call passes ky all its options in one object,
   // as ky would otherwise deep-merge an instance's defaults into every call.
   readonly #headers: Record<string, string>;
   readonly #jsonHeaders: Record<string, string>;
-  /** What a redirect to another origin carries: neither the API key nor the caller's headers. */
-  readonly #anonymousHeaders: Record<string, string>;
+  /** What every attempt shares: the fetch, the headers of a cross-origin redirect, the log. */
+  readonly #attempts: AttemptContext;
   // hooks: the client's hook sets, listed once; `undefined` when there are none
   readonly #hooks: readonly ClientHooks[] | undefined;
-  /** The path of `/api/v1` under the base URL: the start of every URL template. */
-  readonly #prefixPath: string;
 
   constructor(config: CoreConfig) {
     // The client has checked the settings and stripped the base URL's trailing slashes.
     this.#prefix = `${config.baseUrl}/api/v1`;
-    this.#origin = new URL(this.#prefix).origin;
+    this.#root = new URL(this.#prefix).pathname;
     this.#timeout = config.timeout;
     this.#maxRetries = config.maxRetries;
+    this.#maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#retry = retryPolicy(config.maxRetries);
-    this.#fetch = config.fetch;
     this.#log = createCoreLog(config.logLevel, config.logger, config.logEnv);
     this.#retryHooks = this.#log.info ? { beforeRetry: [retryLogger(this.#log.info)] } : undefined;
-    this.#headers = mergeHeaders(SDK_HEADERS, config.headers, { accept: 'application/json', authorization: `Bearer ${config.apiKey}` });
+    const named = sdkHeaders();
+    this.#headers = mergeHeaders(named, config.headers, { accept: 'application/json', authorization: `Bearer ${config.apiKey}` });
     this.#jsonHeaders = { ...this.#headers, 'content-type': 'application/json' };
-    this.#anonymousHeaders = { ...SDK_HEADERS, accept: 'application/json' };
+    const custom = config.fetch;
+    this.#attempts = {
+      // Looked up per attempt, not at construction: test tools (msw) replace the global fetch later.
+      fetch: custom ? () => custom : () => globalThis.fetch,
+      headersInit: custom ? (headers) => new Headers(headers) : (headers) => headers,
+      // A redirect to another origin carries neither the API key nor the caller's headers.
+      anonymousHeaders: { ...named, accept: 'application/json' },
+      log: this.#log,
+    };
     this.#hooks = hookSets(config.hooks); // hooks:
-    this.#prefixPath = new URL(this.#prefix).pathname; // hooks: URL templates start with it
+  }
+
+  /** @internal The client's log writers (guarded), for callbacks of the caller's that fail (upload progress). */
+  get log(): CoreLog {
+    return this.#log;
   }
 
   /**
@@ -209,21 +153,39 @@ export class HttpCore {
     // Every page is read with the first page's request (schema, headers) and options (auth, retries, timeout).
     const pages = (first: Exchange) =>
       readPages<Item>(first, {
-        origin: this.#origin,
+        prefix: this.#prefix,
         maxPages,
         fetch: (url) => this.#exchange({ ...first.request, url, query: undefined }, settings),
       });
-    return new PagePromise<Item>(this.#start(operation, settings, build), pages);
+    const asPage = (spec: RequestSpec<Item[]>) => Object.assign(spec, { page: true as const });
+    return new PagePromise<Item>(this.#start(operation, settings, (parse) => asPage(build(parse))), pages);
   }
 
-  /** The escape hatch's call (`client.request`): a path that would leave `/api/v1` is refused. */
+  /**
+   * The escape hatch's call (`client.request`). The path is checked as the URL parser resolves it,
+   * not as written: a control character (which the parser strips, TAB, CR and LF included) or a
+   * resolved path outside `/api/v1/` is a ValidationError, and nothing is sent.
+   */
   request<T>(request: CoreRequest<T>, options?: RequestOptions): APIPromise<T> {
     return this.call(request.operation, options, () => {
-      if (request.path !== undefined && climbsOut(request.path)) {
-        throw new ValidationError(request.operation, [{ path: ['path'], message: "path must stay under /api/v1: remove its '..' segments" }]);
-      }
+      const problem = request.path === undefined ? undefined : this.#pathProblem(request.path);
+      if (problem) throw new ValidationError(request.operation, [{ path: ['path'], message: problem }]);
       return request;
     });
+  }
+
+  /**
+   * What is wrong with a path relative to `/api/v1`; `undefined` when nothing is. Judged on the URL
+   * the parser resolves (the prefix is an absolute URL, so any path text parses), after refusing
+   * the control characters the parser would strip; a `..` segment that stays inside is refused too,
+   * as it makes the call another endpoint than the one written.
+   */
+  #pathProblem(path: string): string | undefined {
+    if (CONTROL_CHARACTER.test(path)) return 'path must not contain control characters (tab, line break): remove them';
+    const { pathname } = new URL(this.#prefix + path);
+    if (!`${pathname}/`.startsWith(`${this.#root}/`)) return `path must stay under /api/v1, but it resolves to ${pathname}: remove its '..' segments`;
+    if (climbsOut(path)) return "path must not have '..' segments: name the endpoint itself";
+    return undefined;
   }
 
   #start<T>(operation: string, options: RequestOptions & ListOptions, build: (parse: ParamParser) => RequestSpec<T> | Promise<RequestSpec<T>>): Promise<Exchange> {
@@ -262,7 +224,7 @@ export class HttpCore {
     const hooks = new CallHooks(sets, {
       operation: request.operation,
       method: request.method,
-      urlTemplate: this.#prefixPath + urlTemplateOf(request.path ?? ''),
+      urlTemplate: this.#root + urlTemplateOf(request.path ?? ''),
     });
     return this.#exchangeOnce(request, options, hooks).then(
       (exchange) => hooks.afterResponse(exchange),
@@ -283,21 +245,24 @@ export class HttpCore {
     if (request.headers || options.headers) headers = mergeHeaders(headers, request.headers, options.headers);
     const call: CallState = {
       body: hasJson ? JSON.stringify(request.json) : request.body,
-      attempts: 0,
-      text: '',
-      url,
       headers,
       redirect: request.redirect ?? 'manual',
       follow: method === 'GET',
+      sameOrigin: request.page === true,
+      maxResponseBytes: options.maxResponseBytes ?? this.#maxResponseBytes,
+      attempts: 0,
+      bytes: NO_BYTES,
+      url,
     };
-    const init: Options & { [CALL]: CallState } = {
+    const context = this.#attempts;
+    const init: Options = {
       method,
       timeout,
       // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
-      // hooks: beforeRequest runs around each attempt, on the call's headers
-      fetch: (hooks ? hooks.aroundAttempt(this.#attempt, call) : this.#attempt) as NonNullable<Options['fetch']>,
-      [CALL]: call,
+      // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
+      // hooks: beforeRequest runs around each attempt, on the call's headers (CallState.headers)
+      fetch: (hooks ? hooks.aroundAttempt((input: Request) => attempt(input, call, context), call) : (input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
     };
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
@@ -306,119 +271,34 @@ export class HttpCore {
       // hooks: beforeRetry hears ky's retry (after its wait) as an SvcError; `false` rethrows ky's own error, which ends
       // the retries as if the limit were reached. ky calls it only for a call with retries: never a create.
       const beforeRetry = async ({ error }: { error: Error }) => {
-        if (!(await hooks.beforeRetry(toSvcError(error, call, method, url, timeout, options.signal)))) throw error;
+        if (!(await hooks.beforeRetry(toSvcError(error, call, request, url, timeout, options.signal)))) throw error;
       };
       init.hooks = { beforeRetry: [...(this.#retryHooks?.beforeRetry ?? []), beforeRetry] };
     }
 
     try {
       const response = await ky(url, init);
-      return { response, text: call.text, url: call.url, request };
+      return { response, bytes: call.bytes, url: call.url, request };
     } catch (error) {
       if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.returnsNothing && call.attempts > 1) {
         // An earlier attempt deleted it and its answer was lost: the retry finding nothing is the success.
-        return { response: error.response, text: '', url: call.url, request };
+        return { response: error.response, bytes: NO_BYTES, url: call.url, request };
       }
-      const failure = toSvcError(error, call, method, url, timeout, options.signal);
+      // The call's final error is known here.
+      const failure = toSvcError(error, call, request, url, timeout, options.signal);
       if (call.attempts > 1 && this.#log.warn) {
         // The error's name and status, not its message: that quotes the service's answer, and bodies are not logged.
         const { url: failedUrl = url, status } = failure as { url?: string; status?: number };
-        this.#log.warn(`[svc-sdk] ${method} ${failedUrl} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
+        const shown = loggedUrl(failedUrl);
+        this.#log.warn(`[svc-sdk] ${method} ${shown} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
           method,
-          url: failedUrl,
+          url: shown,
           attempts: call.attempts,
           error: failure.name,
           status,
         });
       }
       throw failure;
-    }
-  }
-
-  /**
-   * ky's `fetch`, one attempt: sends ky's bodiless Request as a URL and an init with the body kept
-   * beside it (a Request with a body costs a second copy through a TransformStream in undici:
-   * BENCHMARKS.md, "Per-request overhead"), follows redirects itself, and reads the whole body before
-   * returning, so ky's per-attempt timeout covers it and a body cut off midway is a retried network error.
-   */
-  readonly #attempt = async (input: Request, init: { [CALL]: CallState }): Promise<Response> => {
-    const call = init[CALL];
-    const attempt = ++call.attempts;
-    const url = (call.url = input.url);
-    const debug = this.#log.debug;
-    const started = debug ? performance.now() : 0;
-    try {
-      let response = await this.#fetchOnce(url, call.headers, input, call);
-      if (isRedirect(response)) response = await this.#followRedirects(response, input, call);
-      call.text = await response.text();
-      if (debug) {
-        const { status } = response;
-        const requestId = response.headers.get('x-request-id') ?? undefined;
-        const durationMs = Math.round(performance.now() - started);
-        debug(`[svc-sdk] ${input.method} ${url} → ${status} in ${durationMs} ms (attempt ${attempt}${requestId ? `, request id ${requestId}` : ''})`, {
-          method: input.method,
-          url,
-          status,
-          durationMs,
-          attempt,
-          requestId,
-        });
-      }
-      return response;
-    } catch (error) {
-      if (debug) {
-        const durationMs = Math.round(performance.now() - started);
-        const reason = error instanceof Error ? error.message : String(error);
-        debug(`[svc-sdk] ${input.method} ${url} failed in ${durationMs} ms (attempt ${attempt}): ${reason}`, {
-          method: input.method,
-          url,
-          durationMs,
-          attempt,
-          error: reason,
-        });
-      }
-      throw error;
-    }
-  };
-
-  /** One fetch of ky's bodiless Request, with the body kept beside it. */
-  #fetchOnce(url: string, headers: Record<string, string>, input: Request, call: CallState): Promise<Response> {
-    // Looked up per call, not at construction: test tools (msw) replace the global fetch later.
-    return (this.#fetch ?? globalThis.fetch)(url, {
-      method: input.method,
-      headers: this.#headersInit(headers),
-      body: call.body,
-      signal: input.signal,
-      redirect: call.redirect,
-      // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
-      ...(call.body instanceof ReadableStream ? { duplex: 'half' } : {}),
-    } as RequestInit);
-  }
-
-  /** Node's fetch validates a plain object once; a custom fetch gets a Headers of its own, as it always has. */
-  #headersInit(headers: Record<string, string>): HeadersInit {
-    return this.#fetch ? new Headers(headers) : headers;
-  }
-
-  /** Follows a GET's redirects itself: the API key and custom headers never go to another origin. A write's redirect is an APIError. */
-  async #followRedirects(response: Response, input: Request, call: CallState): Promise<Response> {
-    const { method, signal } = input;
-    let url = call.url;
-    let headers = call.headers;
-    for (let hops = 0; ; hops++) {
-      if (response.type === 'opaqueredirect') {
-        // A browser hides where a redirect goes; it drops the Authorization header across origins itself.
-        if (call.follow) return (this.#fetch ?? globalThis.fetch)(url, { method, headers: this.#headersInit(headers), signal });
-        throw redirectError(response, method, url, undefined);
-      }
-      const location = isRedirect(response) ? response.headers.get('location') : null;
-      if (location === null) return response;
-      void response.body?.cancel().catch(() => undefined);
-      if (!call.follow || hops === MAX_REDIRECTS) throw redirectError(response, method, url, location);
-      const next = new URL(location, url);
-      if (next.origin !== new URL(url).origin) headers = this.#anonymousHeaders;
-      url = next.href;
-      response = await this.#fetchOnce(url, headers, input, call);
     }
   }
 }
@@ -433,28 +313,22 @@ function mergeHeaders(...sources: (Record<string, string> | undefined)[]): Recor
   return merged as Record<string, string>;
 }
 
-/** A 3xx answer (or a browser's opaque stand-in for one): the only answers `#followRedirects` looks at. */
-function isRedirect(response: Response): boolean {
-  return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
-}
-
-/** The APIError of a redirect the core does not follow: a write's, or one past the hop limit. */
-function redirectError(response: Response, method: string, url: string, location: string | undefined): APIError {
-  const where = location === undefined ? 'a redirect (the browser hides where to)' : `a redirect to ${location}`;
-  const why = method === 'GET' ? `more than ${MAX_REDIRECTS} redirects` : 'a write never follows a redirect, so it was not sent again: check baseUrl';
-  return new APIError(
-    { status: response.status, body: undefined, headers: response.headers, method, url },
-    `${describeRequest(method, url)} failed with ${response.status}, ${where}: ${why}`,
-  );
-}
-
 /** Maps any failure to the SDK's errors; ky's own are not kept as `cause`, as they hold the request headers. */
-function toSvcError(error: unknown, call: CallState, method: string, url: string, timeout: number, signal: AbortSignal | undefined): SvcError {
+function toSvcError(error: unknown, call: CallState, request: CoreRequest<unknown>, url: string, timeout: number, signal: AbortSignal | undefined): SvcError {
   if (error instanceof SvcError) return error;
+  const { method } = request;
   const requestUrl = (error as { request?: Request } | undefined)?.request?.url ?? url;
   if (isHTTPError(error)) {
     const { response } = error;
-    return APIError.generate({ status: response.status, body: errorBodyOf(call.text, response.headers), headers: response.headers, method, url: requestUrl });
+    return APIError.generate({
+      status: response.status,
+      body: errorBodyOf(call.bytes, response.headers),
+      headers: response.headers,
+      method,
+      url: requestUrl,
+      size: call.bytes.byteLength,
+      secret: request.returnsSecret,
+    });
   }
   if (signal?.aborted) {
     return new APIConnectionError(method, url, { cause: error, message: `[svc-sdk] ${describeRequest(method, url)}: request aborted by its signal` });
@@ -482,9 +356,10 @@ function retryLogger(info: NonNullable<CoreLog['info']>) {
       : isTimeoutError(error)
         ? 'it timed out'
         : `the connection failed (${error.cause instanceof Error ? error.cause.message : error.message})`;
-    info(`[svc-sdk] ${request.method} ${request.url}: attempt ${retryCount + 1}, because ${reason}`, {
+    const shown = loggedUrl(request.url);
+    info(`[svc-sdk] ${request.method} ${shown}: attempt ${retryCount + 1}, because ${reason}`, {
       method: request.method,
-      url: request.url,
+      url: shown,
       attempt: retryCount + 1,
       reason,
     });

@@ -16,30 +16,34 @@ export interface Logger {
 }
 
 /** One log line's writer, or `undefined` when its level is off (so callers skip building the line). */
-type Write = ((message: string, details: Record<string, unknown>) => void) | undefined;
+export type Write = ((message: string, details: Record<string, unknown>) => void) | undefined;
 
-/** The writers the core uses, resolved once per client. */
+/** The writers the core uses, resolved once per client. Each one is guarded: logging never changes a call's outcome. */
 export interface CoreLog {
   /** Each attempt: method, URL, status, duration, attempt number, request id. */
   debug: Write;
   /** Why a retry happens. */
   info: Write;
-  /** A call that was retried and still failed. */
+  /** A call that was retried and still failed; a callback of the caller's that threw. */
   warn: Write;
 }
 
 const LEVELS: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
 
+/** Whether the bad `SVC_LOG` was warned about already: the environment is the process's, so once per process. */
+let warnedAboutEnv = false;
+
 /**
- * The core's writers for a level and a logger. `level` defaults to `SVC_LOG`, then `'warn'`. An
- * unknown `logLevel` is a ValidationError; an unknown `SVC_LOG` is warned about and read as `'warn'`,
- * since a typo in the environment should not stop a deployed service from starting.
+ * The core's writers for a level and a logger. `level` defaults to `SVC_LOG` (any case), then
+ * `'warn'`. An unknown `logLevel` is a ValidationError; an unknown `SVC_LOG` is warned about once
+ * per process and read as `'warn'`, since a typo in the environment should not stop a deployed
+ * service from starting.
  */
 export function createCoreLog(level: LogLevel | undefined, logger: Logger | undefined, env: string | undefined): CoreLog {
   const levels = "'debug', 'info', 'warn', 'error' or 'off'";
   if (level !== undefined && !Object.hasOwn(LEVELS, level)) {
     throw new ValidationError('new Client()', [
-      { path: ['logLevel'], message: `logLevel must be one of ${levels} (got '${String(level).slice(0, 20)}')` },
+      { path: ['logLevel'], message: `logLevel must be one of ${levels} (got ${quote(String(level))})` },
     ]);
   }
   if (logger !== undefined && !(['debug', 'info', 'warn', 'error'] as const).every((method) => typeof logger?.[method] === 'function')) {
@@ -47,14 +51,61 @@ export function createCoreLog(level: LogLevel | undefined, logger: Logger | unde
       { path: ['logger'], message: 'logger must have debug, info, warn and error methods, as console does' },
     ]);
   }
-  const envLevel = env === undefined || env === '' || Object.hasOwn(LEVELS, env) ? (env || undefined) as LogLevel | undefined : undefined;
+  const envName = env?.trim().toLowerCase();
+  const envLevel = envName && Object.hasOwn(LEVELS, envName) ? (envName as LogLevel) : undefined;
   const rank = LEVELS[level ?? envLevel ?? 'warn'];
   const target = logger ?? console;
   // Bound lazily per line, not per client: a logger whose methods rely on `this` (pino, winston) keeps it.
   const writer = (method: 'debug' | 'info' | 'warn', minimum: number): Write =>
-    rank <= minimum ? (message, details) => target[method](message, details) : undefined;
-  if (level === undefined && env && envLevel === undefined) {
-    target.warn(`[svc-sdk] SVC_LOG must be one of ${levels} (got '${env.slice(0, 20)}'): logging at 'warn'`);
+    rank <= minimum ? (message, details) => safely(target, method, message, details) : undefined;
+  if (level === undefined && envName && envLevel === undefined && !warnedAboutEnv) {
+    warnedAboutEnv = true;
+    safely(target, 'warn', `[svc-sdk] SVC_LOG must be one of ${levels} (got ${quote(env!)}): logging at 'warn'`, undefined);
   }
   return { debug: writer('debug', 0), info: writer('info', 1), warn: writer('warn', 2) };
+}
+
+/**
+ * Calls the logger and swallows whatever it does wrong (a throw, a rejected promise): a log line
+ * must never turn a stored create into an error, nor replace the error the caller should see.
+ */
+function safely(target: Logger, method: 'debug' | 'info' | 'warn', message: string, details: Record<string, unknown> | undefined): void {
+  try {
+    // A promise (or any thenable) it returns is settled here, its rejection ignored; anything else passes through.
+    void Promise.resolve<unknown>(details === undefined ? target[method](message) : target[method](message, details)).catch(ignore);
+  } catch {
+    // The logger's own failure is not the call's.
+  }
+}
+
+function ignore(): void {}
+
+/** A value from outside quoted for a message: at most 20 characters, in single quotes, control characters escaped as JSON escapes them. */
+function quote(value: string): string {
+  return `'${JSON.stringify(value.slice(0, 20)).slice(1, -1)}'`;
+}
+
+/** Query parameter names whose values are not logged. */
+const SECRET_NAME = /token|key|secret|signature|password|auth/i;
+
+/**
+ * A URL as log lines show it: without `user:password@`, and with the values of query parameters
+ * whose names look secret (token, key, secret, signature, password, auth) replaced by `[redacted]`.
+ */
+export function loggedUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  parsed.username = '';
+  parsed.password = '';
+  if (parsed.search && SECRET_NAME.test(parsed.search)) {
+    const pairs = [...parsed.searchParams].map(([name, value]) =>
+      SECRET_NAME.test(name) ? `${new URLSearchParams([[name, '']])}[redacted]` : String(new URLSearchParams([[name, value]])),
+    );
+    parsed.search = pairs.join('&');
+  }
+  return parsed.href;
 }

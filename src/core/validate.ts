@@ -69,6 +69,7 @@ interface CallSettings {
   maxPages?: unknown;
   headers?: unknown;
   signal?: unknown;
+  maxResponseBytes?: unknown;
   hooks?: unknown; // hooks:
 }
 
@@ -82,7 +83,7 @@ export function checkSettings(operation: string, settings: CallSettings): void {
 }
 
 /** What is wrong with the options of a call or a client, one issue each (the client adds its own). */
-export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal, hooks }: CallSettings): Issue[] {
+export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal, maxResponseBytes, hooks }: CallSettings): Issue[] {
   const issues: Issue[] = [];
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMEOUT_MS)) {
     issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}` });
@@ -98,6 +99,9 @@ export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal,
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     issues.push({ path: ['signal'], message: 'signal must be an AbortSignal, such as AbortSignal.timeout(5_000)' });
+  }
+  if (maxResponseBytes !== undefined && !(Number.isSafeInteger(maxResponseBytes) && (maxResponseBytes as number) >= 1)) {
+    issues.push({ path: ['maxResponseBytes'], message: 'maxResponseBytes must be a whole number of bytes, 1 or more (default 67108864, 64 MiB)' });
   }
   issues.push(...hooksIssues(hooks)); // hooks: each set an object of functions
   return issues;

@@ -5,14 +5,13 @@ import { DocumentSchema, type Document } from '../schemas/documents.js';
 import { withUploadProgress } from '../uploads/progress.js';
 import { encodeMultipart } from '../uploads/encode.js';
 import type { MultipartBody, Uploadable, UploadOptions } from '../uploads/types.js';
+import { runtime } from '../shared/runtime.js';
 import { uploadMany } from '../uploads/upload-many.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from '../uploads/upload-many-types.js';
 import { Resource } from './resource.js';
 
 const roomIdSchema = idField('roomId');
 
-// workerd refuses `redirect: 'error'` (only follow or manual) and does not buffer bodies: leave it be there.
-const REFUSE_REDIRECTS = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers' ? undefined : 'error';
 
 /** Documents in a data room. */
 export class Documents extends Resource {
@@ -34,7 +33,7 @@ export class Documents extends Resource {
       let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType });
       // Progress is counted here, not by the core: the encoder knows the body's exact size, and
       // the request keeps its Content-Length.
-      if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress);
+      if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress, this.core.log.warn);
       return {
         method: 'POST',
         path: path`/rooms/${id}/documents`,
@@ -42,7 +41,8 @@ export class Documents extends Resource {
         headers: multipart.headers,
         // Not following redirects is what keeps a large upload out of memory on Node: undici
         // otherwise stores every chunk sent, to replay the body after a 307/308 (nodejs/undici#4058).
-        redirect: REFUSE_REDIRECTS,
+        // workerd refuses `redirect: 'error'` (only follow or manual) and does not buffer bodies: leave it be there.
+        redirect: runtime.workerd ? undefined : 'error',
         schema: DocumentSchema,
         // Node's fetch keeps draining a stream body after the connection is gone: on failure, stop
         // reading the file and close it before the caller hears of it (and may retry or delete the file).

@@ -40,6 +40,7 @@ export class Webhooks extends Resource {
       path: '/webhooks/',
       json: parse(WebhookCreateParamsSchema, params),
       schema: WebhookCreatedSchema,
+      returnsSecret: true,
     }));
   }
 
@@ -117,6 +118,7 @@ export class Webhooks extends Resource {
       method: 'POST',
       path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/rotate-secret/`,
       schema: WebhookSecretSchema,
+      returnsSecret: true,
     }));
   }
 

@@ -1,5 +1,6 @@
 import { ValidationError, type Issue } from '../core/errors.js';
 import { asBytes } from '../shared/bytes.js';
+import { runtime } from '../shared/runtime.js';
 import { basename, mimeFromFilename } from './mime.js';
 import { buildMultipart, streamFromIterable } from './multipart.js';
 import type { PartSource } from './part-reader.js';
@@ -15,22 +16,6 @@ const OPERATION = 'documents.upload';
  */
 export const NODE_CHUNK_BYTES = 8 * 1024;
 
-/**
- * What the encoder adapts to in the runtime it finds itself in. A record rather than constants so
- * that tests on Node can take the browser's branch too.
- * @internal
- */
-export const uploadRuntime = {
-  /**
-   * Node's own fetch: every input goes as one stream of small chunks (memory stays flat). Bun and
-   * Deno send a Blob body natively with its length, and browsers never stream a request body over
-   * HTTP/1.1, so elsewhere Blobs and bytes stay a Blob body.
-   */
-  nodeFetch:
-    typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string' &&
-    !('Bun' in globalThis) &&
-    !('Deno' in globalThis),
-};
 
 /**
  * The multipart encoder of every runtime, picked by the input's shape: Blobs, Files and bytes
@@ -40,7 +25,45 @@ export const uploadRuntime = {
  */
 export async function encodeMultipart(file: Uploadable, metadata: FileMetadata): Promise<MultipartBody> {
   const upload = prepareUpload(file, metadata, await fsStreamSize(file));
-  return buildMultipart(upload.source, upload.filename, upload.contentType, uploadRuntime.nodeFetch ? NODE_CHUNK_BYTES : undefined);
+  if ('stream' in upload.source) upload.source = { ...upload.source, stream: await withFirstChunk(upload.source.stream) };
+  // On Node's own fetch every input goes as one stream of small chunks (memory stays flat). Bun and
+  // Deno send a Blob body natively with its length, and browsers never stream a request body over
+  // HTTP/1.1, so elsewhere Blobs and bytes stay a Blob body.
+  return buildMultipart(upload.source, upload.filename, upload.contentType, runtime.nodeFetch ? NODE_CHUNK_BYTES : undefined);
+}
+
+/**
+ * The stream, its first chunk read already: a stream with nothing to read (one already read to its
+ * end) is a ValidationError before anything is sent, rather than an empty document stored without a word.
+ */
+async function withFirstChunk(stream: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
+  const reader = stream.getReader();
+  const first = await reader.read();
+  if (first.done) {
+    throw new ValidationError(OPERATION, [
+      {
+        path: ['file'],
+        message: 'file is a stream with nothing left to read (already read to its end?): pass a fresh stream, or new Uint8Array(0) for an empty file',
+      },
+    ]);
+  }
+  let pending: Uint8Array | undefined = first.value;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (pending) {
+          controller.enqueue(pending);
+          pending = undefined;
+          return;
+        }
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** An upload checked and named: where its bytes come from, and the part's filename and type. */
@@ -75,10 +98,28 @@ function prepareUpload(file: Uploadable, metadata: FileMetadata, streamSize: num
 
 function toSource(file: Uploadable, streamSize: number | undefined): PartSource {
   if (file instanceof Blob) return { blob: file };
+  if (isDetached(file)) {
+    throw new ValidationError(OPERATION, [
+      { path: ['file'], message: 'file is over a detached ArrayBuffer (transferred, as postMessage or structuredClone with transfer do): pass bytes that are still readable' },
+    ]);
+  }
   const bytes = asBytes(file);
   if (bytes) return { bytes };
-  if (file instanceof ReadableStream) return { stream: file, size: streamSize };
+  if (file instanceof ReadableStream) {
+    if (file.locked) {
+      throw new ValidationError(OPERATION, [
+        { path: ['file'], message: 'file is a ReadableStream that is locked (a reader holds it, or it is being read): release its reader, or pass a fresh stream' },
+      ]);
+    }
+    return { stream: file, size: streamSize };
+  }
   if (file !== null && typeof file === 'object' && Symbol.asyncIterator in file) {
+    const readable = file as { readableDidRead?: unknown; readableEnded?: unknown; destroyed?: unknown };
+    if (readable.readableDidRead === true || readable.readableEnded === true || readable.destroyed === true) {
+      throw new ValidationError(OPERATION, [
+        { path: ['file'], message: 'file is a stream that was read already (or destroyed): the document would be cut short; pass a fresh stream (fileFromPath opens one)' },
+      ]);
+    }
     return { stream: streamFromIterable(file), size: streamSize };
   }
   throw new ValidationError(OPERATION, [
@@ -95,6 +136,12 @@ function nameOf(file: Uploadable): string | undefined {
   if (path instanceof URL) return basename(decodeURIComponent(path.pathname)) || undefined;
   if (path instanceof Uint8Array) return basename(new TextDecoder().decode(path)) || undefined;
   return undefined;
+}
+
+/** Whether bytes are over an ArrayBuffer that was transferred away (ES2024 `detached`; it reads as 0 bytes, or throws). */
+function isDetached(file: Uploadable): boolean {
+  const buffer = file instanceof ArrayBuffer ? file : ArrayBuffer.isView(file) ? file.buffer : undefined;
+  return (buffer as { detached?: unknown } | undefined)?.detached === true;
 }
 
 interface FsReadStreamLike {

@@ -1,4 +1,6 @@
-import type { UploadProgress } from '../core/http.js';
+import type { Write } from '../core/logger.js';
+import type { UploadProgress } from '../core/types.js';
+import { runtime } from '../shared/runtime.js';
 import type { MultipartBody } from './types.js';
 
 /** Bytes between two progress reports: often enough for a smooth bar, rare enough to cost nothing. */
@@ -11,10 +13,12 @@ const REPORT_STEP = 64 * 1024;
  */
 export function withUploadProgress(
   multipart: MultipartBody,
-  onProgress: (progress: UploadProgress) => void,
+  callback: (progress: UploadProgress) => void,
+  warn: Write,
 ): MultipartBody & { finish?: () => void } {
   const { body, size } = multipart;
-  if (body instanceof Blob && isBrowser()) {
+  const onProgress = guarded(callback, warn);
+  if (body instanceof Blob && runtime.browser) {
     // Browsers send a stream body only over HTTP/2 (Chromium) or not at all (Firefox, Safari), so
     // the Blob stays a Blob there: progress is 0 at the start and the total once the upload is done.
     onProgress({ loaded: 0, total: size });
@@ -57,8 +61,27 @@ export function withUploadProgress(
   return { body: stream, headers, size, release: multipart.release };
 }
 
-/** True in a web browser (Node, Deno, Bun and workerd name themselves otherwise in `navigator.userAgent`). */
-function isBrowser(): boolean {
-  const agent = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent;
-  return typeof agent === 'string' && agent.startsWith('Mozilla/');
+/**
+ * The caller's progress callback, made harmless: whatever it throws (or the promise it returns
+ * rejects with) never reaches the upload, whatever its size, and is reported once at `warn`.
+ */
+function guarded(callback: (progress: UploadProgress) => void, warn: Write): (progress: UploadProgress) => void {
+  let reported = false;
+  const report = (error: unknown) => {
+    if (reported) return;
+    reported = true;
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    warn?.(`[svc-sdk] documents.upload: onUploadProgress threw (${reason.slice(0, 200)}); the upload goes on, and further errors of it are not reported`, {
+      operation: 'documents.upload',
+      error: reason.slice(0, 200),
+    });
+  };
+  return (progress) => {
+    try {
+      const result: unknown = callback(progress);
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as PromiseLike<unknown>).then(undefined, report);
+    } catch (error) {
+      report(error);
+    }
+  };
 }

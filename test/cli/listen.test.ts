@@ -94,7 +94,7 @@ describe.skipIf(!built)('svc-sdk listen --forward-to', () => {
     expect(stderr).toMatch(new RegExp(`^\\[svc-sdk\\] could not register a webhook on http://127\\.0\\.0\\.1:${port}: .*\\(connection refused \\(ECONNREFUSED\\): nothing listens there\\)\\n$`));
   });
 
-  it('exits 1 with the service\'s reason and the --public-url fix when the service refuses the listener\'s URL', async () => {
+  it('exits 1 with the service\'s status and the --public-url fix when the service refuses the listener\'s URL', async () => {
     const service = await receiver((_, res) =>
       res.writeHead(422, { 'content-type': 'application/json' }).end('{"error":"url must be https","field":"url"}'),
     );
@@ -104,7 +104,9 @@ describe.skipIf(!built)('svc-sdk listen --forward-to', () => {
         SVC_API_KEY: 'vdr_x',
       });
       expect(code).toBe(1);
-      expect(stderr).toMatch(/url must be https/);
+      // webhooks.create answers a secret: its error keeps no string of the answer (issue 22), so the status speaks.
+      expect(stderr).toMatch(/POST \/api\/v1\/webhooks\/ failed with 422/);
+      expect(stderr).not.toMatch(/url must be https/);
       expect(stderr).toMatch(/The service cannot deliver to 127\.0\.0\.1: expose port \d+ through a tunnel \(fix it with --port\) and pass its https URL as --public-url\n$/);
     } finally {
       await service.close();

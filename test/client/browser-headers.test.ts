@@ -1,20 +1,16 @@
-// The SDK's own headers in a browser page. The page's runtime is decided when the module loads,
-// so each test stubs the globals first and imports the SDK afresh.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+// The SDK's own headers in a browser. Which runtime this is comes from src/shared/runtime.ts:
+// the wire tests stub its record (test/support/runtime.ts), and detectRuntime is checked on globals.
+import { describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
+import { Client } from '../../src/index.js';
+import { detectRuntime } from '../../src/shared/runtime.js';
 import { API_KEY } from '../support/msw.js';
+import { useRuntime } from '../support/runtime.js';
 
 const VERSION = packageJson.version;
 
-afterEach(() => {
-  vi.unstubAllGlobals();
-  vi.resetModules();
-});
-
-/** The headers of one `rooms.create` made by a Client loaded with the globals as they are now. */
+/** The headers of one `rooms.create` made by a new Client. */
 async function headersSent(): Promise<Headers> {
-  vi.resetModules();
-  const { Client } = await import('../../src/index.js');
   let sent: Headers | undefined;
   const client = new Client({
     apiKey: API_KEY,
@@ -30,16 +26,8 @@ async function headersSent(): Promise<Headers> {
 }
 
 describe('the SDK version header', () => {
-  it('a browser page gets x-svc-sdk-version, and its User-Agent is left to the browser', async () => {
-    vi.stubGlobal('window', {});
-    vi.stubGlobal('document', {});
-    const headers = await headersSent();
-    expect(headers.get('x-svc-sdk-version')).toBe(VERSION);
-    expect(headers.get('user-agent')).toBeNull();
-  });
-
-  it('a web worker (importScripts, no document) is a browser too', async () => {
-    vi.stubGlobal('importScripts', () => {});
+  it('a browser gets x-svc-sdk-version, and its User-Agent is left to the browser', async () => {
+    useRuntime({ browser: true, browserPage: true });
     const headers = await headersSent();
     expect(headers.get('x-svc-sdk-version')).toBe(VERSION);
     expect(headers.get('user-agent')).toBeNull();
@@ -49,5 +37,26 @@ describe('the SDK version header', () => {
     const headers = await headersSent();
     expect(headers.get('x-svc-sdk-version')).toBe(VERSION);
     expect(headers.get('user-agent')).toBe(`svc-sdk/${VERSION}`);
+  });
+});
+
+describe('detectRuntime', () => {
+  it('a page (window and document) is a browser page and a browser', () => {
+    expect(detectRuntime({ window: {}, document: {} })).toMatchObject({ browserPage: true, browser: true });
+  });
+
+  it('a web worker (importScripts, no document) is a browser, not a page', () => {
+    expect(detectRuntime({ importScripts: () => {} })).toMatchObject({ browserPage: false, browser: true });
+  });
+
+  it('Node is Node\'s fetch; Bun and Deno, which define process.versions.node too, are not', () => {
+    const process = { versions: { node: '24.0.0' } };
+    expect(detectRuntime({ process })).toMatchObject({ nodeFetch: true, browser: false, browserPage: false, bun: false, deno: false });
+    expect(detectRuntime({ process, Bun: {} })).toMatchObject({ nodeFetch: false, bun: true });
+    expect(detectRuntime({ process, Deno: {} })).toMatchObject({ nodeFetch: false, deno: true });
+  });
+
+  it('this test process is Node', () => {
+    expect(detectRuntime()).toEqual({ browserPage: false, browser: false, nodeFetch: true, workerd: false, bun: false, deno: false });
   });
 });

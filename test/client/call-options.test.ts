@@ -91,7 +91,7 @@ describe("each error class's name", () => {
     const error = await client.transactions.list({ deal_id: 1 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).name).toBe('APIConnectionError');
-    expect((error as Error).message).toBe('GET /api/v1/svc/transactions?deal_id=1 failed: could not reach the service');
+    expect((error as Error).message).toBe('GET /api/v1/svc/transactions?deal_id=1 failed: could not reach svc.test:443');
     expect((error as Error).cause).toBeInstanceOf(Error);
   });
 

@@ -1,3 +1,4 @@
+import { useRuntime } from '../support/runtime.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
 import { API_KEY } from '../support/msw.js';
@@ -64,8 +65,7 @@ describe('baseUrl', () => {
 
 describe('in a browser page', () => {
   function pretendBrowserPage() {
-    vi.stubGlobal('window', {});
-    vi.stubGlobal('document', {});
+    useRuntime({ browserPage: true, browser: true });
   }
 
   it('is refused unless dangerouslyAllowBrowser is set, since the page\'s users could read the key', () => {
@@ -83,8 +83,7 @@ describe('in a browser page', () => {
   });
 
   it('a server or worker (no document) needs no flag', () => {
-    vi.stubGlobal('window', undefined);
-    vi.stubGlobal('document', undefined);
+    useRuntime({ browserPage: false });
     expect(() => new Client({ apiKey: API_KEY, baseUrl: 'https://svc.test', fetch: unreachable })).not.toThrow();
   });
 });

@@ -65,11 +65,11 @@ describe('errors', () => {
     expect(apiError.message).toBe(`POST /api/v1/rooms failed with ${status}: room_type is not allowed`);
   });
 
-  it('a text error body is kept as text and quoted in the message', async () => {
+  it('a text error body is kept as text, and the message names its type and length instead of quoting it', async () => {
     server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, () => new HttpResponse('upstream down', { status: 404 })));
     const error = (await failure(client.transactions.list({ deal_id: 1 }))) as NotFoundError;
     expect(error.body).toBe('upstream down');
-    expect(error.message).toBe('GET /api/v1/svc/transactions?deal_id=1 failed with 404: upstream down');
+    expect(error.message).toBe('GET /api/v1/svc/transactions?deal_id=1 failed with 404: text/plain answer of 13 bytes (kept whole on error.body)');
   });
 
   it('a { success: false } envelope with a 200 status is an APIError', async () => {
@@ -103,7 +103,7 @@ describe('errors', () => {
     server.use(http.post(`${BASE_URL}/api/v1/rooms`, () => HttpResponse.error()));
     const error = (await failure(client.rooms.create(roomParams))) as APIConnectionError;
     expect(error).toBeInstanceOf(APIConnectionError);
-    expect(error.message).toBe('POST /api/v1/rooms failed: could not reach the service');
+    expect(error.message).toBe('POST /api/v1/rooms failed: could not reach svc.test:443');
     expect(error.cause).toBeDefined();
   });
 

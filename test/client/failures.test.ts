@@ -27,7 +27,7 @@ describe('every failure is an SvcError', () => {
     const error = await failure(custom.rooms.create(roomParams));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).cause).toBe(original);
-    expect((error as Error).message).toBe('POST /api/v1/rooms failed: could not reach the service');
+    expect((error as Error).message).toBe('POST /api/v1/rooms failed: could not reach svc.test:443');
   });
 
   it.each([
@@ -76,15 +76,33 @@ describe('every failure is an SvcError', () => {
 });
 
 describe('client.request stays under /api/v1', () => {
-  it.each(['/../admin', '/rooms/../../admin', '/rooms/%2e%2e/%2E%2E/admin', '/rooms/.%2e/x', '..', '/rooms\\..\\..\\admin'])(
-    'path %s is a ValidationError, nothing sent',
-    async (path) => {
-      const error = await failure(client.request({ method: 'GET', path }));
-      expect(error).toBeInstanceOf(ValidationError);
-      expect((error as Error).message).toContain("path must stay under /api/v1: remove its '..' segments. Nothing was sent.");
-      expect(requests).toHaveLength(0);
-    },
-  );
+  it.each([
+    ['/../admin', '/api/admin'],
+    ['/rooms/../../admin', '/api/admin'],
+    ['/rooms/%2e%2e/%2E%2E/admin', '/api/admin'],
+    ['..', '/api/'],
+    ['/rooms\\..\\..\\admin', '/api/admin'],
+  ])('path %s resolves outside /api/v1: a ValidationError naming where, nothing sent', async (path, resolved) => {
+    const error = await failure(client.request({ method: 'GET', path }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toEqual([{ path: ['path'], message: `path must stay under /api/v1, but it resolves to ${resolved}: remove its '..' segments` }]);
+    expect((error as Error).message).toMatch(/\. Nothing was sent\.$/);
+    expect(requests).toHaveLength(0);
+  });
+
+  it.each(['/rooms/.%2e/x', '/rooms/../rooms/7'])('path %s stays inside but with a .. segment: a ValidationError, nothing sent', async (path) => {
+    const error = await failure(client.request({ method: 'GET', path }));
+    expect((error as ValidationError).issues).toEqual([{ path: ['path'], message: "path must not have '..' segments: name the endpoint itself" }]);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('under a base URL with a path, the path must stay under that base\'s /api/v1', async () => {
+    const gateway = new Client({ apiKey: API_KEY, baseUrl: `${BASE_URL}/gw`, maxRetries: 0 });
+    const error = await failure(gateway.request({ method: 'GET', path: '/../../../api/v1/rooms' }));
+    expect((error as ValidationError).issues).toEqual([{ path: ['path'], message: "path must stay under /api/v1, but it resolves to /api/v1/rooms: remove its '..' segments" }]);
+    server.use(http.get(`${BASE_URL}/gw/api/v1`, () => HttpResponse.json({ root: true })));
+    await expect(gateway.request({ method: 'GET', path: '' })).resolves.toEqual({ root: true });
+  });
 
   it('dots inside a segment, and in the query, are fine', async () => {
     server.use(http.get(`${BASE_URL}/api/v1/files/a..b`, () => HttpResponse.json({ ok: true })));
@@ -132,11 +150,11 @@ describe('secrets stay out of errors', () => {
     }
   }
 
-  it('webhooks.create answered an unexpected shape: the body keeps its fields, the secret redacted', async () => {
+  it('webhooks.create answered an unexpected shape: the body keeps its fields, every string value redacted', async () => {
     server.use(http.post(`${BASE_URL}/api/v1/webhooks/`, () => HttpResponse.json({ id: 'seven', secret: SECRET, event_types: null })));
     const error = await failure(client.webhooks.create({ url: 'https://example.com/h', name: 'h', event_types: null }));
     expectNoSecret(error);
-    expect((error as ResponseValidationError).body).toEqual({ id: 'seven', secret: '[redacted]', event_types: null });
+    expect((error as ResponseValidationError).body).toEqual({ id: '[redacted]', secret: '[redacted]', event_types: null });
   });
 
   it('rotateSecret answered an unexpected shape, nested in the envelope', async () => {

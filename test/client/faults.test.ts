@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { APIConnectionError, APIError, APITimeoutError, Client, SvcError } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
@@ -55,7 +56,7 @@ describe('a connection reset in the middle of the body', () => {
     const error = await failure(client({ maxRetries: 2 }).rooms.create(roomParams));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APITimeoutError);
-    expect((error as Error).message).toBe('POST /api/v1/rooms failed: could not reach the service');
+    expect((error as Error).message).toBe(`POST /api/v1/rooms failed: could not reach ${new URL(service.url).host} (UND_ERR_SOCKET)`);
     expect(service.requests).toHaveLength(1);
   });
 
@@ -182,11 +183,24 @@ describe('lists against a real server', () => {
     for (const request of service.requests) expect(request.headers.authorization).toBe(`Bearer ${API_KEY}`);
   });
 
-  it('a next link to another origin is refused before anything is sent there', async () => {
-    service.handle((_request, response) => sendJson(response, 200, { next: `${elsewhere.url}/api/v1/svc/transactions?page=2`, results: [{ id: 1 }] }));
+  it('a next link to another origin, outside /api/v1/, is refused before anything is sent there', async () => {
+    service.handle((_request, response) => sendJson(response, 200, { next: `${elsewhere.url}/svc/transactions?page=2`, results: [{ id: 1 }] }));
     const error = await failure(client().transactions.list({ deal_id: 1 }));
     expect(error).toBeInstanceOf(SvcError);
     expect((error as Error).message).toContain(`the next page must be on ${service.url}`);
     expect(elsewhere.requests).toHaveLength(0);
+  });
+});
+
+describe('a refused connection', () => {
+  it('is an APIConnectionError naming the method, path, host:port and ECONNREFUSED', async () => {
+    // A port that was just listening and is now closed: the connection is refused.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const error = await failure(client({ baseUrl: `http://127.0.0.1:${port}` }).rooms.create(roomParams));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe(`POST /api/v1/rooms failed: could not reach 127.0.0.1:${port} (ECONNREFUSED)`);
   });
 });

@@ -2,12 +2,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, InternalServerError, type UploadProgress } from '../../src/index.node.js';
+import { useRuntime } from '../support/runtime.js';
 import { API_KEY, boundaryOf, expectedBody, useCaptureServer, useWebUploads } from './support.js';
 
 // Upload progress in a browser page: browsers do not stream a request body over HTTP/1.1, so the
 // Blob goes as it is, and progress is 0 at the start and the total once the service has answered;
 // never the total when the upload failed. The Chromium row of the runtime matrix runs this for
-// real; here a browser's user agent stands in for the browser.
+// real; here the SDK's runtime record stands in for the browser.
 
 const capture = useCaptureServer();
 const CONTENT = Uint8Array.from({ length: 200_000 }, (_, index) => (index * 7) % 256);
@@ -15,7 +16,7 @@ const CONTENT = Uint8Array.from({ length: 200_000 }, (_, index) => (index * 7) %
 /** Makes the current test look like a browser page to the SDK (what the matrix's Chromium row is). */
 function inBrowserPage(): void {
   useWebUploads();
-  vi.stubGlobal('navigator', { userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36' });
+  useRuntime({ browser: true, browserPage: true });
 }
 
 afterEach(() => {

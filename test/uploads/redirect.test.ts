@@ -1,8 +1,10 @@
 import { open } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIConnectionError, Client, fileFromPath, SvcError } from '../../src/index.node.js';
+import { detectRuntime } from '../../src/shared/runtime.js';
+import { useRuntime } from '../support/runtime.js';
 import { API_KEY, useTempDir, useWebUploads } from './support.js';
 
 /** Runs `body` against a real HTTP server on 127.0.0.1 (msw cannot answer with a redirect that fetch then follows). */
@@ -99,18 +101,10 @@ describe('documents.upload and redirects', () => {
 });
 
 describe('the redirect mode an upload hands to fetch', () => {
-  afterEach(() => {
-    vi.unstubAllGlobals();
-    vi.resetModules();
-  });
-
-  /** The `redirect` a fresh copy of the SDK hands to fetch for an upload. */
+  /** The `redirect` the SDK hands to fetch for an upload. */
   async function uploadRedirectMode(): Promise<RequestRedirect | undefined> {
-    vi.resetModules();
-    // A fresh import: the runtime is looked at when the module loads.
-    const sdk = await import('../../src/index.js');
     let mode: RequestRedirect | undefined;
-    const client = new sdk.Client({
+    const client = new Client({
       apiKey: API_KEY,
       baseUrl: 'http://127.0.0.1:9',
       maxRetries: 0,
@@ -127,15 +121,16 @@ describe('the redirect mode an upload hands to fetch', () => {
     expect(await uploadRedirectMode()).toBe('error');
   });
 
-  it("is 'error' where there is no navigator at all", async () => {
-    vi.stubGlobal('navigator', undefined);
-    expect(await uploadRedirectMode()).toBe('error');
-  });
-
   // workerd rejects `redirect: 'error'` outright (it knows only follow and manual), and does not
   // buffer request bodies, so there the upload asks for another mode.
-  it('is not \'error\' on Cloudflare Workers (navigator.userAgent "Cloudflare-Workers")', async () => {
-    vi.stubGlobal('navigator', { userAgent: 'Cloudflare-Workers' });
+  it('is not \'error\' on Cloudflare Workers', async () => {
+    useRuntime({ workerd: true });
     expect(await uploadRedirectMode()).not.toBe('error');
+  });
+
+  it('workerd is told by navigator.userAgent "Cloudflare-Workers", and no navigator at all is not workerd', () => {
+    expect(detectRuntime({ navigator: { userAgent: 'Cloudflare-Workers' } }).workerd).toBe(true);
+    expect(detectRuntime({}).workerd).toBe(false);
+    expect(detectRuntime({ navigator: { userAgent: 'Node.js/24' } }).workerd).toBe(false);
   });
 });

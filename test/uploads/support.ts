@@ -4,8 +4,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, onTestFinished } from 'vitest';
-import { uploadRuntime } from '../../src/uploads/encode.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { useRuntime } from '../support/runtime.js';
 
 /** A well-formed API key for tests. */
 export const API_KEY = 'vdr_test_0123456789abcdef';
@@ -95,8 +95,5 @@ export function useTempDir(prefix: string): { file: (name: string) => string } {
  * Bun, Deno): Blobs and bytes become a Blob body instead of small chunks.
  */
 export function useWebUploads(): void {
-  uploadRuntime.nodeFetch = false;
-  onTestFinished(() => {
-    uploadRuntime.nodeFetch = true;
-  });
+  useRuntime({ nodeFetch: false });
 }

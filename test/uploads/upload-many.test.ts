@@ -221,6 +221,18 @@ describe('documents.uploadMany(roomId, directory)', () => {
     expect(fourth.skipped.map((file) => file.documentId)).toEqual([third.uploaded[0]!.document.id]);
   });
 
+  it('an answer larger than maxResponseBytes is unknown: the emulator stored the file, its answer was not read', async () => {
+    const root = makeTree({ 'stored.txt': 'stored, answer refused' });
+    const { client, roomId, stored } = await emulatorWithRoom();
+    // The document's JSON is well over 64 bytes: the core fails the call while reading it, after the 201.
+    const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { maxResponseBytes: 64 });
+    expect(result.uploaded).toEqual([]);
+    expect(result.failed).toEqual([]);
+    expect(result.unknown.map((file) => file.path)).toEqual(['stored.txt']);
+    expect((result.unknown[0]!.error as Error).message).toContain('larger than maxResponseBytes (64 bytes');
+    expect(await stored()).toEqual({ 'stored.txt': 1 });
+  });
+
   it('stopOnError starts no file after the first failure; the files not started are failed and a rerun sends them', async () => {
     const root = makeTree({ '1.txt': '1', '2.txt': '2', '3.txt': '3', '4.txt': '4' });
     const manifest = join(root, 'manifest.jsonl');

@@ -1,0 +1,183 @@
+/**
+ * The types the core's modules share, in one module that imports none of them, so `http.ts`,
+ * `attempt.ts`, `api-promise.ts`, `body.ts` and `pagination.ts` import one way: from here down.
+ */
+import type { ZodMiniType } from 'zod/mini';
+import type { SvcError } from '../shared/svc-error.js';
+
+/** Options every method takes as its last argument. */
+export interface RequestOptions {
+  /** Aborts the request (and any pending retry). */
+  signal?: AbortSignal | undefined;
+  /** Milliseconds each attempt may take, reading the response body included; overrides the client's `timeout`. */
+  timeout?: number | undefined;
+  /** Retries for this call; overrides the client's `maxRetries`. Non-idempotent POSTs never retry. */
+  maxRetries?: number | undefined;
+  /** Extra headers for this call only. */
+  headers?: Record<string, string> | undefined;
+  /** Bytes an answer may have at most (each page of a list); overrides the client's `maxResponseBytes`. */
+  maxResponseBytes?: number | undefined;
+  // hooks: a call's own hook sets, run after the client's
+  /** Hooks for this call only, run after the client's (see `ClientHooks`). */
+  hooks?: ClientHooksOption | undefined;
+}
+
+/** Options of a list method: those of every call, and a bound on the pages read. */
+export interface ListOptions extends RequestOptions {
+  /** Pages read at most before the call fails (a service whose `next` never ends). Default 1 000. */
+  maxPages?: number | undefined;
+}
+
+/** Upload progress: bytes sent so far, and the total when it is known. */
+export interface UploadProgress {
+  loaded: number;
+  total: number | undefined;
+}
+
+/** HTTP methods the service uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A request body as fetch takes it (spelled without the DOM's `BodyInit`, for Node-only type checks). */
+export type RequestBody = NonNullable<RequestInit['body']>;
+
+/** One call into the core: what to send and how to read the answer. */
+export interface CoreRequest<T> {
+  method: HttpMethod;
+  /** Path relative to `/api/v1`, already encoded (see `path```). */
+  path?: string;
+  /** An absolute URL instead of a path: a list's next page. */
+  url?: string;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  json?: unknown;
+  body?: RequestBody | undefined;
+  headers?: Record<string, string> | undefined;
+  /** Schema of the unwrapped response (of a list: of one page's items); without one the body is returned as it came. */
+  schema?: ZodMiniType<T> | undefined;
+  /** Name used in error messages, like `rooms.create`. */
+  operation: string;
+  /** Marks a POST as safe to send again (a dry run); GET, PUT, PATCH and DELETE are already. */
+  idempotent?: boolean | undefined;
+  /**
+   * `'error'` for uploads on Node: a redirect fails the call in fetch itself, because Node's fetch
+   * keeps every chunk of a streamed body while it may have to replay it after a 307/308
+   * (nodejs/undici#4058); `'manual'` keeps them too (BENCHMARKS.md, upload memory).
+   */
+  redirect?: 'error' | undefined;
+  /** A page of a list: a redirect to another origin is refused, so no other origin's items join the list. */
+  page?: true | undefined;
+  /** The operation answers nothing: an HTML page is not success, and a retried DELETE answered 404 is done. */
+  returnsNothing?: true | undefined;
+  /** The answer carries a secret (a webhook's signing secret): an error made from it keeps none of its string values. */
+  returnsSecret?: true | undefined;
+  /** Called when the exchange is over, with its error if it failed, before the caller hears of it (uploads close their input). */
+  settle?: ((error: unknown) => unknown) | undefined;
+}
+
+/** A request as a resource method describes it: the operation is named once, by the call. */
+export type RequestSpec<T> = Omit<CoreRequest<T>, 'operation'>;
+
+/** One finished HTTP exchange: the final response, its body as read within the attempt, and what was asked. */
+export interface Exchange {
+  /** The response; its body has been read already (into `bytes`). */
+  readonly response: Response;
+  /** The body's bytes exactly as fetch gave them (decompressed by fetch when the service compressed them). */
+  readonly bytes: Uint8Array;
+  /** The URL requested (a custom fetch may answer a Response without `url`). */
+  readonly url: string;
+  readonly request: CoreRequest<unknown>;
+}
+
+// hooks: the public types of client hooks (their runner is hooks.ts)
+
+/** What every hook of one call is told about it: the same object for all of them (a `WeakMap` key for state across hooks). */
+export interface CallInfo {
+  /** The operation, like `rooms.create` (or `GET /rooms` for `client.request`). */
+  readonly operation: string;
+  readonly method: HttpMethod;
+  /**
+   * The URL path with its parameters named, like `/api/v1/rooms/{room_id}/documents`: the same for
+   * every call of an operation (a metric's or a span's low-cardinality name).
+   */
+  readonly urlTemplate: string;
+}
+
+/** What `beforeRequest` gets: one attempt about to be sent. */
+export interface BeforeRequestContext {
+  readonly call: CallInfo;
+  /** 1 for the first attempt, 2 for the first retry. */
+  readonly attempt: number;
+  /** The URL requested, query included. */
+  readonly url: string;
+  /**
+   * The headers to send (lowercase names): add, change or delete entries. `authorization` reads
+   * `Bearer [redacted]`; whatever a hook does to it, the client's API key is sent.
+   */
+  readonly headers: Record<string, string>;
+}
+
+/** What `afterResponse` gets: the answer of a call that succeeded. */
+export interface AfterResponseContext {
+  readonly call: CallInfo;
+  /** The response (status, headers); its body was read already, use the call's result. */
+  readonly response: Response;
+  /** Attempts made, 1 when the first one succeeded. */
+  readonly attempts: number;
+  /** Milliseconds from the first attempt's start to the answer. */
+  readonly durationMs: number;
+}
+
+/** What `beforeRetry` gets: why an attempt failed and how long the client waited before the next. */
+export interface BeforeRetryContext {
+  readonly call: CallInfo;
+  /** The attempt about to be sent: 2 for the first retry. */
+  readonly attempt: number;
+  /** Why the previous attempt failed: an `APIError` (its `status`), an `APITimeoutError` or an `APIConnectionError`. */
+  readonly error: SvcError;
+  /** Milliseconds waited since the failed attempt ended (the backoff, or the service's Retry-After). */
+  readonly delayMs: number;
+}
+
+/** What `onError` gets: the error the call fails with. */
+export interface ErrorContext {
+  readonly call: CallInfo;
+  readonly error: SvcError;
+  /** Attempts made. */
+  readonly attempts: number;
+  /** Milliseconds from the first attempt's start to the failure. */
+  readonly durationMs: number;
+}
+
+/**
+ * One set of client hooks (`new Client({ hooks })`, or a call's `{ hooks }`): each is optional, may
+ * be async, and runs in the order the sets were given, the client's before the call's. A hook that
+ * throws fails the call with an `SvcError` whose `cause` is what it threw.
+ *
+ * @example
+ * ```ts
+ * import { Client, type ClientHooks } from 'svc-sdk';
+ *
+ * const gateway: ClientHooks = {
+ *   beforeRequest: ({ headers }) => {
+ *     headers['x-gateway-tenant'] = 'acme';
+ *   },
+ *   beforeRetry: ({ attempt, error, delayMs }) => {
+ *     console.warn(`retry ${attempt} after ${delayMs} ms: ${error.name}`);
+ *     return attempt <= 2; // false cancels the retry: the call fails with that error
+ *   },
+ * };
+ * const client = new Client({ apiKey: 'vdr_example', baseUrl: 'https://api.example.com', hooks: gateway });
+ * ```
+ */
+export interface ClientHooks {
+  /** Before each attempt: may add or change headers (never sees the API key). */
+  beforeRequest?: ((request: BeforeRequestContext) => void | Promise<void>) | undefined;
+  /** Once the call succeeded: observes the answer. */
+  afterResponse?: ((response: AfterResponseContext) => void | Promise<void>) | undefined;
+  /** Before each retry: `false` cancels it, and the call fails with the last attempt's error. */
+  beforeRetry?: ((retry: BeforeRetryContext) => boolean | void | Promise<boolean | void>) | undefined;
+  /** Once the call failed: observes its final `SvcError`. */
+  onError?: ((failure: ErrorContext) => void | Promise<void>) | undefined;
+}
+
+/** The `hooks` option: one set, or several run in order. */
+export type ClientHooksOption = ClientHooks | readonly ClientHooks[];

@@ -1,0 +1,42 @@
+/**
+ * The one answer to "which runtime is this?", read once when the SDK loads. Every module that
+ * adapts to its runtime reads this record (at use, not at import), so a test takes another
+ * runtime's branch by assigning a field (test/support/runtime.ts) rather than faking globals.
+ * @internal
+ */
+export interface Runtime {
+  /** A page with a DOM (`window` and `document`): its users can read every request, API key included. */
+  browserPage: boolean;
+  /**
+   * A browser, page or web worker (`document`, or `importScripts`): it owns `User-Agent` and never
+   * streams a request body over HTTP/1.1.
+   */
+  browser: boolean;
+  /** Node's own fetch (undici): Node, and not Bun or Deno, which also define `process.versions.node`. */
+  nodeFetch: boolean;
+  /** Cloudflare's workerd (`navigator.userAgent` is `Cloudflare-Workers`): it refuses `redirect: 'error'`. */
+  workerd: boolean;
+  /** Bun. */
+  bun: boolean;
+  /** Deno. */
+  deno: boolean;
+}
+
+/** Reads the runtime from the globals each one defines (no global is required to exist). */
+export function detectRuntime(scope: Record<string, unknown> = globalThis as unknown as Record<string, unknown>): Runtime {
+  const hasDocument = typeof scope.document !== 'undefined';
+  const versions = (scope.process as { versions?: { node?: unknown } } | undefined)?.versions;
+  const bun = 'Bun' in scope;
+  const deno = 'Deno' in scope;
+  return {
+    browserPage: typeof scope.window !== 'undefined' && hasDocument,
+    browser: hasDocument || typeof scope.importScripts === 'function',
+    nodeFetch: typeof versions?.node === 'string' && !bun && !deno,
+    workerd: (scope.navigator as { userAgent?: unknown } | undefined)?.userAgent === 'Cloudflare-Workers',
+    bun,
+    deno,
+  };
+}
+
+/** The runtime the SDK runs in. @internal */
+export const runtime: Runtime = detectRuntime();
