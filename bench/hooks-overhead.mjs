@@ -12,6 +12,7 @@ import { Client } from 'svc-sdk';
 import { clientTelemetry } from 'svc-sdk/otel';
 import { fixed, interleave, table, times, verdict } from './lib/stats.mjs';
 import { startLoopbackServer } from './lib/spawn-server.mjs';
+import { runner } from './lib/runner.mjs';
 
 const API_KEY = 'vdr_bench_key';
 const params = { name: 'Bench room', room_type: 'company_investment' };
@@ -22,16 +23,6 @@ const TELEMETRY_TARGET = 1.05;
 class IdleReader extends MetricReader {
   async onShutdown() {}
   async onForceFlush() {}
-}
-
-function runner(call, concurrency) {
-  return async (operations) => {
-    let next = 0;
-    const worker = async () => {
-      while (next++ < operations) await call();
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  };
 }
 
 export async function benchHooksOverhead({ quick = false } = {}) {

@@ -7,22 +7,12 @@ import { Client } from 'svc-sdk';
 import { fixed, interleave, table, times, verdict } from './lib/stats.mjs';
 import { startLoopbackServer } from './lib/spawn-server.mjs';
 import { profileRequests } from './profile-request.mjs';
+import { runner } from './lib/runner.mjs';
 
 const API_KEY = 'vdr_bench_key';
 const params = { name: 'Bench room', room_type: 'company_investment' };
 const TARGET = 1.15;
 const BESIDE = 'bodyBeside';
-
-/** Runs `operations` calls of `call`, `concurrency` at a time. */
-function runner(call, concurrency) {
-  return async (operations) => {
-    let next = 0;
-    const worker = async () => {
-      while (next++ < operations) await call();
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  };
-}
 
 export async function benchHttpOverhead({ quick = false } = {}) {
   const server = await startLoopbackServer();
