@@ -44,13 +44,26 @@ export function secretResolver(secret: WebhookSecretOption | undefined): () => s
   };
   return () => {
     if (known) return known;
-    const value = secret ? secret() : readVariable();
+    if (pending) return pending;
+    let value;
+    try {
+      value = secret ? secret() : readVariable();
+    } catch (error) {
+      throw failed(error);
+    }
     if (!isThenable(value)) return accept(value);
     // Concurrent first deliveries share one call; a failed one is tried again by the next delivery.
-    return (pending ??= Promise.resolve(value).then(accept, (error: unknown) => {
-      throw new MissingSecretError(`[svc-sdk] createWebhookHandler: the secret function failed (${error instanceof Error ? error.name : typeof error})`);
-    }).finally(() => (pending = undefined)));
+    return (pending = Promise.resolve(value)
+      .then(accept, (error: unknown) => {
+        throw failed(error);
+      })
+      .finally(() => (pending = undefined)));
   };
+}
+
+/** The secret function threw: its name only, since its message may hold the secret or a vault's answer. */
+function failed(error: unknown): MissingSecretError {
+  return new MissingSecretError(`[svc-sdk] createWebhookHandler: the secret function failed (${error instanceof Error ? error.name : typeof error})`);
 }
 
 function missing(secret: unknown): string {
