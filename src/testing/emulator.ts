@@ -4,6 +4,7 @@ import { DeliveryScheduler, type DeliveryAttempt, type ScheduledDelivery } from 
 import { sampleEventData } from './events.js';
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
+import { misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
 import { MAX_PAGE_SIZE } from './pages.js';
 import { fail } from './requests.js';
@@ -29,6 +30,12 @@ export interface EmulatorOptions {
   maxJsonBytes?: number | undefined;
   /** The largest upload (the whole multipart body) read, in bytes; a larger one is answered 413. Default 100 MiB. */
   maxUploadBytes?: number | undefined;
+  /**
+   * Host names (without a port) that `listen()`'s server answers besides `127.0.0.1` and
+   * `localhost`, e.g. `['host.docker.internal']` or a tunnel's name. Any other `Host` is answered
+   * 421, so a web page whose DNS name was rebound to 127.0.0.1 cannot drive the emulator.
+   */
+  allowedHosts?: readonly string[] | undefined;
 }
 
 /** Options of `waitForDelivery`. */
@@ -95,6 +102,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     upload: checkSize(options.maxUploadBytes, 'maxUploadBytes') ?? DEFAULT_MAX_UPLOAD_BYTES,
   };
   const { pageSize } = options;
+  const allowedHosts = checkHosts(options.allowedHosts);
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) {
     throw new TypeError(`[svc-sdk] createEmulator: pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   }
@@ -110,16 +118,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     deliveries: scheduler.attempts,
     async fetch(input, init) {
       const request = input instanceof Request && init === undefined ? input : new Request(input, init);
-      try {
-        const response = await msw.getResponse(handlers, request);
-        return response ?? fail(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
-      } catch (error) {
-        // Only a bug gets here (the routes answer their own errors): still JSON, never a hang.
-        return internalError(error);
-      }
+      return withRequestId(await answer(handlers, request));
     },
     async listen(port = 0) {
-      const server = await listen(emulator.fetch, port);
+      const server = await listen(onlyAllowedHosts(emulator.fetch, allowedHosts), port);
       const close = async () => {
         servers.delete(wrapped);
         await server.close();
@@ -183,6 +185,32 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     },
   };
   return emulator;
+}
+
+/** What the emulator answers a request: its route's answer, 405 for an unknown method, else a JSON 404. */
+async function answer(handlers: HttpHandler[], request: Request): Promise<Response> {
+  try {
+    const response = unknownMethod(request) ?? (await msw.getResponse(handlers, request));
+    return response ?? fail(404, `no route for ${request.method} ${new URL(request.url).pathname}: the service's paths start with /api/v1/ at the root of its origin`);
+  } catch (error) {
+    // Only a bug gets here (the routes answer their own errors): still JSON, never a hang.
+    return internalError(error);
+  }
+}
+
+/** `fetch` behind the Host check of the HTTP server (see `misdirectedHost`). */
+function onlyAllowedHosts(fetch: (request: Request) => Promise<Response>, allowedHosts: readonly string[]) {
+  return async (request: Request): Promise<Response> => {
+    const refused = misdirectedHost(request, allowedHosts);
+    return refused ? withRequestId(refused) : fetch(request);
+  };
+}
+
+function checkHosts(hosts: readonly string[] | undefined): string[] {
+  if (hosts !== undefined && !(Array.isArray(hosts) && hosts.every((host) => typeof host === 'string' && /^[^\s:/]+$/.test(host)))) {
+    throw new TypeError("[svc-sdk] createEmulator: allowedHosts must be an array of host names without a port, e.g. ['host.docker.internal']");
+  }
+  return (hosts ?? []).map((host) => host.toLowerCase());
 }
 
 function checkOptions(apiKey: string | undefined, deliveryDelayMs: number, retryDelaysMs: readonly number[]): void {
