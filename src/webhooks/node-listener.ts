@@ -150,9 +150,19 @@ function viaFetch(handler: WebhookHandler): Receive {
     }
     const { url, headers } = request();
     const response = await handler(new Request(url, { method: method ?? 'POST', headers, ...(method !== 'GET' && method !== 'HEAD' && { body: body as Uint8Array<ArrayBuffer> }) }));
-    const text = await response.text();
-    return [response.status, response.ok ? undefined : (JSON.parse(text) as { error?: string }).error ?? text, Object.fromEntries(response.headers)];
+    return [response.status, response.ok ? undefined : errorOf(await response.text()), Object.fromEntries(response.headers)];
   };
+}
+
+/** The `error` of a JSON `{ error }` answer, or the answer's text as it is. */
+function errorOf(text: string): string {
+  try {
+    const { error } = JSON.parse(text) as { error?: unknown };
+    if (typeof error === 'string') return error;
+  } catch {
+    // Not JSON: the text itself.
+  }
+  return text;
 }
 
 /**

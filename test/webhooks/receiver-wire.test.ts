@@ -158,4 +158,12 @@ describe('toNodeListener with a wrapped handler (no hidden property to lose)', (
     expect(seen).toEqual(['POST', 'POST']);
     expect(on).toHaveBeenCalledTimes(1);
   });
+
+  test('a wrapper that throws is answered 500 handler_failed, one that answers text keeps its status and text', async () => {
+    served = await serve(sdk.toNodeListener(async () => Promise.reject(new Error('wrapper failed'))));
+    expect(await deliver(served.url)).toEqual({ status: 500, body: { error: 'handler_failed' } });
+    await served.close();
+    served = await serve(sdk.toNodeListener(async () => new Response('go away', { status: 403 })));
+    expect(await deliver(served.url)).toEqual({ status: 403, body: { error: 'go away' } });
+  });
 });
