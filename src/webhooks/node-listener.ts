@@ -91,7 +91,7 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
   if (typeof handler !== 'function') {
     throw new TypeError('[svc-sdk] toNodeListener: pass a webhook handler, e.g. toNodeListener(createWebhookHandler({ secret, on }))');
   }
-  if (!(bodyTimeoutMs > 0 && bodyTimeoutMs <= 2_147_483_647)) {
+  if (!(typeof bodyTimeoutMs === 'number' && bodyTimeoutMs > 0 && bodyTimeoutMs <= 2_147_483_647)) {
     throw new TypeError('[svc-sdk] toNodeListener: bodyTimeoutMs must be a number of ms > 0');
   }
   // A handler made here: its receiver, called directly. Anything else: through fetch.

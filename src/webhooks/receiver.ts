@@ -203,7 +203,7 @@ function checkOptions(options: WebhookHandlerOptions, store: DedupeStore | undef
     [!(maxBodyBytes > 0), 'maxBodyBytes must be a number of bytes > 0'],
     [!isTolerance(tolerance), 'tolerance must be a number of ms >= 0, or false'],
     // setTimeout's own limit: a longer delay fires at once.
-    [!(storeTimeoutMs > 0 && storeTimeoutMs <= 2_147_483_647), 'storeTimeoutMs must be a number of ms > 0'],
+    [!(typeof storeTimeoutMs === 'number' && storeTimeoutMs > 0 && storeTimeoutMs <= 2_147_483_647), 'storeTimeoutMs must be a number of ms > 0'],
     [waitUntil !== undefined && typeof waitUntil !== 'function', 'waitUntil must be a function'],
     [
       tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity),

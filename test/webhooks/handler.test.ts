@@ -298,6 +298,9 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     ['no on', { secret: SECRET }, /on must be a function/],
     ['a bad dedupe', { secret: SECRET, on() {}, dedupe: {} }, /dedupe must be/],
     ['a waitUntil that is not a function', { secret: SECRET, on() {}, waitUntil: true }, /waitUntil must be a function/],
+    ['a storeTimeoutMs of 0', { secret: SECRET, on() {}, storeTimeoutMs: 0 }, /: storeTimeoutMs must be a number of ms > 0$/],
+    ['a storeTimeoutMs past setTimeout\'s limit', { secret: SECRET, on() {}, storeTimeoutMs: 2 ** 31 }, /: storeTimeoutMs must be a number of ms > 0$/],
+    ['a storeTimeoutMs that is not a number', { secret: SECRET, on() {}, storeTimeoutMs: '2000' }, /: storeTimeoutMs must be a number of ms > 0$/],
   ])('throws a clear [svc-sdk] error at construction for %s', (_case, options, message) => {
     expect(() => sdk.createWebhookHandler(options as never)).toThrow(message);
     expect(() => sdk.createWebhookHandler(options as never)).toThrow(/^\[svc-sdk\] createWebhookHandler: /);

@@ -236,7 +236,7 @@ describe('toNodeListener misuse', () => {
     expect(() => sdk.toNodeListener(undefined as never)).toThrow(/^\[svc-sdk\] toNodeListener: pass a webhook handler, e\.g\. toNodeListener\(createWebhookHandler/);
     expect(() => sdk.toNodeListener({} as never)).toThrow(/^\[svc-sdk\] toNodeListener: pass a webhook handler/);
     const handler = sdk.createWebhookHandler({ secret: SECRET, on() {} });
-    for (const bodyTimeoutMs of [0, -1, Number.NaN, 2 ** 31]) {
+    for (const bodyTimeoutMs of [0, -1, Number.NaN, 2 ** 31, '10' as never]) {
       expect(() => sdk.toNodeListener(handler, { bodyTimeoutMs })).toThrow('[svc-sdk] toNodeListener: bodyTimeoutMs must be a number of ms > 0');
     }
   });
