@@ -5,7 +5,7 @@ import { readWebhookEvent, type WebhookEvent } from './events.js';
 import { timestampProblem } from './replay.js';
 import { signatureHex } from './signature.js';
 import { next } from './steps.js';
-import { verifyBody, type HmacVerify } from './verify.js';
+import { verifyHex, type HmacVerify } from './verify.js';
 
 /** Why a delivery's own content was refused: its signature, its envelope or its timestamp. */
 export type DeliveryProblem = Exclude<WebhookVerificationReason, 'no_secret' | 'unreadable_body'> | 'invalid_payload';
@@ -37,10 +37,11 @@ export function checkDelivery(
   tolerance: number | false,
 ): WebhookEvent | Refusal | Promise<WebhookEvent | Refusal> {
   if (!header) return MISSING;
-  if (!signatureHex(header)) return MALFORMED;
+  const hex = signatureHex(header);
+  if (!hex) return MALFORMED;
   return next(
     // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
-    () => verifyBody(hmac, body, header, secrets),
+    () => verifyHex(hmac, body, hex, secrets),
     (valid) => {
       if (!valid) return NO_MATCH;
       const event = readWebhookEvent(body);
