@@ -12,7 +12,8 @@ import { deliver, envelope, serve, SECRET } from './wire.js';
 
 reportMissingRedis();
 
-const PROCESSING_TTL_MS = 300;
+// Long enough that a loaded machine (the full suite on 2 cores) never stalls past two renewals (every 333 ms).
+const PROCESSING_TTL_MS = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type StoreMaker = (prefix: string) => DedupeStore;
@@ -29,8 +30,8 @@ function leaseTests(makeStore: () => StoreMaker) {
       const body = envelope();
       const first = deliver(served.url, body);
       await vi.waitFor(() => expect(on).toHaveBeenCalledTimes(1));
-      // Three processingTtlMs later the claim would long have expired without its renewals.
-      await sleep(3 * PROCESSING_TTL_MS);
+      // Two and a half processingTtlMs later the claim would long have expired without its renewals.
+      await sleep(2.5 * PROCESSING_TTL_MS);
       const retry = deliver(served.url, body);
       await sleep(100);
       // Without the lease the retry would be claimed and run beside the first.
