@@ -18,7 +18,7 @@ import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.
 import type { WebhookEvent } from './events.js';
 import type { WebhookHandlerOptions, WebhookRejectReason } from './handler.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
-import { malformedSecret, MissingSecretError, secretResolver } from './secrets.js';
+import { malformedSecret, secretResolver, type MissingSecretError } from './secrets.js';
 import { isThenable, next, settle, StoreTimeoutError, withDeadline } from './steps.js';
 import type { HmacVerify } from './verify.js';
 
@@ -106,8 +106,8 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   /** Runs `proceed` with the usable secrets; while there are none, answers 500 with the fix and logs it. */
   const withSecrets = (proceed: (secrets: string[]) => Answer | Promise<Answer>) =>
     next(secrets, proceed, (error): Answer => {
-      // Only the resolver's own errors come here (their messages name the fix, never a secret).
-      const message = error instanceof MissingSecretError ? error.message : '[svc-sdk] createWebhookHandler: no signing secret';
+      // Only the resolver's own MissingSecretError comes here: its message names the fix, never a secret.
+      const { message } = error as MissingSecretError;
       // A setup error, not a bad delivery: the operator must see it; the service retries meanwhile.
       console.error(message);
       return [500, message];

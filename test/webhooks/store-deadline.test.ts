@@ -90,7 +90,10 @@ describe.skipIf(!hasRedis)('storeTimeoutMs: a redis-server paused with SIGSTOP',
       expect(answers[0]!.body).toEqual({ error: 'dedupe_store_failed' });
       expect(on).not.toHaveBeenCalled();
       expect(onError).toHaveBeenCalledWith(
-        expect.objectContaining({ message: `[svc-sdk] webhook dedupe: the store's claim() did not answer within ${STORE_TIMEOUT_MS} ms (storeTimeoutMs)` }),
+        expect.objectContaining({
+          name: 'StoreTimeoutError',
+          message: `[svc-sdk] webhook dedupe: the store's claim() did not answer within ${STORE_TIMEOUT_MS} ms (storeTimeoutMs)`,
+        }),
         expect.objectContaining({ delivery_id: id }),
       );
       // Awake: the queued claim ran, and the release queued behind it removed it.
