@@ -103,6 +103,10 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     );
   };
 
+  /** Calls one method of the store, by its name (the name a timeout's message gives), under storeTimeoutMs. */
+  const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string) =>
+    withDeadline<unknown>(store![call]!(id), storeTimeoutMs, call);
+
   /** Runs `proceed` with the usable secrets; while there are none, answers 500 with the fix and logs it. */
   const withSecrets = (proceed: (secrets: string[]) => Answer | Promise<Answer>) =>
     next(secrets, proceed, (error): Answer => {
@@ -130,7 +134,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     if (!store) return runOn(event, keepAlive);
     const id = event.delivery_id;
     return next(
-      () => withDeadline<ClaimResult>(store.claim(id), storeTimeoutMs, 'claim'),
+      () => callStore('claim', id) as ClaimResult | Promise<ClaimResult>,
       (state) => (state === 'claimed' ? runOn(event, keepAlive) : state === 'done' ? OK : IN_PROGRESS),
       // The store is down or silent: refuse rather than risk processing twice; the service retries.
       (error) => storeFailed(error, event),
@@ -145,7 +149,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
       async (failure): Promise<Answer> => {
         // The error goes to onError, not into the answer: it may hold internals.
         await settle(() => onError(failure, event));
-        await settle(() => store && withDeadline(store.release(event.delivery_id), storeTimeoutMs, 'release'));
+        await settle(() => store && callStore('release', event.delivery_id));
         return HANDLER_FAILED;
       },
     );
@@ -157,7 +161,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
    */
   const holdClaim = (running: unknown, id: string): unknown => {
     if (!isThenable(running) || !store?.renew) return running;
-    const timer = setInterval(() => void settle(() => withDeadline(store.renew!(id), storeTimeoutMs, 'renew')), renewEveryMs);
+    const timer = setInterval(() => void settle(() => callStore('renew', id)), renewEveryMs);
     return Promise.resolve(running).finally(() => clearInterval(timer));
   };
 
@@ -167,7 +171,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
    * runtime outlives the answer (keepAlive), the answer goes at once and the recording carries on.
    */
   const record = (id: string, keepAlive?: (recording: Promise<unknown>) => void): Answer | Promise<Answer> => {
-    const recording = settle(() => store && withDeadline(store.complete(id), storeTimeoutMs, 'complete'));
+    const recording = settle(() => store && callStore('complete', id));
     if (!recording) return OK;
     if (keepAlive) {
       try {
@@ -185,7 +189,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     void settle(() => onError(error, event));
     // A paused Redis runs the queued claim once it wakes: the release queued behind it removes it,
     // so the service's retry is not answered 409 for processingTtlMs.
-    if (error instanceof StoreTimeoutError) void settle(() => withDeadline(store!.release(event.delivery_id), storeTimeoutMs, 'release'));
+    if (error instanceof StoreTimeoutError) void settle(() => callStore('release', event.delivery_id));
     return STORE_FAILED;
   };
 
