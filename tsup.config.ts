@@ -35,7 +35,9 @@ export default defineConfig({
     webhooks: 'src/webhooks/index.ts',
     'webhooks.node': 'src/webhooks/index.node.ts',
     testing: 'src/testing/index.ts',
-    cli: 'src/cli.ts',
+    // svc-sdk/otel: its peer @opentelemetry/api stays external (tsup leaves peers out), loaded by this entry alone.
+    otel: 'src/otel/index.ts',
+    cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
   // Internals marked @internal (the upload encoder hook) stay out of the published types.

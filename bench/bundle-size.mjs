@@ -16,6 +16,8 @@ const cases = {
   verify: { name: '`svc-sdk/webhooks`: `verifySignature` only', code: `export { verifySignature } from 'svc-sdk/webhooks';` },
   handler: { name: '`svc-sdk/webhooks`: `createWebhookHandler`', code: `export { createWebhookHandler } from 'svc-sdk/webhooks';` },
   client: { name: '`svc-sdk`: `Client`', code: `export { Client } from 'svc-sdk';` },
+  // What `svc-sdk/otel` adds for an app that traces, its peer @opentelemetry/api included (an app that traces has it already).
+  otel: { name: '`svc-sdk/otel`: `clientTelemetry` + `webhookTelemetry`, with @opentelemetry/api', code: `export { clientTelemetry, webhookTelemetry } from 'svc-sdk/otel';` },
   octokit: { name: '@octokit/webhooks-methods `verify` (web build)', code: `export { verify } from '@octokit/webhooks-methods';` },
   openai: { name: '`openai`: its client (a peer, for scale)', code: `export { default } from 'openai';` },
   ky: { name: 'ky', code: `export { default } from 'ky';` },

@@ -1,15 +1,17 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,http,bundle,cold,upload   some sections (after `npm run build`
+//   node bench/run.mjs --only webhooks,receiver,http,hooks,bundle,cold,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { benchBundleSize, renderBundleSize, summarizeBundleSize } from './bundle-size.mjs';
 import { benchColdStart, renderColdStart, summarizeColdStart } from './cold-start.mjs';
+import { benchHooksOverhead, renderHooksOverhead, summarizeHooksOverhead } from './hooks-overhead.mjs';
 import { benchHttpOverhead, renderHttpOverhead, summarizeHttpOverhead } from './http-overhead.mjs';
 import { table } from './lib/stats.mjs';
+import { benchUploadMany, renderUploadMany, summarizeUploadMany } from './upload-many.mjs';
 import { benchWebhookThroughput, renderWebhookThroughput, summarizeWebhookThroughput } from './webhook-throughput.mjs';
 import { benchWebhookVerify, renderWebhookVerify, summarizeWebhookVerify } from './webhook-verify.mjs';
 
@@ -132,6 +134,19 @@ await section({
   render: renderHttpOverhead,
 });
 await section({
+  key: 'hooks',
+  title: 'Hooks and telemetry overhead (loopback)',
+  intro: [
+    'The same `rooms.create` on loopback with no hooks, with one no-op `beforeRequest` hook, and with `clientTelemetry()`',
+    'of `svc-sdk/otel` recording two spans per call (the call and its attempt) through a batch span processor to an',
+    'in-memory exporter and the `http.client.request.duration` histogram to a metric reader, with an AsyncLocalStorage',
+    'context manager and the W3C propagator registered, in the same interleaved rounds. Ratios are to "no hooks".',
+  ].join('\n'),
+  bench: benchHooksOverhead,
+  summarize: summarizeHooksOverhead,
+  render: renderHooksOverhead,
+});
+await section({
   key: 'bundle',
   title: 'Bundle size',
   intro: 'esbuild, browser platform, ESM, minified, gzip level 9; each entry imports one name from the built package.',
@@ -168,6 +183,21 @@ await section({
   bench: benchColdStart,
   summarize: summarizeColdStart,
   render: renderColdStart,
+});
+
+await section({
+  key: 'upload-many',
+  title: 'Uploading a folder',
+  intro: [
+    '`documents.uploadMany` (a directory, a manifest, concurrency 8) against a sequential loop of `documents.upload`',
+    '(`fileFromPath`) and against raw `fetch` with the same concurrency and the same multipart bodies; also `uploadMany` over',
+    'the same files as Blobs with no manifest (nothing hashed or written), which shows what resumability costs. Small files',
+    'go to the emulator with its latency fault; large ones to a `node:http` server with the same latency that discards the',
+    'bytes (the emulator keeps documents in memory). Each case runs in a fresh process; peak RSS is its `maxRSS`.',
+  ].join('\n'),
+  bench: benchUploadMany,
+  summarize: summarizeUploadMany,
+  render: renderUploadMany,
 });
 
 // The upload benchmark (bench/upload-memory.mjs) belongs to the uploads work: it writes its own

@@ -1,7 +1,8 @@
-// `prepare`: npm runs it after a plain `npm install` or `npm ci` in this repository and before
-// `npm pack`/`npm publish`, never when a user installs svc-sdk from the registry (a `postinstall`
-// would run there). It deletes the C headers shipped with the Node binary of the `node`
-// devDependency (the Node that npm scripts run on): its preinstall fetches the platform's build
+// The `dependencies` script: npm runs it in this repository after `npm install` or `npm ci` changes
+// node_modules, and never in a project that installs svc-sdk (not an install script to npm, unlike
+// `prepare`, which npm 11 lists as an unapproved install script of a tarball dependency, and whose
+// file the package does not ship; `postinstall` would run for every user). It deletes the C headers
+// shipped with the Node binary of the `node` devDependency (the Node that npm scripts run on): its preinstall fetches the platform's build
 // into node_modules/node/node_modules/node-<platform>-<arch>/, whose include/ (67 MB on linux-x64,
 // a third of the root install's node_modules/node) only serves compiling native addons against that
 // Node. Nothing here compiles one (no dependency has a binding.gyp; node-gyp would use its own

@@ -2,6 +2,7 @@ import { ValidationError, type Issue } from './core/errors.js';
 import type { APIPromise } from './core/api-promise.js';
 import { HttpCore, type HttpMethod, type RequestOptions } from './core/http.js';
 import type { Logger, LogLevel } from './core/logger.js';
+import type { ClientHooksOption } from './core/hooks.js'; // hooks:
 import { Deals } from './resources/deals.js';
 import { Documents } from './resources/documents.js';
 import { Rooms } from './resources/rooms.js';
@@ -35,6 +36,9 @@ export interface ClientOptions {
   logLevel?: LogLevel | undefined;
   /** Where logs go: anything with console's debug/info/warn/error (pino, winston). Default `console`. */
   logger?: Logger | undefined;
+  // hooks:
+  /** Hooks run on every call (one set, or several in order): see `ClientHooks`; `svc-sdk/otel`'s `clientTelemetry()` makes a set. */
+  hooks?: ClientHooksOption | undefined;
 }
 
 /** The escape hatch: any operation under `/api/v1`, with the client's auth, retries and errors. */
@@ -95,7 +99,7 @@ export class Client {
     const baseUrl = options.baseUrl ?? env?.SVC_BASE_URL;
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries, headers: options.headers, allowBrowser: options.dangerouslyAllowBrowser === true });
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, headers: options.headers, hooks: options.hooks, allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
@@ -108,6 +112,7 @@ export class Client {
       logLevel: options.logLevel,
       logger: options.logger,
       logEnv: env?.SVC_LOG,
+      hooks: options.hooks, // hooks:
     });
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);
@@ -159,11 +164,12 @@ interface CheckedOptions {
   timeout: number;
   maxRetries: number;
   headers: unknown;
+  hooks: unknown; // hooks:
   allowBrowser: boolean;
 }
 
 function checkOptions(options: CheckedOptions): void {
-  const { apiKey, baseUrl, timeout, maxRetries, headers } = options;
+  const { apiKey, baseUrl, timeout, maxRetries, headers, hooks } = options;
   const issues: Issue[] = [];
   // The key itself is never quoted in a message: messages end up in logs.
   if (!apiKey) issues.push({ path: ['apiKey'], message: 'apiKey is missing: pass it or set SVC_API_KEY' });
@@ -181,7 +187,7 @@ function checkOptions(options: CheckedOptions): void {
     issues.push({ path: ['baseUrl'], message: 'baseUrl must be an absolute http(s) URL, such as https://api.example.com' });
   }
   // timeout, maxRetries and headers are checked as a call's are: the same rules, the same words.
-  issues.push(...settingsIssues({ timeout, maxRetries, headers }));
+  issues.push(...settingsIssues({ timeout, maxRetries, headers, hooks })); // hooks: checked with the rest
   if (!options.allowBrowser && isBrowserPage()) {
     issues.push({
       path: ['dangerouslyAllowBrowser'],

@@ -4,3 +4,8 @@
 export * from './public.js';
 export { fileFromPath } from './uploads/file-from-path.js';
 export { verifySignature, verifyWebhook, signPayload, createWebhookHandler } from './webhooks/index.node.js';
+// documents.uploadMany reads directories and writes its manifest through node:fs, and hashes with
+// node:crypto: registered here, so the web entry's bundle carries none of it.
+import { useFileSystem } from './uploads/file-system.js';
+import { nodeFileSystem } from './uploads/file-system-node.js';
+useFileSystem(nodeFileSystem);

@@ -7,6 +7,15 @@ export type { RequestOptions, UploadProgress, HttpMethod } from './core/http.js'
 export type { APIPromise, WithResponse } from './core/api-promise.js';
 export type { PagePromise, ListOptions } from './core/pagination.js';
 export type { LogLevel, Logger } from './core/logger.js';
+export type {
+  ClientHooks,
+  ClientHooksOption,
+  CallInfo,
+  BeforeRequestContext,
+  AfterResponseContext,
+  BeforeRetryContext,
+  ErrorContext,
+} from './core/hooks.js';
 export {
   SvcError,
   APIError,
@@ -43,6 +52,18 @@ export type {
   WebhookSecret,
 } from './schemas/webhooks.js';
 export type { Uploadable, UploadOptions, FileMetadata } from './uploads/types.js';
+export type {
+  UploadManyInput,
+  UploadManyInputs,
+  UploadManyOptions,
+  UploadManyProgress,
+  UploadManyResult,
+  UploadManyFile,
+  UploadedFile,
+  SkippedFile,
+  FailedFile,
+  UnknownFile,
+} from './uploads/upload-many-types.js';
 export {
   createMemoryDedupeStore,
   createRedisDedupeStore,
@@ -86,6 +107,11 @@ export {
   type NodeResponseLike,
   type VerifyWebhookOptions,
   type WebhookRejectReason,
+  type WebhookHooks,
+  type WebhookHooksOption,
+  type DeliveryInfo,
+  type DeliveryOutcome,
+  type DeliveryOutcomeKind,
   type WebhookVerificationReason,
   type VerifySignature,
   type VerifyWebhook,

@@ -4,6 +4,8 @@ import { APIPromise, type Exchange } from './api-promise.js';
 import { dataOf, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, SvcError, ValidationError, describeRequest } from './errors.js';
 import { createCoreLog, type CoreLog, type Logger, type LogLevel } from './logger.js';
+// hooks: the runner and types of client hooks (core/hooks.ts)
+import { CallHooks, hookSets, joinHookSets, urlTemplateOf, type ClientHooks, type ClientHooksOption } from './hooks.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages, type ListOptions } from './pagination.js';
 import { climbsOut } from './path.js';
 import { checkSettings, parseParams } from './validate.js';
@@ -19,6 +21,9 @@ export interface RequestOptions {
   maxRetries?: number | undefined;
   /** Extra headers for this call only. */
   headers?: Record<string, string> | undefined;
+  // hooks: a call's own hook sets, run after the client's
+  /** Hooks for this call only, run after the client's (see `ClientHooks`). */
+  hooks?: ClientHooksOption | undefined;
 }
 
 /** Upload progress: bytes sent so far, and the total when it is known. */
@@ -81,6 +86,8 @@ interface CoreConfig {
   logger?: Logger | undefined;
   /** `SVC_LOG`, as the client read it from the environment. */
   logEnv?: string | undefined;
+  // hooks: the client's hook sets
+  hooks?: ClientHooksOption | undefined;
 }
 
 /** ky retries a request only when `limit` allows it: the core sets 0 for a request that may not be replayed. */
@@ -165,6 +172,10 @@ export class HttpCore {
   readonly #jsonHeaders: Record<string, string>;
   /** What a redirect to another origin carries: neither the API key nor the caller's headers. */
   readonly #anonymousHeaders: Record<string, string>;
+  // hooks: the client's hook sets, listed once; `undefined` when there are none
+  readonly #hooks: readonly ClientHooks[] | undefined;
+  /** The path of `/api/v1` under the base URL: the start of every URL template. */
+  readonly #prefixPath: string;
 
   constructor(config: CoreConfig) {
     // The client has checked the settings and stripped the base URL's trailing slashes.
@@ -179,6 +190,8 @@ export class HttpCore {
     this.#headers = mergeHeaders(SDK_HEADERS, config.headers, { accept: 'application/json', authorization: `Bearer ${config.apiKey}` });
     this.#jsonHeaders = { ...this.#headers, 'content-type': 'application/json' };
     this.#anonymousHeaders = { ...SDK_HEADERS, accept: 'application/json' };
+    this.#hooks = hookSets(config.hooks); // hooks:
+    this.#prefixPath = new URL(this.#prefix).pathname; // hooks: URL templates start with it
   }
 
   /**
@@ -242,8 +255,23 @@ export class HttpCore {
     return exchange;
   }
 
+  // hooks: with hook sets, the exchange runs inside its call's CallHooks (afterResponse, onError); without, as before
+  #exchange(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
+    const sets = options.hooks === undefined ? this.#hooks : joinHookSets(this.#hooks, options.hooks);
+    if (sets === undefined) return this.#exchangeOnce(request, options, undefined);
+    const hooks = new CallHooks(sets, {
+      operation: request.operation,
+      method: request.method,
+      urlTemplate: this.#prefixPath + urlTemplateOf(request.path ?? ''),
+    });
+    return this.#exchangeOnce(request, options, hooks).then(
+      (exchange) => hooks.afterResponse(exchange),
+      (error: unknown) => hooks.onError(error),
+    );
+  }
+
   /** Sends one request through ky (retries, timeout per attempt) and returns its exchange, or throws an SvcError. */
-  async #exchange(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
+  async #exchangeOnce(request: CoreRequest<unknown>, options: RequestOptions, hooks: CallHooks | undefined): Promise<Exchange> {
     const { method } = request;
     const url = request.url ?? this.#prefix + request.path;
     const timeout = options.timeout ?? this.#timeout;
@@ -267,12 +295,21 @@ export class HttpCore {
       timeout,
       // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
-      fetch: this.#attempt as NonNullable<Options['fetch']>,
+      // hooks: beforeRequest runs around each attempt, on the call's headers
+      fetch: (hooks ? hooks.aroundAttempt(this.#attempt, call) : this.#attempt) as NonNullable<Options['fetch']>,
       [CALL]: call,
     };
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
     if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
+    if (hooks?.hasBeforeRetry) {
+      // hooks: beforeRetry hears ky's retry (after its wait) as an SvcError; `false` rethrows ky's own error, which ends
+      // the retries as if the limit were reached. ky calls it only for a call with retries: never a create.
+      const beforeRetry = async ({ error }: { error: Error }) => {
+        if (!(await hooks.beforeRetry(toSvcError(error, call, method, url, timeout, options.signal)))) throw error;
+      };
+      init.hooks = { beforeRetry: [...(this.#retryHooks?.beforeRetry ?? []), beforeRetry] };
+    }
 
     try {
       const response = await ky(url, init);

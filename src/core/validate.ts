@@ -1,14 +1,62 @@
 import { safeParse, type ZodMiniType } from 'zod/mini';
 import { ValidationError, type Issue } from './errors.js';
+import { hooksIssues } from './hooks.js'; // hooks:
 
 /**
  * Checks a call's arguments before anything is sent, and returns them as parsed.
  * Throws a `ValidationError` naming each bad field; the request is never made.
  */
 export function parseParams<T>(operation: string, schema: ZodMiniType<T>, value: unknown): T {
+  const typos = nearMisses(schema, value);
+  if (typos.length) throw new ValidationError(operation, typos);
   const result = safeParse(schema, value);
   if (!result.success) throw new ValidationError(operation, result.error.issues);
   return result.data;
+}
+
+/**
+ * Keys of `value` that look like a typo of a field `schema` knows: the same but for case
+ * (`deal_Id`), or one or two letters off (`nmae`, `evnet_types`; one only for fields of five
+ * letters or fewer, where two would make `to` a typo of `id`). Other unknown keys are no one's
+ * business here: they are sent as given, for fields the service has and the SDK does not know yet.
+ * A key is never a typo when the field it resembles is given too (both are then meant).
+ */
+function nearMisses(schema: ZodMiniType, value: unknown): Issue[] {
+  const shape = (schema as { _zod?: { def?: { shape?: unknown } } })._zod?.def?.shape;
+  if (typeof shape !== 'object' || shape === null || typeof value !== 'object' || value === null) return [];
+  const known = Object.keys(shape);
+  const issues: Issue[] = [];
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const meant = known.find((field) => !(field in value) && isNearMiss(key, field));
+    if (meant !== undefined) {
+      issues.push({ path: [key], message: `${key} is not a field the SDK knows: did you mean \`${meant}\`?` });
+    }
+  }
+  return issues;
+}
+
+function isNearMiss(key: string, field: string): boolean {
+  const a = key.toLowerCase();
+  const b = field.toLowerCase();
+  if (a === b) return true;
+  const allowed = b.length <= 5 ? 1 : 2;
+  return Math.abs(a.length - b.length) <= allowed && editDistance(a, b) <= allowed;
+}
+
+/** Edits (insert, delete, replace, swap of two neighbours) that turn `a` into `b`: `nmae` → `name` is one. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j += 1) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }
 
 /** The longest timer a runtime can set (2^31-1 ms, about 24.8 days); a longer `timeout` would overflow. */
@@ -21,6 +69,7 @@ interface CallSettings {
   maxPages?: unknown;
   headers?: unknown;
   signal?: unknown;
+  hooks?: unknown; // hooks:
 }
 
 /**
@@ -33,7 +82,7 @@ export function checkSettings(operation: string, settings: CallSettings): void {
 }
 
 /** What is wrong with the options of a call or a client, one issue each (the client adds its own). */
-export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal }: CallSettings): Issue[] {
+export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal, hooks }: CallSettings): Issue[] {
   const issues: Issue[] = [];
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMEOUT_MS)) {
     issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}` });
@@ -50,5 +99,6 @@ export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal 
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     issues.push({ path: ['signal'], message: 'signal must be an AbortSignal, such as AbortSignal.timeout(5_000)' });
   }
+  issues.push(...hooksIssues(hooks)); // hooks: each set an object of functions
   return issues;
 }

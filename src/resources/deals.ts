@@ -32,11 +32,35 @@ export class Deals extends Resource {
     this.#transactions = transactions;
   }
 
-  /** Validates the deal without storing it (`?ephemeral=true`); the result has `id: null`. */
+  /**
+   * Validates the deal without storing it (`?ephemeral=true`); the result has `id: null`.
+   *
+   * @example
+   * ```ts
+   * const preview = await client.deals.create({ name: 'Acme', stage: 'sourcing', asset_class: 'equity' }, { ephemeral: true });
+   * console.log(preview.id); // null: nothing was stored
+   * ```
+   */
   create(params: DealCreateParams, options: DealCreateOptions & { ephemeral: true }): APIPromise<DealPreview>;
-  /** Creates a deal. */
+  /**
+   * Creates a deal.
+   *
+   * @example
+   * ```ts
+   * const deal = await client.deals.create({ name: 'Acme', stage: 'sourcing', asset_class: 'equity' });
+   * console.log(deal.id);
+   * ```
+   */
   create(params: DealCreateParams, options?: DealCreateOptions & { ephemeral?: false | undefined }): APIPromise<Deal>;
-  /** Creates a deal, or dry-runs it when `options.ephemeral` is true. */
+  /**
+   * Creates a deal, or dry-runs it when `options.ephemeral` is true.
+   *
+   * @example
+   * ```ts
+   * const dryRun = process.env.DRY_RUN === '1';
+   * const deal = await client.deals.create({ name: 'Acme', stage: 'sourcing', asset_class: 'equity' }, { ephemeral: dryRun });
+   * ```
+   */
   create(params: DealCreateParams, options?: DealCreateOptions): APIPromise<Deal | DealPreview>;
   create(params: DealCreateParams, { ephemeral, ...options }: DealCreateOptions = {}): APIPromise<Deal | DealPreview> {
     return this.core.call('deals.create', options, (parse) => ({
@@ -52,6 +76,11 @@ export class Deals extends Resource {
   /**
    * The ids of the rooms linked to a deal, through its transactions' `linked_room_id` (the canonical
    * join), read from every page of them.
+   *
+   * @example
+   * ```ts
+   * const roomIds = await client.deals.linkedRoomIds(deal.id); // [7], or [] before a room is linked
+   * ```
    */
   linkedRoomIds(dealId: number, options?: ListOptions): APIPromise<number[]> {
     try {

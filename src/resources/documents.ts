@@ -5,6 +5,8 @@ import { DocumentSchema, type Document } from '../schemas/documents.js';
 import { withUploadProgress } from '../uploads/progress.js';
 import { encodeMultipart } from '../uploads/encode.js';
 import type { MultipartBody, Uploadable, UploadOptions } from '../uploads/types.js';
+import { uploadMany } from '../uploads/upload-many.js';
+import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from '../uploads/upload-many-types.js';
 import { Resource } from './resource.js';
 
 const roomIdSchema = idField('roomId');
@@ -17,6 +19,13 @@ export class Documents extends Resource {
   /**
    * Uploads a file to a room as multipart (one part named `file`), streaming it where the input
    * allows. Never retried automatically: a document must not be stored twice.
+   *
+   * @example
+   * ```ts
+   * const document = await client.documents.upload(room.id, new File(['Q3 revenue grew 12%.'], 'q3.txt'));
+   * // On Node, from disk and streamed: client.documents.upload(room.id, await fileFromPath('memo.pdf'))
+   * console.log(document.id, document.original_filename);
+   * ```
    */
   upload(roomId: number, file: Uploadable, options: UploadOptions = {}): APIPromise<Document> {
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;
@@ -40,5 +49,27 @@ export class Documents extends Resource {
         settle: (error) => (error === undefined ? multipart.finish?.() : multipart.release?.(error)),
       };
     });
+  }
+  /**
+   * Uploads many files to a room, `concurrency` (default 4) at a time: every file below a directory
+   * (Node; recursively, in a stable order, symlinks not followed) or each `{ file, filename }` of an
+   * iterable. Each file ends in exactly one list: `uploaded`, `skipped` (stored by an earlier run,
+   * per the `manifest`), `failed` (provably not stored: a rerun sends it) or `unknown` (its body was
+   * sent and no answer came: never sent again unless `retryUnknown`). Like `upload`, never retried.
+   *
+   * @example
+   * ```ts
+   * import { Client } from 'svc-sdk';
+   *
+   * const client = new Client();
+   * const { uploaded, skipped, failed, unknown } = await client.documents.uploadMany(7, './deal-docs', {
+   *   manifest: './deal-docs.manifest.jsonl',
+   *   onProgress: (p) => console.log(`${p.filesDone}/${p.filesTotal} files`),
+   * });
+   * console.log(uploaded.length, skipped.length, failed.length, unknown.length);
+   * ```
+   */
+  uploadMany(roomId: number, inputs: UploadManyInputs, options: UploadManyOptions = {}): Promise<UploadManyResult> {
+    return uploadMany((file, uploadOptions) => this.upload(roomId, file, uploadOptions), roomId, inputs, options);
   }
 }

@@ -5,7 +5,14 @@ import { Resource } from './resource.js';
 
 /** Data rooms (VDR), where counterparties share documents. */
 export class Rooms extends Resource {
-  /** Creates a data room. */
+  /**
+   * Creates a data room.
+   *
+   * @example
+   * ```ts
+   * const room = await client.rooms.create({ name: 'Acme data room', room_type: 'company_investment' });
+   * ```
+   */
   create(params: RoomCreateParams, options?: RequestOptions): APIPromise<Room> {
     return this.core.call('rooms.create', options, (parse) => ({
       method: 'POST',

@@ -9,7 +9,15 @@ const roomIdSchema = idField('roomId');
 
 /** Question answering over a room's documents. */
 export class Search extends Resource {
-  /** Asks a question over a room's uploaded documents; answers come with citations. */
+  /**
+   * Asks a question over a room's uploaded documents; answers come with citations.
+   *
+   * @example
+   * ```ts
+   * const result = await client.search.query(room.id, { query: 'How much did revenue grow?' });
+   * console.log(result.answer, result.citations?.map((citation) => citation.filename));
+   * ```
+   */
   query(roomId: number, params: SearchParams, options?: RequestOptions): APIPromise<SearchResult> {
     return this.core.call('search.query', options, (parse) => ({
       method: 'POST',

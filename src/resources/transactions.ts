@@ -20,7 +20,14 @@ const txIdSchema = idField('txId');
 
 /** Transactions: each joins a deal (`deal_id`) to a room (`linked_room_id`). */
 export class Transactions extends Resource {
-  /** Creates a transaction for a deal. */
+  /**
+   * Creates a transaction for a deal.
+   *
+   * @example
+   * ```ts
+   * const tx = await client.transactions.create({ name: 'Acme Series A', deal_id: deal.id });
+   * ```
+   */
   create(params: TransactionCreateParams, options?: RequestOptions): APIPromise<Transaction> {
     return this.core.call('transactions.create', options, (parse) => ({
       method: 'POST',
@@ -30,7 +37,14 @@ export class Transactions extends Resource {
     }));
   }
 
-  /** Updates a transaction; set `linked_room_id` to link its deal to a room. */
+  /**
+   * Updates a transaction; set `linked_room_id` to link its deal to a room.
+   *
+   * @example
+   * ```ts
+   * await client.transactions.update(tx.id, { linked_room_id: room.id });
+   * ```
+   */
   update(txId: number, params: TransactionUpdateParams, options?: RequestOptions): APIPromise<Transaction> {
     return this.core.call('transactions.update', options, (parse) => ({
       method: 'PATCH',
@@ -40,7 +54,15 @@ export class Transactions extends Resource {
     }));
   }
 
-  /** Lists the transactions of a deal: awaited, every page; with `for await`, one page at a time. */
+  /**
+   * Lists the transactions of a deal: awaited, every page; with `for await`, one page at a time.
+   *
+   * @example
+   * ```ts
+   * const all = await client.transactions.list({ deal_id: deal.id }); // every page
+   * for await (const tx of client.transactions.list({ deal_id: deal.id })) console.log(tx.linked_room_id); // page by page
+   * ```
+   */
   list(params: TransactionListParams, options?: ListOptions): PagePromise<Transaction> {
     return this.core.list('transactions.list', options, (parse) => ({
       method: 'GET',

@@ -25,7 +25,15 @@ const webhookIdSchema = idField('webhookId');
  * see the README's "Assumptions where the spec is silent".
  */
 export class Webhooks extends Resource {
-  /** Registers an endpoint; the answer carries its signing `secret`, shown this once. */
+  /**
+   * Registers an endpoint; the answer carries its signing `secret`, shown this once.
+   *
+   * @example
+   * ```ts
+   * const hook = await client.webhooks.create({ url: 'https://example.com/webhooks', name: 'uploads', event_types: ['document.uploaded'] });
+   * console.log(hook.secret); // store it: it verifies the deliveries, and is never shown again
+   * ```
+   */
   create(params: WebhookCreateParams, options?: RequestOptions): APIPromise<WebhookCreated> {
     return this.core.call('webhooks.create', options, (parse) => ({
       method: 'POST',
@@ -35,12 +43,26 @@ export class Webhooks extends Resource {
     }));
   }
 
-  /** Lists this client's registered endpoints: awaited, every page; with `for await`, one page at a time. */
+  /**
+   * Lists this client's registered endpoints: awaited, every page; with `for await`, one page at a time.
+   *
+   * @example
+   * ```ts
+   * for (const endpoint of await client.webhooks.list()) console.log(endpoint.id, endpoint.url, endpoint.failure_count);
+   * ```
+   */
   list(options?: ListOptions): PagePromise<WebhookEndpoint> {
     return this.core.list('webhooks.list', options, () => ({ method: 'GET', path: '/webhooks/', schema: WebhookEndpointListSchema }));
   }
 
-  /** Reads one endpoint, with its `failure_count`. */
+  /**
+   * Reads one endpoint, with its `failure_count`.
+   *
+   * @example
+   * ```ts
+   * const endpoint = await client.webhooks.retrieve(hook.id);
+   * ```
+   */
   retrieve(webhookId: number, options?: RequestOptions): APIPromise<WebhookEndpoint> {
     return this.core.call('webhooks.retrieve', options, (parse) => ({
       method: 'GET',
@@ -49,7 +71,14 @@ export class Webhooks extends Resource {
     }));
   }
 
-  /** Changes an endpoint's url, name or event types. */
+  /**
+   * Changes an endpoint's url, name or event types.
+   *
+   * @example
+   * ```ts
+   * await client.webhooks.update(hook.id, { event_types: null }); // every kind from now on
+   * ```
+   */
   update(webhookId: number, params: WebhookUpdateParams, options?: RequestOptions): APIPromise<WebhookEndpoint> {
     return this.core.call('webhooks.update', options, (parse) => ({
       method: 'PATCH',
@@ -59,7 +88,14 @@ export class Webhooks extends Resource {
     }));
   }
 
-  /** Deletes an endpoint; no further deliveries are made to it. A retry that finds it gone counts as deleted. */
+  /**
+   * Deletes an endpoint; no further deliveries are made to it. A retry that finds it gone counts as deleted.
+   *
+   * @example
+   * ```ts
+   * await client.webhooks.delete(hook.id);
+   * ```
+   */
   delete(webhookId: number, options?: RequestOptions): APIPromise<void> {
     return this.core.call('webhooks.delete', options, (parse) => ({
       method: 'DELETE',
@@ -68,7 +104,14 @@ export class Webhooks extends Resource {
     }));
   }
 
-  /** Replaces an endpoint's signing secret; the answer carries the new one, shown this once. */
+  /**
+   * Replaces an endpoint's signing secret; the answer carries the new one, shown this once.
+   *
+   * @example
+   * ```ts
+   * const { secret } = await client.webhooks.rotateSecret(hook.id); // verify with [secret, oldSecret] until the retries of older deliveries are done
+   * ```
+   */
   rotateSecret(webhookId: number, options?: RequestOptions): APIPromise<WebhookSecret> {
     return this.core.call('webhooks.rotateSecret', options, (parse) => ({
       method: 'POST',
@@ -77,7 +120,14 @@ export class Webhooks extends Resource {
     }));
   }
 
-  /** Asks the service to send a `ping.test` delivery to the endpoint. */
+  /**
+   * Asks the service to send a `ping.test` delivery to the endpoint.
+   *
+   * @example
+   * ```ts
+   * await client.webhooks.ping(hook.id); // a ping.test delivery to the endpoint
+   * ```
+   */
   ping(webhookId: number, options?: RequestOptions): APIPromise<void> {
     return this.core.call('webhooks.ping', options, (parse) => ({
       method: 'POST',

@@ -29,3 +29,13 @@ export function openEnum<const T extends string>(field: string, known: readonly 
 export function openEnumOut<const T extends string>() {
   return z.string() as unknown as z.ZodMiniType<T | (string & {})>;
 }
+
+/**
+ * A params type without the `[key: string]: unknown` its loose schema gives it: the known fields
+ * only, so a misspelt key in an object literal (`{ nmae }`) is a compile error, as in stripe's and
+ * openai's SDKs. The schema stays loose: at run time an unknown key is still sent (a field the
+ * service has and the SDK does not know yet), unless it is a near miss of a known one (core/validate.ts).
+ */
+export type KnownFields<T> = {
+  [K in keyof T as string extends K ? never : number extends K ? never : symbol extends K ? never : K]: T[K];
+};

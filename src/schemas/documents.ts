@@ -6,5 +6,12 @@ export const DocumentSchema = z.looseObject({
   original_filename: z.string(),
 });
 
-/** A document uploaded to a room. @interface */
-export type Document = z.output<typeof DocumentSchema>;
+/** A document uploaded to a room. */
+export interface Document {
+  /** A field the spec does not name, kept as the service sent it. */
+  [field: string]: unknown;
+  /** The document's id. */
+  id: number;
+  /** The filename it was uploaded with. */
+  original_filename: string;
+}

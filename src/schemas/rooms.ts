@@ -17,7 +17,21 @@ export const RoomSchema = z.looseObject({
   room_type: z.optional(openEnumOut<'company_investment'>()),
 });
 
-/** Body of `rooms.create`. @interface */
-export type RoomCreateParams = z.input<typeof RoomCreateParamsSchema>;
-/** A VDR room in which counterparties share documents. @interface */
-export type Room = z.output<typeof RoomSchema>;
+/** Body of `rooms.create`. */
+export interface RoomCreateParams {
+  /** The room's name, such as `'Acme data room'`. */
+  name: string;
+  /** The kind of room: `'company_investment'`, or another type the service accepts. */
+  room_type: RoomType;
+}
+/** A VDR room in which counterparties share documents. */
+export interface Room {
+  /** A field the spec does not name, kept as the service sent it. */
+  [field: string]: unknown;
+  /** The room's id, for uploads, search and `transactions.update({ linked_room_id })`. */
+  id: number;
+  /** The room's name. */
+  name: string;
+  /** The kind of room, such as `'company_investment'`. */
+  room_type?: RoomType | undefined;
+}

@@ -19,9 +19,28 @@ export const SearchResultSchema = z.looseObject({
   citations: z.optional(z.array(CitationSchema)),
 });
 
-/** Body of `search.query`. @interface */
-export type SearchParams = z.input<typeof SearchParamsSchema>;
-/** A passage of a document cited by an answer. @interface */
-export type Citation = z.output<typeof CitationSchema>;
-/** The answer to a question over a room's documents, with its citations. @interface */
-export type SearchResult = z.output<typeof SearchResultSchema>;
+/** Body of `search.query`. */
+export interface SearchParams {
+  /** The question to answer from the room's documents, in plain words. */
+  query: string;
+}
+/** A passage of a document cited by an answer. */
+export interface Citation {
+  /** A field the spec does not name, kept as the service sent it. */
+  [field: string]: unknown;
+  /** The id of the cited document. */
+  document_id?: number | undefined;
+  /** The cited document's filename. */
+  filename?: string | undefined;
+  /** The text cited from it. */
+  passage?: string | undefined;
+}
+/** The answer to a question over a room's documents, with its citations. */
+export interface SearchResult {
+  /** A field the spec does not name, kept as the service sent it. */
+  [field: string]: unknown;
+  /** The answer, or `null` when the documents do not hold one. */
+  answer?: string | null | undefined;
+  /** The passages the answer rests on. */
+  citations?: Citation[] | undefined;
+}

@@ -60,15 +60,58 @@ export const WebhookEndpointSchema = z.looseObject({
 export const WebhookEndpointListSchema = z.array(WebhookEndpointSchema);
 
 /** The answer of `webhooks.rotateSecret`: the new secret, shown once. */
-export const WebhookSecretSchema = z.looseObject({ secret: z.string() });
+export const WebhookSecretSchema = z.looseObject({
+  secret: z.string(),
+});
 
-/** Body of `webhooks.create`. @interface */
-export type WebhookCreateParams = z.input<typeof WebhookCreateParamsSchema>;
-/** Body of `webhooks.update`. @interface */
-export type WebhookUpdateParams = z.input<typeof WebhookUpdateParamsSchema>;
-/** A new registration with its signing secret (store it: it is never shown again). @interface */
-export type WebhookCreated = z.output<typeof WebhookCreatedSchema>;
-/** A registered webhook endpoint. @interface */
-export type WebhookEndpoint = z.output<typeof WebhookEndpointSchema>;
-/** A freshly rotated signing secret. @interface */
-export type WebhookSecret = z.output<typeof WebhookSecretSchema>;
+/** Body of `webhooks.create`. */
+export interface WebhookCreateParams {
+  /** Your receiver's https URL (http only to localhost, 127.0.0.1 or [::1]). */
+  url: string;
+  /** A label for the endpoint, such as `'uploads'`. */
+  name: string;
+  /** The event kinds to receive, such as `['document.uploaded']`, or `null` for every kind. */
+  event_types: EventKind[] | null;
+}
+/** Body of `webhooks.update`: any of the create fields. */
+export interface WebhookUpdateParams {
+  /** A new receiver URL (https, or http to loopback). */
+  url?: string | undefined;
+  /** A new label. */
+  name?: string | undefined;
+  /** The event kinds to receive from now on, or `null` for every kind. */
+  event_types?: EventKind[] | null | undefined;
+}
+/** A new registration with its signing secret (store it: it is never shown again). */
+export interface WebhookCreated {
+  /** A field the spec does not name, kept as the service sent it. */
+  [field: string]: unknown;
+  /** The endpoint's id, for `update`, `delete`, `rotateSecret` and `ping`. */
+  id: number;
+  /** The signing secret of its deliveries: shown this once, store it to verify them. */
+  secret: string;
+  /** The event kinds it receives, or `null` for every kind. */
+  event_types: EventKind[] | null;
+}
+/** A registered webhook endpoint. */
+export interface WebhookEndpoint {
+  /** A field the spec does not name, kept as the service sent it. */
+  [field: string]: unknown;
+  /** The endpoint's id. */
+  id: number;
+  /** The receiver URL deliveries go to. */
+  url?: string | undefined;
+  /** The endpoint's label. */
+  name?: string | undefined;
+  /** The event kinds it receives, or `null` for every kind. */
+  event_types?: EventKind[] | null | undefined;
+  /** How many deliveries failed every attempt. */
+  failure_count?: number | undefined;
+}
+/** A freshly rotated signing secret. */
+export interface WebhookSecret {
+  /** A field the spec does not name, kept as the service sent it. */
+  [field: string]: unknown;
+  /** The new signing secret, shown this once: deliveries are signed with it from now on. */
+  secret: string;
+}

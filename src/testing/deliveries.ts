@@ -1,6 +1,7 @@
 import { signPayload } from '../webhooks/index.js';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { buildEventBody } from './events.js';
+import { describeFetchFailure } from '../shared/fetch-failure.js';
 
 /** One attempt the emulator made to deliver an event to an endpoint. */
 export interface DeliveryAttempt {
@@ -204,7 +205,7 @@ export class DeliveryScheduler {
       status = response.status;
       await response.body?.cancel().catch(() => undefined);
     } catch (cause) {
-      error = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+      error = describeFetchFailure(cause); // `connection refused (ECONNREFUSED)…`, not undici's bare "fetch failed"
     }
     if (generation !== this.#generation) return; // reset() while this attempt was out: forget it
     this.#inFlight -= 1;

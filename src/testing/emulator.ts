@@ -2,8 +2,10 @@ import type { HttpHandler } from 'msw/http';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { DeliveryScheduler, type DeliveryAttempt, type ScheduledDelivery } from './deliveries.js';
 import { sampleEventData } from './events.js';
+import { createFaults, withFaults, type EmulatorFaults, type ServedBy } from './faults.js';
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
+import { createControlHandlers } from './control.js';
 import { misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
 import { MAX_PAGE_SIZE } from './pages.js';
@@ -36,6 +38,8 @@ export interface EmulatorOptions {
    * 421, so a web page whose DNS name was rebound to 127.0.0.1 cannot drive the emulator.
    */
   allowedHosts?: readonly string[] | undefined;
+  /** Latency, a share of 503 answers, resets mid-body: see `EmulatorFaults`. Default: none. */
+  faults?: EmulatorFaults | undefined;
 }
 
 /** Options of `waitForDelivery`. */
@@ -50,6 +54,8 @@ export interface Emulator {
   readonly handlers: readonly HttpHandler[];
   /** Every delivery attempt made so far, oldest first. */
   readonly deliveries: readonly DeliveryAttempt[];
+  /** The faults injected, live: change a field and the next request sees it. */
+  readonly faults: EmulatorFaults;
   /**
    * Answers one request like the service would (404 JSON for an unknown path). Called like the global
    * `fetch`, so it can be a client's: `new Client({ apiKey, baseUrl: 'https://svc.test', fetch: emulator.fetch })`
@@ -110,18 +116,23 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const store = new Store();
   const scheduler = new DeliveryScheduler({ deliveryDelayMs, retryDelaysMs, onAttempt: options.onDelivery });
   const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
-  const handlers = createHandlers(context);
+  const handlers = [...createControlHandlers(context), ...createHandlers(context)]; // control route first: svc-sdk trigger (control.ts)
   const servers = new Set<ListeningEmulator>();
+  const faults = createFaults(options.faults);
+  // Faults wrap the whole answer, in process and over HTTP (where a reset reaches the socket); their
+  // 503s are given outside the routes, so the request id is added after them, as on every answer.
+  const faulty = withFaults(faults, (request) => answer(handlers, request));
+  const served = async (request: Request, servedBy?: ServedBy) => withRequestId(await faulty(request, servedBy));
 
   const emulator: Emulator = {
     handlers,
     deliveries: scheduler.attempts,
-    async fetch(input, init) {
-      const request = input instanceof Request && init === undefined ? input : new Request(input, init);
-      return withRequestId(await answer(handlers, request));
+    faults,
+    fetch(input, init) {
+      return served(input instanceof Request && init === undefined ? input : new Request(input, init));
     },
     async listen(port = 0) {
-      const server = await listen(onlyAllowedHosts(emulator.fetch, allowedHosts), port);
+      const server = await listen(onlyAllowedHosts(served, allowedHosts), port);
       const close = async () => {
         servers.delete(wrapped);
         await server.close();
@@ -199,10 +210,10 @@ async function answer(handlers: HttpHandler[], request: Request): Promise<Respon
 }
 
 /** `fetch` behind the Host check of the HTTP server (see `misdirectedHost`). */
-function onlyAllowedHosts(fetch: (request: Request) => Promise<Response>, allowedHosts: readonly string[]) {
-  return async (request: Request): Promise<Response> => {
+function onlyAllowedHosts(fetch: (request: Request, servedBy: ServedBy) => Promise<Response>, allowedHosts: readonly string[]) {
+  return async (request: Request, servedBy: ServedBy): Promise<Response> => {
     const refused = misdirectedHost(request, allowedHosts);
-    return refused ? withRequestId(refused) : fetch(request);
+    return refused ? withRequestId(refused) : fetch(request, servedBy);
   };
 }
 

@@ -220,7 +220,7 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
 }
 
 /** The caller's API key, or the 401 answer. */
-function authenticate(request: Request, expected: string | undefined): string | Response {
+export function authenticate(request: Request, expected: string | undefined): string | Response {
   const header = request.headers.get('authorization') ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   if (!match) return fail(401, 'missing API key: send Authorization: Bearer vdr_…');

@@ -8,5 +8,6 @@
 export { createEmulator, type Emulator, type EmulatorOptions, type WaitOptions } from './emulator.js';
 export type { DeliveryAttempt, ScheduledDelivery } from './deliveries.js';
 export type { ListeningEmulator } from './listen.js';
+export type { EmulatorFaults } from './faults.js';
 export type { Citation, SearchAnswer } from './search-index.js';
 export { SAMPLE_EVENT_DATA, sampleEventData, buildEventBody } from './events.js';

@@ -1,3 +1,4 @@
+import type { ServedBy } from './faults.js';
 import { importPeer } from './peers.js';
 
 /** A running HTTP server of the emulator. */
@@ -11,7 +12,7 @@ export interface ListeningEmulator {
 }
 
 /** Serves a fetch handler on 127.0.0.1 with @hono/node-server, loaded only when called (an optional peer). */
-export async function listen(fetch: (request: Request) => Promise<Response>, port: number): Promise<ListeningEmulator> {
+export async function listen(fetch: (request: Request, servedBy: ServedBy) => Promise<Response>, port: number): Promise<ListeningEmulator> {
   const { serve } = await importPeer('@hono/node-server', () => import('@hono/node-server'), 'emulator.listen()');
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port, hostname: '127.0.0.1' }, (info) => {

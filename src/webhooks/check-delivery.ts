@@ -27,7 +27,8 @@ const NO_MATCH = /* @__PURE__ */ new Refusal('invalid_signature');
  * Checks one delivery: the signature over the raw `body` under any of `secrets`, then the envelope
  * (`event`, `version`, `delivery_id`, `timestamp`, `data`), then the signed timestamp against the
  * replay window. The event, or a `Refusal`; at once when the HMAC back end is synchronous
- * (node:crypto), as a promise otherwise (Web Crypto). Never throws.
+ * (node:crypto), as a promise otherwise (Web Crypto). Never throws. `onEvent` hears the event once
+ * its signature and envelope checked out, before its timestamp is (the receiver's hooks: `onVerified`).
  */
 export function checkDelivery(
   hmac: HmacVerify,
@@ -35,6 +36,7 @@ export function checkDelivery(
   header: unknown,
   secrets: string[],
   tolerance: number | false,
+  onEvent?: (event: WebhookEvent) => void,
 ): WebhookEvent | Refusal | Promise<WebhookEvent | Refusal> {
   if (!header) return MISSING;
   const hex = signatureHex(header);
@@ -47,6 +49,7 @@ export function checkDelivery(
       const event = readWebhookEvent(body);
       // Not a delivery: the message names the field, never a value.
       if (typeof event === 'string') return new Refusal('invalid_payload', event);
+      onEvent?.(event);
       const late = timestampProblem(event.timestamp, tolerance);
       return late ? new Refusal(late) : event;
     },

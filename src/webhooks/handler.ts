@@ -8,6 +8,8 @@ import type { WebhookSecretOption } from './secrets.js';
 import { concat } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER } from './signature.js';
 import type { HmacVerify } from './verify.js';
+// hooks: the option's type (webhooks/hooks.ts); the receiver (receiver.ts) runs them
+import type { WebhookHooksOption } from './hooks.js';
 
 /**
  * Why `createWebhookHandler` refused a delivery before processing it (what `onVerificationError`
@@ -81,6 +83,13 @@ export interface WebhookHandlerOptions {
    * once it answers. `toNodeListener` never waits.
    */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+  // hooks:
+  /**
+   * Hooks that observe each delivery: its arrival, its verification and its outcome (processed,
+   * duplicate, refused with its reason, failed) with the time taken; see `WebhookHooks`.
+   * `svc-sdk/otel`'s `webhookTelemetry()` makes a set.
+   */
+  hooks?: WebhookHooksOption | undefined;
 }
 
 /** A fetch-standard request handler: Next.js route handlers, Hono, Workers, Bun.serve, Deno.serve. */

@@ -10,13 +10,16 @@
  *   5. runOn          on(event), its claim renewed while it runs (it threw: claim released, 500)
  *   6. record         the delivery marked done in the store, then 200
  * Every store call has a deadline (storeTimeoutMs): past it, the answer is 500 as for a store error.
- * Every refusal (1 and 3) reaches onVerificationError.
+ * Every refusal (1 and 3) reaches onVerificationError. With `hooks`, each delivery has a record
+ * (hooks.ts) that hears the stages at the `// hooks:` call sites and reports the answer, unchanged.
  */
 import { checkDelivery, Refusal } from './check-delivery.js';
 import { memoryStore } from './dedupe-memory.js';
 import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookHandlerOptions, WebhookRejectReason } from './handler.js';
+// hooks: receiver hooks and the per-delivery record they read
+import { observeDeliveries, webhookHookSets, type DeliveryRecord, type ObservedReceive } from './hooks.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
 import { malformedSecret, secretResolver, type MissingSecretError } from './secrets.js';
 import { isThenable, next, settle, StoreTimeoutError, withDeadline } from './steps.js';
@@ -85,31 +88,40 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     storeTimeoutMs = 2000,
     onVerificationError,
     waitUntil,
+    hooks,
   } = options ?? ({} as WebhookHandlerOptions);
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
   checkOptions(options, store);
+  const hookSets = webhookHookSets(hooks); // hooks: checked after the other options (a TypeError)
   const secrets = secretResolver(secret);
   // How often a running on()'s claim is renewed: three times per processingTtlMs, so one late renewal never loses it.
   const renewEveryMs = Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3);
 
-  const receive: Receive = (method, signature, body, request, keepAlive) => {
+  // hooks: `delivery`, the delivery's record when there are hooks, hears the stages below
+  const receiveDelivery: ObservedReceive = (method, signature, body, request, keepAlive, delivery) => {
     if (method !== 'POST') return METHOD_NOT_ALLOWED;
-    if (typeof body === 'string') return refuse(BODY_REFUSALS[body], request);
-    return withSecrets((list) =>
-      next(
-        () => checkDelivery(hmac, body, signature, list, tolerance),
-        (checked) => (checked instanceof Refusal ? refuse(checked, request) : claim(checked, keepAlive)),
-      ),
+    if (typeof body === 'string') return refuse(BODY_REFUSALS[body], request, delivery);
+    return withSecrets(
+      (list) =>
+        next(
+          // hooks: verified once the signature and envelope checked out, before the timestamp
+          () => checkDelivery(hmac, body, signature, list, tolerance, delivery && ((event) => delivery.verified(event))),
+          (checked) => (checked instanceof Refusal ? refuse(checked, request, delivery) : claim(checked, keepAlive, delivery)),
+        ),
+      delivery,
     );
   };
+  // hooks: with hooks, each delivery gets a record and its answer is reported (toNodeListener shares this receive)
+  const receive: Receive = hookSets ? observeDeliveries(hookSets, receiveDelivery) : receiveDelivery;
 
   /** Calls one method of the store, by its name (the name a timeout's message gives), under storeTimeoutMs. */
   const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string) =>
     withDeadline<unknown>(store![call]!(id), storeTimeoutMs, call);
 
   /** Runs `proceed` with the usable secrets; while there are none, answers 500 with the fix and logs it. */
-  const withSecrets = (proceed: (secrets: string[]) => Answer | Promise<Answer>) =>
+  const withSecrets = (proceed: (secrets: string[]) => Answer | Promise<Answer>, delivery?: DeliveryRecord) =>
     next(secrets, proceed, (error): Answer => {
+      delivery?.failed('no_secret'); // hooks:
       // Only the resolver's own MissingSecretError comes here: its message names the fix, never a secret.
       const { message } = error as MissingSecretError;
       // A setup error, not a bad delivery: the operator must see it; the service retries meanwhile.
@@ -118,8 +130,9 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     });
 
   /** A refused delivery: onVerificationError hears it (its errors ignored), the sender gets the status. */
-  const refuse = (refusal: Refusal | WebhookRejectReason, request: () => Request): Answer => {
+  const refuse = (refusal: Refusal | WebhookRejectReason, request: () => Request, delivery?: DeliveryRecord): Answer => {
     const reason = typeof refusal === 'string' ? refusal : refusal.reason;
+    delivery?.refused(reason); // hooks:
     try {
       onVerificationError?.(reason, request());
     } catch {
@@ -130,12 +143,16 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   };
 
   /** Claims the delivery in the dedupe store: a new one runs, a processed one is acknowledged, a running one waits. */
-  const claim = (event: WebhookEvent, keepAlive?: (recording: Promise<unknown>) => void) => {
+  const claim = (event: WebhookEvent, keepAlive?: (recording: Promise<unknown>) => void, delivery?: DeliveryRecord) => {
     if (!store) return runOn(event, keepAlive);
     const id = event.delivery_id;
     return next(
       () => callStore('claim', id) as ClaimResult | Promise<ClaimResult>,
-      (state) => (state === 'claimed' ? runOn(event, keepAlive) : state === 'done' ? OK : IN_PROGRESS),
+      (state) => {
+        if (state === 'claimed') return runOn(event, keepAlive);
+        delivery?.duplicate(state); // hooks:
+        return state === 'done' ? OK : IN_PROGRESS;
+      },
       // The store is down or silent: refuse rather than risk processing twice; the service retries.
       (error) => storeFailed(error, event),
     );

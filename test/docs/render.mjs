@@ -1,7 +1,8 @@
 // The API reference renders in a browser (part of `npm run test:docs`, after `npm run docs`): headless
 // Chromium opens the built pages from docs/ and the script checks what its scripts rendered, not
-// only the HTML TypeDoc wrote: the navigation (filled in by the site's JavaScript) lists the three
-// modules, and the Client page shows the class with its constructor, `request` and its resources.
+// only the HTML TypeDoc wrote: the landing page is the README, the navigation (filled in by the
+// site's JavaScript) lists the four modules, the Client page shows the class with its constructor,
+// `request` and its resources, the webhook functions are listed as functions with their examples.
 //   node test/docs/render.mjs [--screenshot file.png]   also saves a screenshot of the Client page
 // Chromium is a system package: without it the check is skipped locally and fails under CI=true.
 import { spawn } from 'node:child_process';
@@ -49,8 +50,11 @@ try {
   const index = await chromium(['--dump-dom', pathToFileURL(path.join(docs, 'index.html')).href]);
   const client = await chromium(['--dump-dom', pathToFileURL(clientPage).href]);
   expect(index, /<h1>svc-sdk - v\d+\.\d+\.\d+<\/h1>/, 'the index page has the title svc-sdk and its version');
-  for (const module of ['svc-sdk.html', 'svc-sdk_webhooks.html', 'svc-sdk_testing.html']) {
-    expect(index, new RegExp(`href="modules/${module.replace('.', '\\.')}"`), `the index page links to ${module}`);
+  // The modules' list is its own page now that the README is the landing page.
+  const modules = await chromium(['--dump-dom', pathToFileURL(path.join(docs, 'modules.html')).href]);
+  expect(index, /href="modules\.html"/, 'the index page links to the list of modules');
+  for (const module of ['svc-sdk.html', 'svc-sdk_webhooks.html', 'svc-sdk_testing.html', 'svc-sdk_otel.html']) {
+    expect(modules, new RegExp(`href="modules/${module.replace('.', '\\.')}"`), `the modules page links to ${module}`);
   }
   expect(client, /<h1>Class Client<\/h1>/, 'the Client page has the heading "Class Client"');
   // Empty in the HTML TypeDoc writes; only the page's scripts fill it in.
@@ -59,6 +63,23 @@ try {
   for (const member of ['constructor', 'request', 'deals', 'documents', 'webhooks']) {
     expect(client, new RegExp(`id="${member}"`), `the Client page documents ${member}`);
   }
+  // The landing page is the README (typedoc.json "readme"), not an empty page.
+  for (const heading of ['quick-start', 'receiving-webhooks', 'command-line']) {
+    expect(index, new RegExp(`<h[2-4] id="${heading}"`), `the index page shows the README's section #${heading}`);
+  }
+  // Callable consts (the webhook functions) are listed as functions, each with its @example
+  // (test/docs/typedoc-plugin.mjs), and no longer as variables.
+  const webhooksModule = await chromium(['--dump-dom', pathToFileURL(path.join(docs, 'modules', 'svc-sdk_webhooks.html')).href]);
+  for (const name of ['verifyWebhook', 'verifySignature', 'signPayload', 'createWebhookHandler']) {
+    expect(webhooksModule, new RegExp(`href="\\.\\./functions/svc-sdk_webhooks\\.${name}\\.html"`), `svc-sdk/webhooks lists ${name} under Functions`);
+    if (existsSync(path.join(docs, 'variables', `svc-sdk_webhooks.${name}.html`))) problems.push(`${name} is still listed under Variables`);
+    const page = path.join(docs, 'functions', `svc-sdk_webhooks.${name}.html`);
+    if (existsSync(page)) expect(await chromium(['--dump-dom', pathToFileURL(page).href]), /<h4[^>]*>Example/, `the ${name} page shows its example`);
+  }
+  // A resource method shows its example (every public method has one: test/docs/hover.test.ts).
+  const rooms = path.join(docs, 'interfaces', 'svc-sdk.Rooms.html');
+  if (existsSync(rooms)) expect(await chromium(['--dump-dom', pathToFileURL(rooms).href]), /id="create"[\s\S]*<h4[^>]*>Example/, 'the Rooms page shows the example of create');
+  else problems.push('the Rooms page is missing');
   if (screenshot) {
     await chromium([`--screenshot=${screenshot}`, '--window-size=1280,1000', pathToFileURL(clientPage).href]);
     console.log(`test:docs: screenshot of the Client page in ${screenshot}`);

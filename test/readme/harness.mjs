@@ -3,7 +3,7 @@
 // type-checks all blocks in one TypeScript program per compiler setting, and runs the blocks
 // marked `<!-- run -->` against the emulator. Every problem is reported at its line in the document.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { cp, mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,9 +45,11 @@ export const SETTINGS = {
  * `test/node_modules` (the peers, fastify and @types that blocks and examples import).
  *
  * @param {string} root the repository (the package's own directory)
+ * @param {{ first?: string[] }} [options] node_modules folders whose packages win over the root's
+ *   (test/types-latest/node_modules: the latest @types/node and the framework types built on it)
  */
-export async function createConsumer(root) {
-  const sources = [path.join(root, 'node_modules'), path.join(root, 'test', 'node_modules')];
+export async function createConsumer(root, { first = [] } = {}) {
+  const sources = [...first, path.join(root, 'node_modules'), path.join(root, 'test', 'node_modules')];
   const absent = sources.find((source) => !existsSync(source));
   if (absent) throw new Error(`${path.relative(root, absent)} is missing: run \`npm install\` and \`npm run test:deps\``);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-sdk-readme-'));
@@ -114,32 +116,71 @@ function locate(blocks, fileName, position) {
  * Type-checks every block in one program per setting; returns one message per problem, each
  * starting with the document's file and line.
  */
-export function typeCheck(blocks, dir) {
+export function typeCheck(blocks, dir, { options: extra = {}, label = '', files = [], onlyAbout, settings = SETTINGS } = {}) {
   const problems = [];
   // Both programs read the same default library files (lib.dom.d.ts is 1.5 MB): parse them once.
   // Other files are parsed per program, since module settings change how they are bound.
   const libDir = path.dirname(ts.getDefaultLibFilePath({}));
   const parsed = new Map();
-  for (const [name, setting] of Object.entries(SETTINGS)) {
-    const { options, errors } = ts.convertCompilerOptionsFromJson({ ...STRICTEST, ...setting }, dir);
+  for (const [name, setting] of Object.entries(settings)) {
+    const { options, errors } = ts.convertCompilerOptionsFromJson({ ...STRICTEST, ...setting, ...extra }, dir);
     if (errors.length) throw new Error(ts.formatDiagnostics(errors, formatHost(dir)));
     const host = ts.createCompilerHost(options);
+    // `types: ['node']` resolves from the current directory: the consumer's, not the repository's
+    // (whose node_modules/@types/node is the pinned one, whatever the consumer links).
+    host.getCurrentDirectory = () => dir;
     const getSourceFile = host.getSourceFile.bind(host);
     host.getSourceFile = (fileName, languageVersion, ...rest) => {
       if (path.dirname(fileName) !== libDir) return getSourceFile(fileName, languageVersion, ...rest);
       if (!parsed.has(fileName)) parsed.set(fileName, getSourceFile(fileName, languageVersion, ...rest));
       return parsed.get(fileName);
     };
-    const program = ts.createProgram({ rootNames: blocks.map((block) => block.file), options, host });
+    const program = ts.createProgram({ rootNames: [...blocks.map((block) => block.file), ...files], options, host });
+    const nodeTypes = typesNodeVersions(program);
+    if (nodeTypes.length !== 1) problems.push(`(program) [${name}${label}]: expected one @types/node in the program, found ${nodeTypes.join(', ') || 'none'}`);
+    const about = onlyAbout?.(program);
     for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
       const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ');
+      if (about && !about.some((name) => new RegExp(`\\b${name}\\b`).test(message))) continue;
       const where = diagnostic.file && diagnostic.start !== undefined
         ? locate(blocks, diagnostic.file.fileName, diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start))
         : '(options)';
-      problems.push(`${where}: [${name}] TS${diagnostic.code}: ${message}`);
+      problems.push(`${where}: [${name}${label}] TS${diagnostic.code}: ${message}`);
     }
   }
   return problems;
+}
+
+/**
+ * The names the package's declaration files (node_modules/svc-sdk/dist) declare at their top level:
+ * with `onlyAbout`, a check of plain JavaScript keeps the problems that name one of them (how the
+ * code uses svc-sdk), not those only TypeScript annotations would fix (`server.address().port`).
+ */
+export function packageTypeNames(program) {
+  const names = new Set();
+  for (const file of program.getSourceFiles()) {
+    if (!/[\\/]node_modules[\\/]svc-sdk[\\/]dist[\\/]/.test(file.fileName)) continue;
+    for (const statement of file.statements) {
+      const declared = statement.name?.text ?? (ts.isVariableStatement(statement) ? statement.declarationList.declarations.map((d) => d.name.getText(file)) : []);
+      for (const name of [declared].flat()) if (/^[A-Za-z_$][\w$]*$/.test(name) && name.length > 3) names.add(name);
+    }
+  }
+  return [...names];
+}
+
+/**
+ * The versions of @types/node a program read: one, or two copies' declarations merge (their
+ * overloads side by side) and hide what either alone would report.
+ */
+export function typesNodeVersions(program) {
+  const versions = new Set();
+  for (const { fileName } of program.getSourceFiles()) {
+    const at = fileName.lastIndexOf('/@types/node/');
+    if (at === -1) continue;
+    const manifest = path.join(realpathSync(fileName.slice(0, at + '/@types/node'.length)), 'package.json');
+    versions.add(JSON.parse(readFileSync(manifest, 'utf8')).version);
+  }
+  return [...versions];
 }
 
 function formatHost(dir) {

@@ -20,7 +20,12 @@ describe('the README harness (test/readme/run.mjs)', () => {
 
   test('fails, and counts what it checked', () => {
     expect(result.status).toBe(1);
-    expect(result.stdout).toContain('5 blocks of test/readme/fixtures/broken.md type-checked (nodenext, bundler), 1 run: 6 type errors, 1 failed runs, 2 broken links');
+    expect(result.stdout).toMatch(
+      /5 blocks of test\/readme\/fixtures\/broken\.md type-checked with examples\/ \(nodenext, bundler; @types\/node pinned and latest 2[6-9]\.\d+\.\d+\), 1 run: \d+ type errors, 1 failed runs, 2 broken links/,
+    );
+    // The document's three type errors, under each setting, with the pinned @types/node and the latest (the
+    // total also counts examples/, checked beside the blocks).
+    expect(result.stderr.split('\n').filter((line) => /^test\/readme\/fixtures\/broken\.md:\d+:\d+: \[.+\] TS\d+/.test(line))).toHaveLength(12);
   });
 
   test('reports a type error at its line in the document, once per module setting', () => {
@@ -28,6 +33,10 @@ describe('the README harness (test/readme/run.mjs)', () => {
     for (const setting of ['nodenext', 'bundler']) {
       expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^test/readme/fixtures/broken\\.md:15:\\d+: \\[${setting}\\] TS2322`)));
     }
+  });
+
+  test('reports a type error under the latest @types/node too, labelled with its version', () => {
+    expect(result.stderr).toMatch(/^test\/readme\/fixtures\/broken\.md:15:\d+: \[nodenext, @types\/node 2[6-9]\.\d+\.\d+\] TS2322/m);
   });
 
   test('checks under exactOptionalPropertyTypes, and JavaScript blocks too', () => {

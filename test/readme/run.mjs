@@ -5,12 +5,13 @@
 //   node test/readme/run.mjs [doc.md ...]    other documents (default: README.md CONTRIBUTING.md)
 //   KEEP_README_BLOCKS=1                     keep the consumer project and print where it is
 import { existsSync, readFileSync } from 'node:fs';
+import { cp, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extractBlocks } from './extract.mjs';
 import { checkLinks } from './links.mjs';
 import { EXAMPLES, linkedExamples } from './examples.mjs';
-import { createConsumer, removeConsumer, runBlocks, runExamples, SETTINGS, typeCheck, writeBlocks } from './harness.mjs';
+import { createConsumer, packageTypeNames, removeConsumer, runBlocks, runExamples, SETTINGS, typeCheck, writeBlocks } from './harness.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const documents = process.argv.slice(2).length ? process.argv.slice(2) : ['README.md', 'CONTRIBUTING.md'];
@@ -30,10 +31,32 @@ const blocks = texts.flatMap(({ markdown, source }) => extractBlocks(markdown, s
 const brokenLinks = texts.flatMap(({ markdown, source }) => checkLinks(markdown, source, root));
 for (const problem of brokenLinks) console.error(problem);
 const dir = await createConsumer(root);
+// The same blocks and examples against the latest @types/node (what `npm i -D @types/node` gives a
+// user) with the Express and Fastify types built on it: a consumer of its own whose node_modules
+// takes those first, checked with preserveSymlinks so that every package's types resolve @types/node
+// there (through the links), never the root's pinned copy beside it.
+const NODENEXT = { nodenext: SETTINGS.nodenext };
+const LATEST = path.join(root, 'test', 'types-latest', 'node_modules');
+if (!existsSync(path.join(LATEST, '@types', 'node'))) {
+  console.error('test:readme: test/types-latest/node_modules is missing: run `node scripts/install-deps.mjs test/types-latest --legacy-peer-deps` (npm run test:readme does)');
+  process.exit(1);
+}
+const latestDir = await createConsumer(root, { first: [LATEST] });
 let failed;
 try {
   const written = await writeBlocks(blocks, dir);
-  const problems = typeCheck(written, dir);
+  const exampleList = await exampleFiles(dir);
+  const latestLabel = `, @types/node ${JSON.parse(readFileSync(path.join(LATEST, '@types', 'node', 'package.json'), 'utf8')).version}`;
+  const latest = { options: { preserveSymlinks: true }, label: latestLabel };
+  const problems = [
+    ...typeCheck(written, dir),
+    ...typeCheck(await writeBlocks(blocks, latestDir), latestDir, latest),
+    // examples/ are plain JavaScript: checked for how they use svc-sdk (a problem that names one of its
+    // types, such as NodeRequestLike), not for the annotations only TypeScript code can carry.
+    // Node programs: nodenext alone (the bundler setting adds time and nothing for them).
+    ...typeCheck([], dir, { files: exampleList, onlyAbout: packageTypeNames, settings: NODENEXT, label: ', examples' }),
+    ...typeCheck([], latestDir, { files: await exampleFiles(latestDir), onlyAbout: packageTypeNames, settings: NODENEXT, ...latest, label: `${latestLabel}, examples` }),
+  ];
   for (const problem of problems) console.error(problem);
 
   // The emulator of the copy installed in the consumer project, which the blocks import too.
@@ -58,12 +81,18 @@ try {
   const runnable = written.filter((block) => block.run).length;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
-    `test:readme: ${written.length} blocks of ${documents.join(', ')} type-checked (${Object.keys(SETTINGS).join(', ')}), ` +
+    `test:readme: ${written.length} blocks of ${documents.join(', ')} type-checked with examples/ (${Object.keys(SETTINGS).join(', ')}; @types/node pinned and latest${latestLabel.replace(", @types/node", "")}), ` +
       `${runnable} run: ${problems.length} type errors, ${failures.length} failed runs, ${brokenLinks.length} broken links; ` +
       `${linked.length - examples.skipped.length} linked examples run: ${examples.failures.length} failed (${seconds} s)`,
   );
 } finally {
-  if (process.env.KEEP_README_BLOCKS) console.log(`test:readme: blocks kept in ${dir}`);
-  else await removeConsumer(dir);
+  if (process.env.KEEP_README_BLOCKS) console.log(`test:readme: blocks kept in ${dir} and ${latestDir}`);
+  else await Promise.all([removeConsumer(dir), removeConsumer(latestDir)]);
+}
+
+/** examples/ copied into a consumer project (they import the package by name): the files to type-check. */
+async function exampleFiles(consumer) {
+  await cp(path.join(root, 'examples'), path.join(consumer, 'examples'), { recursive: true });
+  return (await readdir(path.join(consumer, 'examples'))).filter((name) => /\.(m?js|ts)$/.test(name)).map((name) => path.join(consumer, 'examples', name));
 }
 process.exitCode = failed ? 1 : 0;

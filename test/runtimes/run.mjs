@@ -1,8 +1,8 @@
 // The cross-runtime stage of `npm test` (`npm run test:runtimes`): builds and packs the package,
 // installs the tarball into a throwaway consumer project, checks the package as npm would publish
 // it, then runs one scenario (test/runtimes/consumer/scenario.mjs) in the oldest Node that
-// `engines` admits, Node 22, 24 and 26 (import and require), Bun, Deno, workerd and Chromium, and
-// type-checks TypeScript consumers. The tools come from test/runtimes/package.json, installed on
+// `engines` admits, Node 22, 24 and 26 (import and require), Bun, Deno, workerd and Chromium, builds
+// and serves the README's Next.js recipe, and type-checks TypeScript consumers. The tools come from test/runtimes/package.json, installed on
 // demand by the first row, never by the root install.
 // Rows run one after another (CI has 2 cores); each prints `runtime  version  result  seconds`,
 // and the stage ends with `N passed, N failed, N skipped` and a non-zero exit code when any row
@@ -13,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkBrowserBuilds, measureSizes, VERIFY_BUDGET_BYTES } from './lib/bundles.mjs';
-import { installConsumer, pack, TYPECHECK_PROJECTS } from './lib/consumer.mjs';
+import { installConsumer, installWarnings, pack, TYPECHECK_PROJECTS } from './lib/consumer.mjs';
+import { checkNextRecipe } from './lib/nextjs.mjs';
 import { checkPublint, checkPublishFiles, checkTypes } from './lib/packaging.mjs';
 import { killGroup, quietNpm, run, scenarioResult, tail } from './lib/process.mjs';
 import {
@@ -177,6 +178,14 @@ async function main() {
       })
     : await notRun('npm pack + install', tools ? 'the build failed' : 'the matrix tools are not installed');
   const unpacked = 'the package was not packed and installed';
+  await (installed
+    ? row('npm install (no warnings)', async (meta) => {
+        meta.version = npm;
+        const warnings = await installWarnings(workDir, packed.tarball);
+        if (warnings.length) throw new Error(`npm warned a user installing the package:\n${warnings.join('\n')}`);
+        return { note: 'the tarball alone, in a fresh project' };
+      })
+    : notRun('npm install (no warnings)', unpacked));
 
   // Packaging: what npm would publish, and what tools and bundlers make of it.
   const packaging = [
@@ -266,6 +275,20 @@ async function main() {
       }
       await row(name, async (meta) => ({ note: summarize(await body(meta)) }));
     }
+
+    // Next.js: the README's App Router recipe built (without SVC_WEBHOOK_SECRET) and served by Next itself.
+    await (installed
+      ? row('next build + start', async (meta) => {
+          try {
+            const { version, note } = await checkNextRecipe(workDir, packed.tarball);
+            meta.version = `next ${version}`;
+            return { note };
+          } catch (error) {
+            if (error.version) meta.version = `next ${error.version}`;
+            throw error;
+          }
+        })
+      : notRun('next build + start', unpacked));
 
     // TypeScript consumers: the package's types under each moduleResolution, with the project's tsc.
     for (const { name, compilerOptions } of TYPECHECK_PROJECTS) {

@@ -3,11 +3,13 @@ const assert = require('node:assert/strict');
 const sdk = require('svc-sdk');
 const webhooks = require('svc-sdk/webhooks');
 const testing = require('svc-sdk/testing');
+const otel = require('svc-sdk/otel');
 
 assert.equal(typeof sdk.Client, 'function', 'svc-sdk exports Client');
 assert.throws(() => new sdk.Client({ apiKey: 'nope', baseUrl: 'https://x.test' }), sdk.ValidationError);
 assert.equal(typeof testing.createEmulator, 'function', 'svc-sdk/testing exports createEmulator');
 assert.equal(sdk.WebhookVerificationError, webhooks.WebhookVerificationError);
+assert.equal(typeof otel.clientTelemetry().beforeRequest, 'function', 'svc-sdk/otel makes client hooks');
 const client = new sdk.Client({ apiKey: 'vdr_smoke', baseUrl: 'https://x.test' });
 assert.equal(client.baseUrl, 'https://x.test');
 console.log('smoke (require): ok');

@@ -84,3 +84,24 @@ export async function installConsumer({ root, workDir, tarball }) {
   }
   return { consumerDir, peers: Object.keys(peers) };
 }
+
+/**
+ * Installs the tarball alone into a fresh project, as `npm install svc-sdk` would, and resolves with
+ * every warning npm printed about it (the machine's own npmrc noise aside): a user sees each one.
+ * Catches, for one, a lifecycle script that names a file the package does not ship (npm 11 warns
+ * about install scripts not covered by allowScripts, and `prepare` is one for a tarball).
+ */
+export async function installWarnings(workDir, tarball) {
+  const dir = path.join(workDir, 'fresh-install');
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'fresh-install', private: true, type: 'module' }, null, 2)}\n`);
+  const install = await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock', '--loglevel=warn', path.relative(dir, tarball)],
+    { cwd: dir, timeoutMs: 300_000 },
+  );
+  if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${tail(quietNpm(install.stderr + install.stdout))}`);
+  return quietNpm(`${install.stderr}\n${install.stdout}`)
+    .split('\n')
+    .filter((line) => /^npm (warn|WARN)/.test(line));
+}

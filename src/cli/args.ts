@@ -1,0 +1,50 @@
+// Reading a command's arguments: node:util parseArgs, strict, with messages that name the fix.
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { parseUrl } from '../shared/parse-url.js';
+import { UsageError } from './command.js';
+
+/** The flags and positionals of one command line. */
+export interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** Parses `args` of `command` strictly; an unknown or malformed option is a UsageError pointing at the command's help. */
+export function parseCommandArgs(command: string, args: string[], options: ParseArgsOptionsConfig, allowPositionals = false): ParsedArgs {
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals, strict: true });
+    return { values: parsed.values as ParsedArgs['values'], positionals: parsed.positionals };
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.replace(/\. To specify.*$/s, '')} (svc-sdk ${command} --help)`);
+  }
+}
+
+/** A string flag's value (parseArgs typed it as a string). */
+export function stringFlag(parsed: ParsedArgs, name: string): string | undefined {
+  return parsed.values[name] as string | undefined;
+}
+
+/** A whole number from `min` to `max`, or a UsageError naming the flag and the range. */
+export function integerFlag(raw: string, flag: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+/**
+ * An absolute http(s) URL given as `flag`, or a UsageError saying what is wrong with it: missing,
+ * without a scheme (`localhost:3000`, which URL parsers read as the scheme `localhost:`), another
+ * scheme, or not a URL at all. `example` shows a good value.
+ */
+export function httpUrlFlag(raw: string | undefined, flag: string, example: string): URL {
+  if (raw === undefined || raw === '') throw new UsageError(`${flag} is required: pass an absolute URL such as ${example}`);
+  if (!/^[a-z][a-z\d+.-]*:\/\//i.test(raw)) {
+    throw new UsageError(`${flag} "${raw}" has no scheme: write it with http:// or https://, such as http://${raw.replace(/^\/+/, '')}`);
+  }
+  const url = parseUrl(raw);
+  if (url === undefined) throw new UsageError(`${flag} "${raw}" is not a valid URL: pass an absolute URL such as ${example}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${flag} "${raw}" must be an http:// or https:// URL, not ${url.protocol}//, such as ${example}`);
+  }
+  return url;
+}

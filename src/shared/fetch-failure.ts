@@ -1,0 +1,55 @@
+// Why a fetch failed, in words a person acts on. undici rejects every network failure with the same
+// `TypeError: fetch failed`; the reason (a refused connection, a timeout, a TLS failure, an unknown
+// host) is in its `cause`, sometimes an AggregateError of one error per address tried.
+
+interface ErrorLike {
+  name?: unknown;
+  message?: unknown;
+  code?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+}
+
+/** The innermost error of `error`'s `cause` chain that carries a `code` (the one naming the fault). */
+function rootCause(error: unknown): ErrorLike | undefined {
+  let found: ErrorLike | undefined;
+  let current = error as ErrorLike | undefined;
+  for (let depth = 0; current !== null && typeof current === 'object' && depth < 5; depth += 1) {
+    if (typeof current.code === 'string') found = current;
+    const next: unknown = current.cause ?? (Array.isArray(current.errors) ? current.errors[0] : undefined);
+    current = next as ErrorLike | undefined;
+  }
+  return found;
+}
+
+/**
+ * One phrase naming why a request got no answer: `connection refused (ECONNREFUSED)`, `timed out` (an
+ * `AbortSignal.timeout` of `timeoutMs`),
+ * `TLS failed: … (CODE)`, `host not found (ENOTFOUND)`, `connection reset (ECONNRESET)`, or the
+ * error's own message when it is none of these.
+ */
+export function describeFetchFailure(error: unknown, timeoutMs?: number): string {
+  const { name, message } = (error ?? {}) as ErrorLike;
+  if (name === 'TimeoutError') return timeoutMs === undefined ? 'timed out: no answer in time' : `timed out: no answer within ${timeoutMs} ms`;
+  const cause = rootCause(error);
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  const detail = typeof cause?.message === 'string' ? cause.message : '';
+  if (code === undefined) return typeof message === 'string' ? message : String(error);
+  if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED): nothing listens there';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host not found (${code})`;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return `connection reset (${code})`;
+  if (code === 'UND_ERR_SOCKET') return 'the connection closed before an answer (UND_ERR_SOCKET)';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return `timed out (${code})`;
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `TLS failed: ${openSslReason(detail) || 'handshake'} (${code})`;
+  return detail ? `${detail} (${code})` : code;
+}
+
+/**
+ * The reason of an OpenSSL error line (`…:error:0A00010B:SSL routines:tls_validate_record_header:wrong
+ * version number:../deps/…:77:`), which is `wrong version number`; any other text as it is.
+ */
+function openSslReason(detail: string): string {
+  const parts = detail.split(':');
+  const routines = parts.findIndex((part) => part.endsWith(' routines'));
+  return (routines === -1 ? detail : (parts[routines + 2] ?? detail)).trim();
+}

@@ -1,0 +1,117 @@
+// Faults the emulator injects on request (createEmulator({ faults }), `svc-sdk emulator` flags), so
+// an integration can be tried against a slow, failing or cut-off service before production. Kept
+// apart from the routes: a fault wraps the emulator's whole answer, whatever the operation.
+import { fail } from './requests.js';
+
+/**
+ * Faults of the emulator. Live: set a field of `emulator.faults` at any time and the next request
+ * sees it (`emulator.faults.unavailableRate = 0` turns the 503s off again).
+ */
+export interface EmulatorFaults {
+  /** Milliseconds added before every answer (after the request is handled). Default 0. */
+  latencyMs?: number | undefined;
+  /**
+   * Share of requests, from 0 to 1, answered 503 without being handled (nothing stored), spread
+   * evenly and deterministically: 0.25 answers the 4th, 8th, 12th ... request. Default 0.
+   */
+  unavailableRate?: number | undefined;
+  /**
+   * Resets the connection (TCP RST) once this many bytes of a request body have arrived: the request
+   * is never handled and gets no answer. Over `emulator.listen()`; through `emulator.fetch` the call
+   * rejects like a reset fetch. Default: never.
+   */
+  resetAfterBytes?: number | undefined;
+}
+
+/** The live faults of one emulator: checked when set, read on every request. */
+export function createFaults(initial: EmulatorFaults = {}): EmulatorFaults {
+  const values: EmulatorFaults = {};
+  const faults = {} as EmulatorFaults;
+  const field = (name: keyof EmulatorFaults, valid: (value: number) => boolean, what: string) => {
+    Object.defineProperty(faults, name, {
+      enumerable: true,
+      get: () => values[name],
+      set: (value: number | undefined) => {
+        if (value !== undefined && !(typeof value === 'number' && valid(value))) {
+          throw new TypeError(`[svc-sdk] emulator faults: ${name} must be ${what}, or undefined for none`);
+        }
+        values[name] = value;
+      },
+    });
+  };
+  field('latencyMs', (value) => Number.isFinite(value) && value >= 0 && value <= 600_000, 'a number of milliseconds from 0 to 600000');
+  field('unavailableRate', (value) => value >= 0 && value <= 1, 'a share of requests from 0 to 1');
+  field('resetAfterBytes', (value) => Number.isSafeInteger(value) && value >= 1, 'a whole number of bytes, 1 or more');
+  Object.seal(faults);
+  if (initial === null || typeof initial !== 'object') throw new TypeError('[svc-sdk] createEmulator: faults must be an object such as { latencyMs: 20 }');
+  for (const [name, value] of Object.entries(initial)) {
+    if (!(name in faults)) {
+      throw new TypeError(`[svc-sdk] createEmulator: unknown fault "${name}": use latencyMs, unavailableRate or resetAfterBytes`);
+    }
+    faults[name as keyof EmulatorFaults] = value as number | undefined;
+  }
+  return faults;
+}
+
+/** The socket of a request served by `emulator.listen()` (@hono/node-server passes it as `env.incoming`). */
+export interface ServedBy {
+  incoming?: { socket?: { resetAndDestroy?: () => unknown; destroy: () => unknown } | null } | undefined;
+}
+
+/**
+ * Wraps the emulator's answer with its faults: a 503 for the evenly spread share, a reset once the
+ * body passes `resetAfterBytes` (the socket's when served, else a rejected fetch), then the latency.
+ */
+export function withFaults(faults: EmulatorFaults, answer: (request: Request) => Promise<Response>) {
+  let requests = 0;
+  return async (request: Request, servedBy?: ServedBy): Promise<Response> => {
+    const rate = faults.unavailableRate ?? 0;
+    const index = requests++;
+    if (Math.floor((index + 1) * rate) > Math.floor(index * rate)) {
+      request.body?.cancel().catch(() => undefined);
+      await delay(faults.latencyMs);
+      return fail(503, "service unavailable: the emulator's unavailableRate fault answered this request");
+    }
+    let reset = false;
+    const limit = faults.resetAfterBytes;
+    if (limit !== undefined && request.body) {
+      request = resetAfter(request, limit, () => {
+        reset = true;
+        const socket = servedBy?.incoming?.socket;
+        if (socket) (socket.resetAndDestroy ?? socket.destroy).call(socket);
+      });
+    }
+    const response = await answer(request);
+    if (reset) {
+      // Served: the socket is gone and this answer goes nowhere. In process: fail like fetch does.
+      const cause = Object.assign(new Error("read ECONNRESET (the emulator's resetAfterBytes fault)"), { code: 'ECONNRESET' });
+      throw new TypeError('fetch failed', { cause });
+    }
+    await delay(faults.latencyMs);
+    return response;
+  };
+}
+
+/** The request with a body that calls `onReset` and fails once `limit` bytes have been read from it. */
+function resetAfter(request: Request, limit: number, onReset: () => void): Request {
+  const reader = request.body!.getReader();
+  let seen = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) return controller.close();
+      seen += value.byteLength;
+      if (seen < limit) return controller.enqueue(value);
+      onReset();
+      const error = new Error("connection reset by the emulator's resetAfterBytes fault");
+      controller.error(error);
+      await reader.cancel(error).catch(() => undefined);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Request(request.url, { method: request.method, headers: request.headers, body, duplex: 'half' } as RequestInit);
+}
+
+function delay(ms: number | undefined): Promise<void> {
+  return ms ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}

@@ -1,0 +1,94 @@
+import type { RequestOptions } from '../core/http.js';
+import type { Document } from '../schemas/documents.js';
+import type { FileMetadata, Uploadable } from './types.js';
+
+/** One file of `documents.uploadMany` when the inputs are not a directory: the file and its name. */
+export interface UploadManyInput extends FileMetadata {
+  /** Any input `documents.upload` takes. */
+  file: Uploadable;
+  /** The document's name; also the file's key in the manifest, so it must be unique within a run. */
+  filename: string;
+}
+
+/** What `documents.uploadMany` uploads: a directory path (Node), or an iterable / async iterable of files. */
+export type UploadManyInputs = string | Iterable<UploadManyInput> | AsyncIterable<UploadManyInput>;
+
+/** Where a run of `documents.uploadMany` stands; every count only grows. */
+export interface UploadManyProgress {
+  /** Files settled (uploaded, skipped, failed or unknown). */
+  filesDone: number;
+  /** Files in the run; `undefined` while an iterable input is still being read. */
+  filesTotal: number | undefined;
+  /** Bytes of file content accounted for: sent so far, plus the whole size of every settled file. Ends at `bytesTotal`. */
+  bytesDone: number;
+  /** Bytes of all files; `undefined` while unknown (a stream input, an iterable still being read). */
+  bytesTotal: number | undefined;
+  /** Bytes of file content actually sent in this run, per second since it started. */
+  bytesPerSecond: number;
+  /** Milliseconds since the run started. */
+  elapsedMs: number;
+}
+
+/** Options of `documents.uploadMany`; the per-call options (`timeout`, `headers`, ...) apply to each file's upload. */
+export interface UploadManyOptions extends RequestOptions {
+  /** Files sent at once. Default 4. */
+  concurrency?: number | undefined;
+  /**
+   * Path of the JSON Lines manifest that makes a run resumable (Node only): created when missing,
+   * appended to, read by the next run. Files it records as uploaded with the same size and SHA-256
+   * are skipped; files it records as being sent, with no outcome, are `unknown`.
+   */
+  manifest?: string | undefined;
+  /** Called whenever a file progresses or settles. */
+  onProgress?: ((progress: UploadManyProgress) => void) | undefined;
+  /**
+   * Stop starting files after the first `failed` or `unknown` one: files already being sent finish;
+   * files never started are listed as `failed` (for a directory or an array; an iterable is not read
+   * further). Default false: one file's failure never stops the others.
+   */
+  stopOnError?: boolean | undefined;
+  /** Send again the files whose earlier upload has an unknown outcome (and might be stored already). Default false. */
+  retryUnknown?: boolean | undefined;
+}
+
+/** A file of the run: its path relative to the directory (with `/`), or the input's filename. */
+export interface UploadManyFile {
+  path: string;
+  /** Its size in bytes, when known. */
+  size: number | undefined;
+}
+
+/** A file stored by this run. */
+export interface UploadedFile extends UploadManyFile {
+  document: Document;
+  /** SHA-256 of the content sent, in hex (directory inputs, or with a manifest). */
+  sha256: string | undefined;
+}
+
+/** A file an earlier run stored, by the manifest: the same size and SHA-256. Not sent again. */
+export interface SkippedFile extends UploadManyFile {
+  documentId: number;
+  sha256: string;
+}
+
+/** A file that provably was not stored (refused before its body was sent, or answered 4xx/5xx): a rerun sends it. */
+export interface FailedFile extends UploadManyFile {
+  error: unknown;
+}
+
+/**
+ * A file whose body was sent but whose outcome is unknown (a timeout, a reset, a kill, an abort after
+ * the body): it may be stored. Never sent again unless `retryUnknown` is set.
+ */
+export interface UnknownFile extends UploadManyFile {
+  /** What happened in this run; `undefined` when an earlier run left it unknown (then it was not sent again). */
+  error: unknown;
+}
+
+/** The outcome of `documents.uploadMany`, each file in exactly one list, in the order the inputs came. */
+export interface UploadManyResult {
+  uploaded: UploadedFile[];
+  skipped: SkippedFile[];
+  failed: FailedFile[];
+  unknown: UnknownFile[];
+}

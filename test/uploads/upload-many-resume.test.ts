@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleForChild, emulatorWithRoom, makeTree } from './upload-many-support.js';
+
+// A run of documents.uploadMany killed (SIGKILL) in the middle, and its rerun: whatever line the
+// kill fell on, the rerun stores no document twice and every file ends stored or reported unknown.
+
+let child = '';
+beforeAll(async () => {
+  child = await bundleForChild(new URL('upload-many-child.ts', import.meta.url));
+});
+
+const TWELVE_FILES = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`f${String(index).padStart(2, '0')}.bin`, new Uint8Array(20_000 + index).fill(index)]));
+
+interface Line {
+  path: string;
+  state: string;
+}
+
+const readLines = (manifest: string): Line[] =>
+  readFileSync(manifest, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Line);
+
+/**
+ * Starts the child and SIGKILLs it once it has reported `killAfter` bodies sent (a progress line
+ * with more bytes and the same files done): the emulator answers 150 ms after storing, so that file
+ * is still in flight when the kill lands.
+ */
+function runAndKill(args: string[], killAfter: number): Promise<{ killed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const running = spawn(process.execPath, [child, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let sent = 0;
+    let buffered = '';
+    let before = [0, 0];
+    running.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        const now = line.split(' ').map(Number);
+        if (now[0] === before[0] && now[1]! > before[1]!) sent += 1;
+        before = now;
+      }
+      if (sent >= killAfter) running.kill('SIGKILL');
+    });
+    running.on('error', reject);
+    running.on('exit', (_code, signal) => resolve({ killed: signal === 'SIGKILL' }));
+  });
+}
+
+describe('documents.uploadMany killed mid-run, then run again', () => {
+  it.each([1, 5, 10])('SIGKILL after %i bodies sent: no document stored twice, every file stored or unknown', async (killAfter) => {
+    const root = makeTree(TWELVE_FILES);
+    const manifest = join(root, 'manifest.jsonl');
+    // Answers come 150 ms after the document is stored: a kill finds uploads in flight.
+    const { client, roomId, stored, server, emulator } = await emulatorWithRoom({ latencyMs: 150 });
+    const killed = await runAndKill([server.url, String(roomId), join(root, 'tree'), manifest], killAfter);
+    expect(killed.killed).toBe(true);
+    const inFlight = new Set<string>();
+    for (const { path, state } of readLines(manifest)) {
+      if (state === 'sending') inFlight.add(path);
+      else inFlight.delete(path);
+    }
+    expect(inFlight.size).toBeGreaterThan(0);
+
+    emulator.faults.latencyMs = 0;
+    const rerun = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest });
+    expect(rerun.failed).toEqual([]);
+    expect(rerun.unknown.map((file) => file.path).sort()).toEqual([...inFlight].sort());
+    const counts = await stored();
+    for (const name of Object.keys(TWELVE_FILES)) {
+      expect(counts[name] ?? 0, name).toBe(inFlight.has(name) ? (counts[name] ?? 0) : 1);
+      expect(counts[name] ?? 0, name).toBeLessThanOrEqual(1);
+    }
+    // A third run changes nothing: the unknown stay unknown, the rest skipped.
+    const third = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest });
+    expect(third.uploaded).toEqual([]);
+    expect(third.unknown.map((file) => file.path).sort()).toEqual([...inFlight].sort());
+    expect(third.skipped).toHaveLength(12 - inFlight.size);
+    expect(await stored()).toEqual(counts);
+  });
+
+  it('the manifest cut at any line, or inside one, is trusted by the rerun: it sends exactly the files with no sending line, or failed', async () => {
+    const files = { 'a.txt': 'alpha', 'b.txt': 'bravo', 'c.txt': 'charlie', 'd.txt': 'delta' };
+    const root = makeTree(files);
+    const complete = join(root, 'complete.jsonl');
+    const { client, roomId, stored, emulator } = await emulatorWithRoom({ unavailableRate: 0.5 });
+    // One at a time: b and d are answered 503 (failed), a and c stored.
+    const first = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest: complete, concurrency: 1 });
+    expect(first.failed.map((file) => file.path)).toEqual(['b.txt', 'd.txt']);
+    emulator.faults.unavailableRate = 0;
+    const text = readFileSync(complete, 'utf8');
+    const cuts = new Set<number>([0, text.length]);
+    for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) {
+      for (const cut of [index - 5, index, index + 1, index + 2]) if (cut >= 0 && cut <= text.length) cuts.add(cut);
+    }
+    expect(cuts.size).toBeGreaterThan(20);
+    for (const cut of [...cuts].sort((a, b) => a - b)) {
+      const prefix = text.slice(0, cut);
+      const whole = prefix.slice(0, prefix.lastIndexOf('\n') + 1);
+      const last = new Map<string, string>();
+      for (const line of whole.split('\n').filter(Boolean)) {
+        const { path, state } = JSON.parse(line) as Line;
+        last.set(path, state);
+      }
+      const expected = {
+        uploaded: Object.keys(files).filter((path) => !last.has(path) || last.get(path) === 'failed'),
+        skipped: Object.keys(files).filter((path) => last.get(path) === 'uploaded'),
+        unknown: Object.keys(files).filter((path) => last.get(path) === 'sending'),
+      };
+      const manifest = join(root, `cut-${cut}.jsonl`);
+      writeFileSync(manifest, prefix);
+      const before = await stored();
+      const rerun = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest });
+      const after = await stored();
+      const sent = Object.keys(files).filter((path) => (after[path] ?? 0) > (before[path] ?? 0));
+      expect({ cut, sent }).toEqual({ cut, sent: expected.uploaded });
+      expect({ cut, uploaded: rerun.uploaded.map((file) => file.path) }).toEqual({ cut, uploaded: expected.uploaded });
+      expect({ cut, skipped: rerun.skipped.map((file) => file.path) }).toEqual({ cut, skipped: expected.skipped });
+      expect({ cut, unknown: rerun.unknown.map((file) => file.path) }).toEqual({ cut, unknown: expected.unknown });
+      expect(rerun.failed).toEqual([]);
+      // The cut line was dropped, the rerun's lines appended whole: every line parses.
+      expect(readFileSync(manifest, 'utf8').endsWith('\n') || readFileSync(manifest, 'utf8') === '').toBe(true);
+      expect(readLines(manifest).length).toBe(whole.split('\n').length - 1 + 2 * expected.uploaded.length);
+    }
+  });
+});
