@@ -67,6 +67,15 @@ describe('toNodeListener bodyTimeoutMs', () => {
     expect(await slowSender(served.port, body.length + 100, body, '')).toEqual({ status: 408, closedByServer: true });
   });
 
+  test('a body_timeout reaches the receiver hooks as a refusal (408), with nothing verified', async () => {
+    const outcomes: string[] = [];
+    const hooks = { onVerified: () => void outcomes.push('verified'), onOutcome: (o: sdk.DeliveryOutcome) => void outcomes.push(`${o.outcome}:${o.reason}:${o.status}`) };
+    served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {}, hooks }), { bodyTimeoutMs: BODY_TIMEOUT_MS }));
+    const body = envelope();
+    expect(await slowSender(served.port, body.length + 100, body, '')).toEqual({ status: 408, closedByServer: true });
+    expect(outcomes).toEqual(['refused:body_timeout:408']);
+  });
+
   test('a body that arrives in time is processed, however it is split', async () => {
     const on = vi.fn();
     served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on }), { bodyTimeoutMs: 5000 }));
