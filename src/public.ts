@@ -100,6 +100,8 @@ export {
   type RedisClientLike,
   type RedisDedupeStoreOptions,
   toNodeListener,
+  type NodeListenerOptions,
+  type WebhookSecretOption,
   type NodeWebhookListener,
   type NodeRequestLike,
   type NodeResponseLike,

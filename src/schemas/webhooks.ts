@@ -13,7 +13,7 @@ const eventTypes = z.nullable(
  * A receiver URL the service may deliver to: https (the spec's rule: deliveries carry signed
  * payloads), or http to this machine's loopback for local development.
  */
-function isReceiverUrl(text: string): boolean {
+export function isReceiverUrl(text: string): boolean {
   const url = parseUrl(text);
   if (url?.protocol === 'https:') return true;
   if (url?.protocol !== 'http:') return false;
@@ -21,7 +21,8 @@ function isReceiverUrl(text: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-const RECEIVER_URL_ERROR =
+/** What a receiver URL must be, with an example (the client's and the emulator's message). */
+export const RECEIVER_URL_ERROR =
   'url must be an https:// URL of your receiver, such as https://example.com/webhooks (http:// only to localhost, 127.0.0.1 or [::1])';
 const webhookUrl = z.string({ error: RECEIVER_URL_ERROR }).check(z.refine(isReceiverUrl, { error: RECEIVER_URL_ERROR }));
 

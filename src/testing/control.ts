@@ -8,6 +8,7 @@ import { CONTROL_EVENTS_PATH } from './control-path.js';
 import { sampleEventData } from './events.js';
 import { authenticate, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { msw } from './msw.js';
+import { isServicePath, withRequestId } from './production-rules.js';
 import { fail, HttpProblem, ok, readJson } from './requests.js';
 
 /**
@@ -17,25 +18,31 @@ import { fail, HttpProblem, ok, readJson } from './requests.js';
  */
 export function createControlHandlers(context: HandlerContext): HttpHandler[] {
   return [
-    msw.http.post(`*/api/v1${CONTROL_EVENTS_PATH}`, async ({ request }) => {
-      const apiKey = authenticate(request, context.apiKey);
-      if (typeof apiKey !== 'string') return apiKey;
-      try {
-        const body = await readJson(request, context.limits);
-        const kind = body['event'];
-        if (typeof kind !== 'string' || !(WEBHOOK_EVENT_KINDS as readonly string[]).includes(kind)) {
-          throw new HttpProblem(422, `event is required: pass one of ${WEBHOOK_EVENT_KINDS.join(', ')}`, 'event');
-        }
-        const data = body['data'] ?? sampleEventData(kind as EventKind);
-        if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-          throw new HttpProblem(422, 'data must be a JSON object, or left out for sample data', 'data');
-        }
-        const scheduled = dispatch(context, context.store.webhooks.values(), kind as EventKind, data as Record<string, unknown>);
-        return ok({ event: kind, deliveries: scheduled.map(({ webhookId, deliveryId }) => ({ webhook_id: webhookId, delivery_id: deliveryId })) }, 202);
-      } catch (error) {
-        if (error instanceof HttpProblem) return fail(error.status, error.message, error.field);
-        return internalError(error);
-      }
-    }),
+    msw.http.post(`*/api/v1${CONTROL_EVENTS_PATH}`, async ({ request, params }) =>
+      // Held to the service's rules like every route (production-rules.ts): the path prefix exactly, an x-request-id.
+      isServicePath(request, params) ? withRequestId(await fireEvent(request, context)) : undefined,
+    ),
   ];
+}
+
+/** `POST /api/v1/_emulator/events`: authenticated, then `{ event, data? }` dispatched to every subscribed endpoint. */
+async function fireEvent(request: Request, context: HandlerContext): Promise<Response> {
+  const apiKey = authenticate(request, context.apiKey);
+  if (typeof apiKey !== 'string') return apiKey;
+  try {
+    const body = await readJson(request, context.limits);
+    const kind = body['event'];
+    if (typeof kind !== 'string' || !(WEBHOOK_EVENT_KINDS as readonly string[]).includes(kind)) {
+      throw new HttpProblem(422, `event is required: pass one of ${WEBHOOK_EVENT_KINDS.join(', ')}`, 'event');
+    }
+    const data = body['data'] ?? sampleEventData(kind as EventKind);
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      throw new HttpProblem(422, 'data must be a JSON object, or left out for sample data', 'data');
+    }
+    const scheduled = dispatch(context, context.store.webhooks.values(), kind as EventKind, data as Record<string, unknown>);
+    return ok({ event: kind, deliveries: scheduled.map(({ webhookId, deliveryId }) => ({ webhook_id: webhookId, delivery_id: deliveryId })) }, 202);
+  } catch (error) {
+    if (error instanceof HttpProblem) return fail(error.status, error.message, error.field);
+    return internalError(error);
+  }
 }

@@ -2,10 +2,11 @@ import type { HttpHandler } from 'msw/http';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { DeliveryScheduler, type DeliveryAttempt, type ScheduledDelivery } from './deliveries.js';
 import { sampleEventData } from './events.js';
-import { createFaults, withFaults, type EmulatorFaults } from './faults.js';
+import { createFaults, withFaults, type EmulatorFaults, type ServedBy } from './faults.js';
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
 import { createControlHandlers } from './control.js';
+import { misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
 import { MAX_PAGE_SIZE } from './pages.js';
 import { fail } from './requests.js';
@@ -31,6 +32,12 @@ export interface EmulatorOptions {
   maxJsonBytes?: number | undefined;
   /** The largest upload (the whole multipart body) read, in bytes; a larger one is answered 413. Default 100 MiB. */
   maxUploadBytes?: number | undefined;
+  /**
+   * Host names (without a port) that `listen()`'s server answers besides `127.0.0.1` and
+   * `localhost`, e.g. `['host.docker.internal']` or a tunnel's name. Any other `Host` is answered
+   * 421, so a web page whose DNS name was rebound to 127.0.0.1 cannot drive the emulator.
+   */
+  allowedHosts?: readonly string[] | undefined;
   /** Latency, a share of 503 answers, resets mid-body: see `EmulatorFaults`. Default: none. */
   faults?: EmulatorFaults | undefined;
 }
@@ -101,6 +108,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     upload: checkSize(options.maxUploadBytes, 'maxUploadBytes') ?? DEFAULT_MAX_UPLOAD_BYTES,
   };
   const { pageSize } = options;
+  const allowedHosts = checkHosts(options.allowedHosts);
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) {
     throw new TypeError(`[svc-sdk] createEmulator: pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   }
@@ -111,23 +119,20 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const handlers = [...createControlHandlers(context), ...createHandlers(context)]; // control route first: svc-sdk trigger (control.ts)
   const servers = new Set<ListeningEmulator>();
   const faults = createFaults(options.faults);
+  // Faults wrap the whole answer, in process and over HTTP (where a reset reaches the socket); their
+  // 503s are given outside the routes, so the request id is added after them, as on every answer.
+  const faulty = withFaults(faults, (request) => answer(handlers, request));
+  const served = async (request: Request, servedBy?: ServedBy) => withRequestId(await faulty(request, servedBy));
 
   const emulator: Emulator = {
     handlers,
     deliveries: scheduler.attempts,
     faults,
-    async fetch(input, init) {
-      const request = input instanceof Request && init === undefined ? input : new Request(input, init);
-      try {
-        const response = await msw.getResponse(handlers, request);
-        return response ?? fail(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
-      } catch (error) {
-        // Only a bug gets here (the routes answer their own errors): still JSON, never a hang.
-        return internalError(error);
-      }
+    fetch(input, init) {
+      return served(input instanceof Request && init === undefined ? input : new Request(input, init));
     },
     async listen(port = 0) {
-      const server = await listen(faulty, port);
+      const server = await listen(onlyAllowedHosts(served, allowedHosts), port);
       const close = async () => {
         servers.delete(wrapped);
         await server.close();
@@ -190,11 +195,33 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       await Promise.all([...servers].map((server) => server.close()));
     },
   };
-  // Faults wrap the whole answer, in process and over HTTP (where a reset reaches the socket).
-  const answer = emulator.fetch;
-  const faulty = withFaults(faults, (request) => answer(request));
-  emulator.fetch = (input, init) => faulty(input instanceof Request && init === undefined ? input : new Request(input, init));
   return emulator;
+}
+
+/** What the emulator answers a request: its route's answer, 405 for an unknown method, else a JSON 404. */
+async function answer(handlers: HttpHandler[], request: Request): Promise<Response> {
+  try {
+    const response = unknownMethod(request) ?? (await msw.getResponse(handlers, request));
+    return response ?? fail(404, `no route for ${request.method} ${new URL(request.url).pathname}: the service's paths start with /api/v1/ at the root of its origin`);
+  } catch (error) {
+    // Only a bug gets here (the routes answer their own errors): still JSON, never a hang.
+    return internalError(error);
+  }
+}
+
+/** `fetch` behind the Host check of the HTTP server (see `misdirectedHost`). */
+function onlyAllowedHosts(fetch: (request: Request, servedBy: ServedBy) => Promise<Response>, allowedHosts: readonly string[]) {
+  return async (request: Request, servedBy: ServedBy): Promise<Response> => {
+    const refused = misdirectedHost(request, allowedHosts);
+    return refused ? withRequestId(refused) : fetch(request, servedBy);
+  };
+}
+
+function checkHosts(hosts: readonly string[] | undefined): string[] {
+  if (hosts !== undefined && !(Array.isArray(hosts) && hosts.every((host) => typeof host === 'string' && /^[^\s:/]+$/.test(host)))) {
+    throw new TypeError("[svc-sdk] createEmulator: allowedHosts must be an array of host names without a port, e.g. ['host.docker.internal']");
+  }
+  return (hosts ?? []).map((host) => host.toLowerCase());
 }
 
 function checkOptions(apiKey: string | undefined, deliveryDelayMs: number, retryDelaysMs: readonly number[]): void {

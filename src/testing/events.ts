@@ -1,11 +1,12 @@
 import { WEBHOOK_EVENT_KINDS, type EventKind } from '../webhooks/event-kinds.js';
+import { serviceJson } from './service-json.js';
 
 /** Sample `data` for every event kind the spec names, with the fields it lists (made-up values). */
 export const SAMPLE_EVENT_DATA: Readonly<Record<(typeof WEBHOOK_EVENT_KINDS)[number], Record<string, unknown>>> = {
   'document.uploaded': { room_id: 1, document_id: 1, filename: 'memo.txt', uploader_id: 1 },
   'credit.low': { balance: 90, threshold: 100 },
   'credit.exhausted': { balance: 0 },
-  'credit.granted': { amount: 500, new_balance: 590, note: 'Monthly top-up' },
+  'credit.granted': { amount: 500, new_balance: 590, note: 'Monthly top-up — 500 €' },
   'action.approval_required': { action_id: 'act_1', run_id: 'run_1', kind: 'send_email', proposal: { to: 'lp@example.com' } },
   'action.approved': { action_id: 'act_1', run_id: 'run_1', kind: 'send_email', result: { sent: true } },
   'action.rejected': { action_id: 'act_1', run_id: 'run_1', kind: 'send_email', reason: 'Not now' },
@@ -25,7 +26,11 @@ export function sampleEventData(kind: EventKind): Record<string, unknown> {
   return { ...(SAMPLE_EVENT_DATA as Record<string, Record<string, unknown>>)[kind] };
 }
 
-/** The spec's delivery envelope, serialized once: every attempt sends these exact bytes. */
+/**
+ * The spec's delivery envelope, serialized once: every attempt sends these exact bytes. Written as
+ * many servers write JSON (spaces after separators, non-ASCII escaped), never as JSON.stringify
+ * would, so a receiver that re-serializes the parsed body fails here as in production.
+ */
 export function buildEventBody(kind: EventKind, data: Record<string, unknown>, deliveryId = crypto.randomUUID()): string {
-  return JSON.stringify({ event: kind, version: '1.0', delivery_id: deliveryId, timestamp: new Date().toISOString(), data });
+  return serviceJson({ event: kind, version: '1.0', delivery_id: deliveryId, timestamp: new Date().toISOString(), data });
 }

@@ -6,7 +6,8 @@ import { paginate } from './pages.js';
 import { fail, HttpProblem, ok, pathId, readForm, readJson, type BodyLimits } from './requests.js';
 import { searchDocuments } from './search-index.js';
 import { newSecret, webhookView, type Store, type StoredWebhook } from './store.js';
-import { isHttpUrl } from '../shared/parse-url.js';
+import { isReceiverUrl, RECEIVER_URL_ERROR } from '../schemas/webhooks.js';
+import { isServicePath, unknownMethod, withRequestId } from './production-rules.js';
 
 /** What the handlers share with the emulator. */
 export interface HandlerContext {
@@ -45,15 +46,24 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
 
   const route = (method: 'get' | 'post' | 'patch' | 'delete' | 'all', path: string, run: Route) =>
     msw.http[method](`*/api/v1${path}`, async ({ request, params }) => {
-      const apiKey = authenticate(request, context.apiKey);
-      if (typeof apiKey !== 'string') return apiKey;
-      try {
-        return await run({ request, params: params as Params, apiKey });
-      } catch (error) {
-        if (error instanceof HttpProblem) return fail(error.status, error.message, error.field);
-        return internalError(error);
-      }
+      // `/foo/api/v1/...` or `/api/v1/api/v1/...`: not the service's path, not this route's.
+      if (!isServicePath(request, params)) return undefined;
+      return withRequestId(await answer(request, params as Params, run));
     });
+
+  /** One route's answer: 405 for an unknown method, 401 without a key, else what the route answers (errors as JSON). */
+  const answer = async (request: Request, params: Params, run: Route): Promise<Response> => {
+    const refused = unknownMethod(request);
+    if (refused) return refused;
+    const apiKey = authenticate(request, context.apiKey);
+    if (typeof apiKey !== 'string') return apiKey;
+    try {
+      return await run({ request, params, apiKey });
+    } catch (error) {
+      if (error instanceof HttpProblem) return fail(error.status, error.message, error.field);
+      return internalError(error);
+    }
+  };
 
   const ownWebhook = (params: Params, apiKey: string): StoredWebhook => {
     const webhook = store.webhooks.get(pathId(params['id'], 'webhook'));
@@ -245,10 +255,8 @@ function requireId(body: Record<string, unknown>, field: string): number {
 
 function requireUrl(body: Record<string, unknown>): string {
   const value = body['url'];
-  // The service wants HTTPS; the emulator also takes http, so local receivers work.
-  if (typeof value !== 'string' || !isHttpUrl(value)) {
-    throw new HttpProblem(422, 'url is required: pass the absolute http(s) URL of your receiver', 'url');
-  }
+  // The service's rule, and the client's: https, or http to this machine's loopback (local receivers).
+  if (typeof value !== 'string' || !isReceiverUrl(value)) throw new HttpProblem(422, RECEIVER_URL_ERROR, 'url');
   return value;
 }
 

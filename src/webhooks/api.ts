@@ -65,14 +65,16 @@ export interface CreateWebhookHandler {
    * A fetch-standard `(request) => Promise<Response>` webhook receiver: reads at most
    * `maxBodyBytes`, verifies, checks the replay window, deduplicates by `delivery_id` and calls
    * `on`; answers 200 `{ received: true }`, or 401/400/405/409/413/500 with a JSON `{ error }`.
-   * On Node servers (Express, Fastify, Koa, `node:http`) wrap it with `toNodeListener`.
+   * On Node servers (Express, Fastify, Koa, `node:http`) wrap it with `toNodeListener`. The secret
+   * is read when the first delivery arrives (`SVC_WEBHOOK_SECRET` when `secret` is omitted), so
+   * making the handler never needs it (`next build` loads route modules without it).
    *
    * @example
    * ```ts
    * import { createWebhookHandler } from 'svc-sdk/webhooks';
    * // app/api/webhooks/route.ts (Next.js); the same function serves Hono, Workers, Bun and Deno.
    * export const POST = createWebhookHandler({
-   *   secret: process.env.SVC_WEBHOOK_SECRET!,
+   *   // secret omitted: SVC_WEBHOOK_SECRET, read at the first delivery
    *   on: async (event) => {
    *     if (event.event === 'document.uploaded') console.log(event.data.document_id);
    *   },

@@ -1,9 +1,13 @@
 import { DONE_TTL_MS, PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
 
+/** The memory store's default size: 50 000 ids, about 5.5 MB (UUIDs). */
+const DEFAULT_MAX_ENTRIES = 50_000;
+
 /** Options of `createMemoryDedupeStore`. */
 export interface MemoryDedupeStoreOptions {
   /**
-   * Most ids held at once, claims and processed ids together. Default 10 000. When full, expired
+   * Most ids held at once, claims and processed ids together. Default 50 000 (about 5.5 MB of
+   * UUID ids, measured: ~110 bytes each), one delivery every 0.9 s over 12 h. When full, expired
    * ids go first, then the oldest processed ones; a live claim is never dropped (a new delivery
    * then waits, answered 409, until one ends). Replay protection holds while fewer than this many
    * deliveries arrive per `ttlMs`.
@@ -11,7 +15,7 @@ export interface MemoryDedupeStoreOptions {
   maxEntries?: number | undefined;
   /** How long a processed id is remembered, in ms. Default 12 h 5 min (the replay window and its 5 minutes of clock skew). */
   ttlMs?: number | undefined;
-  /** How long an unfinished claim blocks retries, in ms. Default 5 minutes. */
+  /** How long an unfinished claim blocks retries unless the handler renews it (it does while `on` runs), in ms. Default 5 minutes. */
   processingTtlMs?: number | undefined;
 }
 
@@ -26,7 +30,7 @@ export interface MemoryDedupeStoreOptions {
  * ```
  */
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore {
-  const { maxEntries = 10_000, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS } = options;
+  const { maxEntries = DEFAULT_MAX_ENTRIES, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS } = options;
   if (!(maxEntries > 0 && ttlMs > 0 && processingTtlMs > 0)) {
     throw new TypeError('[svc-sdk] createMemoryDedupeStore: maxEntries, ttlMs and processingTtlMs must be positive numbers');
   }
@@ -37,7 +41,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
  * The store itself, with settings already checked: `createWebhookHandler`'s default store comes
  * from here, so a handler does not carry the options check it never needs.
  */
-export function memoryStore(maxEntries = 10_000, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS): DedupeStore {
+export function memoryStore(maxEntries = DEFAULT_MAX_ENTRIES, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS): DedupeStore {
   // Each id with its expiry time, in insertion order, which is expiry order (one TTL per Map).
   const claims = new Map<string, number>();
   const done = new Map<string, number>();
@@ -62,6 +66,7 @@ export function memoryStore(maxEntries = 10_000, ttlMs = DONE_TTL_MS, processing
   };
   return {
     ttlMs,
+    processingTtlMs,
     claim(id): ClaimResult {
       const now = Date.now();
       // Expired ids go first, whenever a delivery comes.
@@ -82,6 +87,11 @@ export function memoryStore(maxEntries = 10_000, ttlMs = DONE_TTL_MS, processing
     },
     release(id) {
       claims.delete(id);
+    },
+    renew(id) {
+      // A claim held by a running on(): another processingTtlMs from now (moved to the end, so the
+      // Map stays in expiry order). One that expired and went meanwhile is not brought back.
+      if (claims.has(id)) put(claims, id, Date.now() + processingTtlMs);
     },
   };
 }

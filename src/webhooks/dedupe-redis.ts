@@ -31,7 +31,9 @@ type SetPx = (key: string, value: string, ms: number) => Promise<unknown>;
  * ioredis client; neither is a dependency of this SDK.
  *
  * A claim is `SET key processing NX PX <processingTtlMs>` (atomic; it expires if the worker
- * crashes), completion `SET key done PX <ttlMs>`, release `DEL key`.
+ * crashes), renewed while `on` runs by `SET key processing XX PX <processingTtlMs>`; completion is
+ * `SET key done PX <ttlMs>`, release `DEL key`. Every call runs under the handler's
+ * `storeTimeoutMs`, so the client needs no timeout of its own for the handler to answer.
  *
  * @example
  * ```ts
@@ -59,9 +61,14 @@ export function createRedisDedupeStore(client: RedisClientLike, options: RedisDe
   const set: SetPx = isNodeRedis
     ? (key, value, ms) => redis.set(key, value, { PX: ms })
     : (key, value, ms) => redis.set(key, value, 'PX', ms);
+  // Only if the key exists: a claim that expired meanwhile is not brought back.
+  const setXx: SetPx = isNodeRedis
+    ? (key, value, ms) => redis.set(key, value, { XX: true, PX: ms })
+    : (key, value, ms) => redis.set(key, value, 'PX', ms, 'XX');
 
   return {
     ttlMs,
+    processingTtlMs,
     async claim(id): Promise<ClaimResult> {
       const key = prefix + id;
       // A claim that expires between our SET and GET leaves the key free: try again, twice at most.
@@ -74,6 +81,10 @@ export function createRedisDedupeStore(client: RedisClientLike, options: RedisDe
     },
     async complete(id) {
       await set(prefix + id, 'done', ttlMs);
+    },
+    async renew(id) {
+      // The lease of a running on(): another processingTtlMs from now.
+      await setXx(prefix + id, 'processing', processingTtlMs);
     },
     async release(id) {
       // Unconditional: if this claim already expired and another worker claimed the id, that claim

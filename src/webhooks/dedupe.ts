@@ -15,6 +15,13 @@ export interface DedupeStore {
   /** Forgets a claim whose processing failed, so the service's retry is processed. */
   release(id: string): void | Promise<void>;
   /**
+   * Extends a claim that is still being processed by another `processingTtlMs` (optional): the
+   * handler calls it while `on` runs, so a slow `on` keeps its claim and a retry never runs beside it.
+   */
+  renew?(id: string): void | Promise<void>;
+  /** How long a claim lasts unless renewed, in ms, when the store knows it: the handler renews three times per period. */
+  readonly processingTtlMs?: number | undefined;
+  /**
    * How long a processed id is remembered, in ms, when the store knows it: `createWebhookHandler`
    * refuses a replay window (`tolerance` + 5 minutes) longer than this memory.
    */

@@ -1,4 +1,3 @@
-import { WebhookPayloadError } from './errors.js';
 import type { KnownEventKind } from './event-kinds.js';
 
 // Data shapes as the spec's Events table names them. Where the spec gives no type (every kind but
@@ -100,7 +99,7 @@ export interface WebhookEnvelope<K extends string, D> {
   version: string;
   /** Stable across every retry of one delivery: deduplicate on it. */
   delivery_id: string;
-  /** ISO 8601 UTC, millisecond precision. */
+  /** ISO 8601 UTC, millisecond precision; a timestamp without `Z` or an offset is refused (`invalid_timestamp`). */
   timestamp: string;
   /** The kind's fields. */
   data: D;
@@ -138,10 +137,10 @@ const decoder = /* @__PURE__ */ new TextDecoder();
  * what is wrong (the field, never a value). A message rather than a throw, so that the handler,
  * which answers it as text, carries no error class.
  */
-export function readWebhookEvent(body: Uint8Array): WebhookEvent | string {
+export function readWebhookEvent(body: string | Uint8Array): WebhookEvent | string {
   let value: Record<string, unknown> | undefined;
   try {
-    value = JSON.parse(decoder.decode(body)) as Record<string, unknown>;
+    value = JSON.parse(typeof body === 'string' ? body : decoder.decode(body)) as Record<string, unknown>;
   } catch {
     // Not JSON: the next check says what the body must be.
   }
@@ -150,13 +149,6 @@ export function readWebhookEvent(body: Uint8Array): WebhookEvent | string {
     if (typeof value[field] !== 'string' || !value[field]) return notADelivery(`"${field}" must be a non-empty string`);
   }
   return isObject(value.data) ? (value as unknown as WebhookEvent) : notADelivery('"data" must be an object');
-}
-
-/** Parses a verified body into the delivery envelope, or throws `WebhookPayloadError` naming what is wrong. */
-export function parseWebhookEvent(body: Uint8Array): WebhookEvent {
-  const event = readWebhookEvent(body);
-  if (typeof event === 'string') throw new WebhookPayloadError(event);
-  return event;
 }
 
 /** A JSON object: what `JSON.parse` gives is of this realm, so `instanceof` holds; arrays are not one. */

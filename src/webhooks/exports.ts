@@ -25,8 +25,9 @@ export type {
 export type { RawBody, SignatureHeader, SigningSecret } from './signature.js';
 export type { VerifyWebhookOptions } from './verify-webhook.js';
 export type { WebhookHandler, WebhookHandlerOptions, WebhookRejectReason } from './handler.js';
+export { toNodeListener, type NodeListenerOptions, type NodeWebhookListener, type NodeRequestLike, type NodeResponseLike } from './node-listener.js';
+export type { WebhookSecretOption } from './secrets.js';
 export type { WebhookHooks, WebhookHooksOption, DeliveryInfo, DeliveryOutcome, DeliveryOutcomeKind } from './hooks.js';
-export { toNodeListener, type NodeWebhookListener, type NodeRequestLike, type NodeResponseLike } from './node-listener.js';
 export type { DedupeStore, ClaimResult } from './dedupe.js';
 export { createMemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe-memory.js';
 export { createRedisDedupeStore, type RedisClientLike, type RedisDedupeStoreOptions } from './dedupe-redis.js';

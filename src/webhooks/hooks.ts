@@ -1,11 +1,12 @@
 // Receiver hooks: their public types, their check, and the per-delivery record the handler fills in
-// at a few `// hooks:` call sites (handler.ts). A handler without hooks makes no record: every call
+// at a few `// hooks:` call sites (receiver.ts). A handler without hooks makes no record: every call
 // site is an optional call on `undefined`.
 //
 // The hooks observe; they cannot change an answer. What one throws (or rejects with) is ignored,
 // as `onVerificationError`'s is: a metrics exporter that fails must not make the service retry.
 import type { WebhookEvent } from './events.js';
-import type { Answer, Receive, WebhookRejectReason } from './handler.js';
+import type { WebhookRejectReason } from './handler.js';
+import type { Answer, Receive } from './receiver.js';
 import type { ClaimResult } from './dedupe.js';
 
 /** How a delivery ended. */
@@ -29,8 +30,11 @@ export interface DeliveryOutcome {
   readonly reason?: WebhookRejectReason | 'method_not_allowed' | undefined;
   /** For `outcome: 'duplicate'`: `'done'` (processed before, acknowledged) or `'processing'` (in progress elsewhere, answered 409). */
   readonly dedupe?: Exclude<ClaimResult, 'claimed'> | undefined;
-  /** For `outcome: 'failed'`: `'handler_failed'` (`on` threw, answered 500) or `'dedupe_store_failed'`. */
-  readonly failure?: 'handler_failed' | 'dedupe_store_failed' | undefined;
+  /**
+   * For `outcome: 'failed'`: `'handler_failed'` (`on` threw, answered 500), `'dedupe_store_failed'`
+   * (the store failed or missed `storeTimeoutMs`), or `'no_secret'` (no signing secret configured yet, answered 500).
+   */
+  readonly failure?: 'handler_failed' | 'dedupe_store_failed' | 'no_secret' | undefined;
   /** Milliseconds from the delivery's arrival (its body read) to the answer. */
   readonly durationMs: number;
 }
@@ -94,6 +98,7 @@ export class DeliveryRecord implements DeliveryInfo {
   readonly #sets: readonly WebhookHooks[];
   #reason: DeliveryOutcome['reason'];
   #dedupe: DeliveryOutcome['dedupe'];
+  #failure: DeliveryOutcome['failure'];
 
   constructor(sets: readonly WebhookHooks[]) {
     this.#sets = sets;
@@ -116,6 +121,11 @@ export class DeliveryRecord implements DeliveryInfo {
     this.#dedupe = state;
   }
 
+  /** Failed for a reason its answer does not name (a missing secret's answer names the fix instead). */
+  failed(failure: 'no_secret'): void {
+    this.#failure = failure;
+  }
+
   /** The handler's answer: reports the outcome it means. */
   finish([status, error]: Answer): void {
     const durationMs = performance.now() - this.startedAt;
@@ -125,7 +135,7 @@ export class DeliveryRecord implements DeliveryInfo {
     else if (this.#reason) outcome = { delivery: this, outcome: 'refused', status, reason: this.#reason, durationMs };
     else if (status === 200) outcome = { delivery: this, outcome: 'processed', status, durationMs };
     // The handler's answers to a failure name it: 'handler_failed' or 'dedupe_store_failed'.
-    else outcome = { delivery: this, outcome: 'failed', status, failure: error as DeliveryOutcome['failure'], durationMs };
+    else outcome = { delivery: this, outcome: 'failed', status, failure: this.#failure ?? (error as DeliveryOutcome['failure']), durationMs };
     for (const set of this.#sets) if (set.onOutcome) ignoreFailure(() => set.onOutcome!(outcome));
   }
 }

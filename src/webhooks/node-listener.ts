@@ -1,10 +1,11 @@
-// The Node adapter: the same handler as a `(req, res)` listener for Express, Fastify, Koa and
-// node:http. Structural types only, no `node:` import, so it is in both entries; the handler's
-// work on a delivery (`Receive`) is called directly, without a fetch Request or Response in
-// between (each costs more than the verification itself), and from the body's last event without
-// a promise when every step is synchronous (BENCHMARKS.md, "Webhook receiving under load").
+// The Node adapter: the same receiver as a `(req, res)` listener for Express, Fastify, Koa and
+// node:http. Structural types only, no `node:` import, so it is in both entries; the receiver's work
+// on a delivery (`Receive`) is called directly, without a fetch Request or Response in between (each
+// costs more than the verification itself), and from the body's last event without a promise when
+// every step is synchronous (BENCHMARKS.md, "Webhook receiving under load").
 import { concat } from '../shared/read-at-most.js';
-import { RECEIVE, type Answer, type Receiver, type WebhookHandler } from './handler.js';
+import { receiverOf, type WebhookHandler } from './handler.js';
+import type { Answer, BodyFailure, Receive } from './receiver.js';
 import { SIGNATURE_HEADER } from './signature.js';
 
 /** The part of Node's `IncomingMessage` the listener uses: Express's `req`, Fastify's `request.raw` and Koa's `ctx.req` all are one. */
@@ -22,10 +23,16 @@ export interface NodeRequestLike {
   body?: unknown;
   /** Whether the body stream was read to its end already (by a body parser). */
   readableEnded?: boolean | undefined;
-  /** Listens to the body stream. */
-  on(event: string, listener: (...args: never[]) => void): unknown;
-  /** Stops listening to the body stream. */
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  // One overload per event the listener uses, not on(event: string, ...): @types/node 26 types
+  // IncomingMessage.on through an event map, and that accepts these as 22's and 24's overloads do.
+  /** Listens to the body's chunks. */
+  on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
+  /** Listens to the body's end, or its failure (the sender went away). */
+  on(event: 'end' | 'error', listener: () => void): unknown;
+  /** Stops listening to the body's chunks. */
+  removeListener(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
+  /** Stops listening to the body's end or failure. */
+  removeListener(event: 'end' | 'error', listener: () => void): unknown;
   /** Stops reading the body (when it passes `maxBodyBytes`). */
   pause(): unknown;
 }
@@ -43,14 +50,28 @@ export interface NodeResponseLike {
 /** A Node `(req, res)` request listener: for `node:http`, Express (`app.post(path, listener)`), Fastify and Koa (their raw req/res). */
 export type NodeWebhookListener = (req: NodeRequestLike, res: NodeResponseLike) => Promise<void>;
 
+/** Options of `toNodeListener`. */
+export interface NodeListenerOptions {
+  /**
+   * How long a body may take to arrive, in ms, from the moment the listener starts reading it;
+   * default 10 000. A sender that trickles its body, or declares a `Content-Length` longer than
+   * what it sends, is answered 408 and its connection closed (node:http alone would hold the
+   * socket for its 300 s request timeout). `onVerificationError` hears it as `'body_timeout'`.
+   */
+  bodyTimeoutMs?: number | undefined;
+}
+
 const encoder = /* @__PURE__ */ new TextEncoder();
 const JSON_TYPE = { 'content-type': 'application/json' };
 const RECEIVED = '{"received":true}';
+const HANDLER_FAILED: Answer = [500, 'handler_failed'];
 
 /**
  * Serves a handler from `createWebhookHandler` to Node's `(req, res)` frameworks, with the same
  * guarantees (body limit, signature, replay window, dedupe, `on`): it reads the raw body itself,
- * so no body parser may run before it (one that did is reported with the fix, answered 500).
+ * within `bodyTimeoutMs`, so no body parser may run before it (one that did is reported with the
+ * fix, answered 500). Any other fetch handler (one wrapping `createWebhookHandler`'s, say) is
+ * served too, through a fetch `Request` and `Response`.
  *
  * @example
  * ```ts
@@ -59,18 +80,25 @@ const RECEIVED = '{"received":true}';
  * const app = express();
  * // Before any app.use(express.json()): the listener reads the raw body itself.
  * app.post('/webhooks', toNodeListener(createWebhookHandler({
- *   secret: process.env.SVC_WEBHOOK_SECRET!,
+ *   secret: process.env.SVC_WEBHOOK_SECRET,
  *   on: async (event) => console.log(event.event, event.delivery_id),
  * })));
  * app.listen(3000);
  * ```
  */
-export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
-  const receiver = (handler as { [RECEIVE]?: Receiver } | null | undefined)?.[RECEIVE];
-  if (typeof receiver?.receive !== 'function') {
-    throw new TypeError('[svc-sdk] toNodeListener: pass a handler made by createWebhookHandler, e.g. toNodeListener(createWebhookHandler({ secret, on }))');
+export function toNodeListener(handler: WebhookHandler, options: NodeListenerOptions = {}): NodeWebhookListener {
+  const { bodyTimeoutMs = 10_000 } = options;
+  if (typeof handler !== 'function') {
+    throw new TypeError('[svc-sdk] toNodeListener: pass a webhook handler, e.g. toNodeListener(createWebhookHandler({ secret, on }))');
   }
-  const { receive, maxBodyBytes } = receiver;
+  if (!(typeof bodyTimeoutMs === 'number' && bodyTimeoutMs > 0 && bodyTimeoutMs <= 2_147_483_647)) {
+    throw new TypeError('[svc-sdk] toNodeListener: bodyTimeoutMs must be a number of ms > 0');
+  }
+  // A handler made here: its receiver, called directly. Anything else: through fetch.
+  const receiver = receiverOf(handler);
+  const receive = receiver?.receive ?? viaFetch(handler);
+  const maxBodyBytes = receiver?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const deadlines = bodyDeadlines(bodyTimeoutMs);
   // Settles once the answer is written: frameworks that await their handlers can.
   return (req, res) =>
     new Promise<void>((answered) => {
@@ -86,7 +114,7 @@ export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
           reply([500, `[svc-sdk] ${problem}`]);
           return;
         }
-        readBody(req, maxBodyBytes, (body) => {
+        readBody(req, maxBodyBytes, deadlines, (body) => {
           let answer;
           try {
             answer = receive(req.method, req.headers[SIGNATURE_HEADER], body, () => toRequest(req), outlive);
@@ -94,8 +122,8 @@ export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
             // Receive catches what it calls; this is only for a framework's own oddities.
             answer = HANDLER_FAILED;
           }
-          // An oversized body is left unread: close the connection rather than let Node drain it.
-          const close = body === undefined;
+          // A body left unread (too large, or still trickling in): close the connection rather than let Node drain it.
+          const close = typeof body === 'string' && body !== 'unreadable';
           if (Array.isArray(answer)) reply(answer, close);
           else answer.then((settled) => reply(settled, close), () => reply(HANDLER_FAILED, close));
         });
@@ -106,7 +134,36 @@ export function toNodeListener(handler: WebhookHandler): NodeWebhookListener {
     });
 }
 
-const HANDLER_FAILED: Answer = [500, 'handler_failed'];
+/** The body limit for a handler the listener knows nothing of: createWebhookHandler's default. */
+const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/**
+ * A `Receive` over any fetch handler: the body read (under the limit and deadline) becomes a
+ * `Request`, the `Response` an answer. Slower than a receiver called directly, but a handler
+ * wrapped by its user (for logging, say) keeps working.
+ */
+function viaFetch(handler: WebhookHandler): Receive {
+  return async (method, _signature, body, request) => {
+    if (typeof body === 'string') {
+      // Refused before the handler could see a body: the same answers createWebhookHandler gives.
+      return body === 'too_large' ? [413, 'body_too_large'] : body === 'timeout' ? [408, 'body_timeout'] : [400, 'unreadable_body'];
+    }
+    const { url, headers } = request();
+    const response = await handler(new Request(url, { method: method ?? 'POST', headers, ...(method !== 'GET' && method !== 'HEAD' && { body: body as Uint8Array<ArrayBuffer> }) }));
+    return [response.status, response.ok ? undefined : errorOf(await response.text()), Object.fromEntries(response.headers)];
+  };
+}
+
+/** The `error` of a JSON `{ error }` answer, or the answer's text as it is. */
+function errorOf(text: string): string {
+  try {
+    const { error } = JSON.parse(text) as { error?: unknown };
+    if (typeof error === 'string') return error;
+  } catch {
+    // Not JSON: the text itself.
+  }
+  return text;
+}
 
 /**
  * Where the listener lets the store's recording of a processed delivery go: a Node server outlives
@@ -122,7 +179,7 @@ function send(res: NodeResponseLike, [status, error, headers]: Answer, close?: b
     res.end(RECEIVED);
     return;
   }
-  res.writeHead(status, { ...JSON_TYPE, ...(close && { connection: 'close' }), ...headers });
+  res.writeHead(status, { ...JSON_TYPE, ...headers, ...(close && { connection: 'close' }) });
   res.end(JSON.stringify({ error }));
 }
 
@@ -136,24 +193,26 @@ function misuse(req: NodeRequestLike): string | undefined {
 }
 
 /**
- * Hands `done` the raw body: what express.raw() kept, or the stream read to its end; `undefined`
- * as soon as it passes `maxBytes` (the rest is never read), `null` when the stream fails.
+ * Hands `done` the raw body: what express.raw() kept, or the stream read to its end; `'too_large'`
+ * as soon as it passes `maxBytes` (the rest is never read), `'timeout'` when it has not ended
+ * within `timeoutMs`, `'unreadable'` when the stream fails.
  */
-function readBody(req: NodeRequestLike, maxBytes: number, done: (body: Uint8Array | undefined | null) => void): void {
+function readBody(req: NodeRequestLike, maxBytes: number, deadlines: BodyDeadlines, done: (body: Uint8Array | BodyFailure) => void): void {
   const { body } = req;
   if (body instanceof Uint8Array || typeof body === 'string') {
     const bytes = typeof body === 'string' ? encoder.encode(body) : body;
-    done(bytes.byteLength > maxBytes ? undefined : bytes);
+    done(bytes.byteLength > maxBytes ? 'too_large' : bytes);
     return;
   }
   if (Number(req.headers['content-length']) > maxBytes) {
-    done(undefined);
+    done('too_large');
     return;
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
   // The first outcome wins, and the listeners go with it: the request may outlive the answer.
-  const finish = (outcome: Uint8Array | undefined | null) => {
+  const finish = (outcome: Uint8Array | BodyFailure) => {
+    deadlines.delete(deadline);
     req.removeListener('data', onData);
     req.removeListener('end', onEnd);
     req.removeListener('error', onFailure);
@@ -165,24 +224,110 @@ function readBody(req: NodeRequestLike, maxBytes: number, done: (body: Uint8Arra
     if (size > maxBytes) {
       // Stop reading at once: the rest is never buffered.
       req.pause();
-      finish(undefined);
+      finish('too_large');
     } else chunks.push(bytes);
   };
   const onEnd = () => finish(concat(chunks, size));
   // The sender went away mid-body: with an 'error' listener, Node's IncomingMessage emits
   // ECONNRESET 'aborted' (without one it only closes). No 'close' listener: on a real request it
   // measurably raised the server CPU per delivery (the A/B is in the commit that removed it, 0e9e6da).
-  const onFailure = () => finish(null);
+  const onFailure = () => finish('unreadable');
+  // A body that has not ended by then (trickled, or shorter than its Content-Length) is given up:
+  // stop reading; the answer closes the connection.
+  const deadline = deadlines.add(() => {
+    req.pause();
+    finish('timeout');
+  });
   req.on('data', onData);
   req.on('end', onEnd);
   req.on('error', onFailure);
 }
 
-/** A fetch `Request` with the delivery's method, URL and headers (not its body), for `onVerificationError`. */
+/** The bodies being read and when each must have ended, for one listener. */
+interface BodyDeadlines {
+  /** Calls `expire` once the body timeout has passed, unless deleted first. */
+  add(expire: () => void): Deadline;
+  /** Forgets a deadline (its body ended or failed). */
+  delete(deadline: Deadline): void;
+}
+
+interface Deadline {
+  /** The sweep count at which the body is given up. */
+  at: number;
+  expire: () => void;
+}
+
+/** Sweeps per body timeout: a body gets between 1 and 1.1 times `bodyTimeoutMs`. */
+const SWEEPS_PER_TIMEOUT = 10;
+
+/**
+ * One timer per listener for every body being read, not one per request: a timer per request was
+ * ~4 % of the listener's CPU under load (node --cpu-prof: getLibuvNow, removeStoresFromResource).
+ * Time is counted in sweeps (every tenth of the timeout), so a request costs no clock read either.
+ * With one timeout, insertion order is deadline order, so a sweep stops at the first live one. The
+ * timer runs while bodies are pending, and stops at the first sweep that finds none.
+ */
+function bodyDeadlines(timeoutMs: number): BodyDeadlines {
+  const pending = new Set<Deadline>();
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+  let sweeps = 0;
+  const sweep = () => {
+    sweeps += 1;
+    for (const deadline of pending) {
+      if (deadline.at > sweeps) return;
+      pending.delete(deadline);
+      deadline.expire();
+    }
+    // Nothing left to watch: stop until the next body (at most one new timer per sweep period).
+    clearInterval(sweeper);
+    sweeper = undefined;
+  };
+  return {
+    add(expire) {
+      // One sweep more than a full timeout: the next sweep may come at once.
+      const deadline = { at: sweeps + SWEEPS_PER_TIMEOUT + 1, expire };
+      pending.add(deadline);
+      if (!sweeper) {
+        sweeper = setInterval(sweep, Math.max(1, timeoutMs / SWEEPS_PER_TIMEOUT));
+        // Unref'd where timers are objects (Node, Bun): a listener must not keep a process alive that its server does not.
+        (sweeper as { unref?: () => void }).unref?.();
+      }
+      return deadline;
+    },
+    delete(deadline) {
+      pending.delete(deadline);
+    },
+  };
+}
+
+/**
+ * A fetch `Request` with the delivery's method, URL and headers (not its body), for
+ * `onVerificationError`: whatever the `Host` and URL, even ones no URL parser takes (`[`, `a b`,
+ * `x:99999`, `%zz`), so a forged delivery cannot hide from the audit hook behind them. What cannot
+ * be parsed is replaced (the host by `invalid.host`, the URL by `/`); the headers keep the original `Host`.
+ */
 function toRequest(req: NodeRequestLike): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
-    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, item);
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      try {
+        headers.append(name, item);
+      } catch {
+        // A header value Headers refuses (a byte Node let through): left out, never a reason to stay silent.
+      }
+    }
   }
-  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`), { method: req.method ?? 'POST', headers });
+  return new Request(requestUrl(req.url, req.headers.host), { method: req.method ?? 'POST', headers });
+}
+
+/** The request's URL from its path and Host, as far as they parse: a hostile Host or path falls back, never throws. */
+function requestUrl(path = '/', host: unknown = 'localhost'): URL {
+  for (const origin of [`http://${String(host)}`, 'http://invalid.host']) {
+    try {
+      return new URL(path, origin);
+    } catch {
+      // Try the next origin: a Host like `[` or `a b` makes no URL.
+    }
+  }
+  return new URL('http://invalid.host/');
 }

@@ -8,9 +8,15 @@ export const FUTURE_SKEW_MS = 300_000;
 /** The default tolerance: 12 h, over the service's retry schedule of about 10.6 h. */
 export const DEFAULT_TOLERANCE_MS = 43_200_000;
 
+// An ISO 8601 date and time WITH its zone: `Z` or an offset. Without one, Date.parse reads the time
+// as this machine's local time, so one delivery would be fresh in UTC, stale at UTC+14 and from the
+// future at UTC-8; the spec says UTC, so a zoneless time is refused, whatever the machine's zone.
+const ZONED_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
 /**
  * What is wrong with a delivery's signed `timestamp` under this tolerance (ms), or `undefined` when
- * it is in the window or there is no window (`false`).
+ * it is in the window or there is no window (`false`). A timestamp must be ISO 8601 with `Z` or an
+ * offset (`invalid_timestamp` otherwise).
  */
 export function timestampProblem(
   timestamp: string,
@@ -19,7 +25,7 @@ export function timestampProblem(
   const age = Date.now() - Date.parse(timestamp);
   return tolerance === false
     ? undefined
-    : Number.isNaN(age)
+    : Number.isNaN(age) || !ZONED_ISO.test(timestamp)
       ? 'invalid_timestamp'
       : age > tolerance
         ? 'stale_timestamp'

@@ -1,9 +1,10 @@
 import type { VerifyWebhook } from './api.js';
-import { WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
-import { parseWebhookEvent, type WebhookEvent } from './events.js';
-import { DEFAULT_TOLERANCE_MS, isTolerance, timestampProblem } from './replay.js';
-import { signatureHex, toBody, toSecrets, type RawBody, type SignatureHeader, type SigningSecret } from './signature.js';
-import { verifyBody, type HmacVerify } from './verify.js';
+import { checkDelivery, Refusal } from './check-delivery.js';
+import { WebhookPayloadError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
+import type { WebhookEvent } from './events.js';
+import { DEFAULT_TOLERANCE_MS, isTolerance } from './replay.js';
+import { toBody, toSecrets, type RawBody, type SignatureHeader, type SigningSecret } from './signature.js';
+import type { HmacVerify } from './verify.js';
 
 /** Options of `verifyWebhook`. */
 export interface VerifyWebhookOptions {
@@ -21,7 +22,7 @@ const MESSAGES: Record<WebhookVerificationReason, string> = {
   unreadable_body: 'the body must be the raw request body: a string, Uint8Array/Buffer or ArrayBuffer',
   missing_signature: 'the X-Svc-Signature header is missing',
   invalid_signature: 'the signature does not match: check the secret and that the body is the raw bytes received (a JSON body parser changes them)',
-  invalid_timestamp: 'the signed "timestamp" is not a date',
+  invalid_timestamp: 'the signed "timestamp" is not an ISO 8601 date and time with Z or an offset (a time without its zone would be read as local time)',
   stale_timestamp: 'the signed "timestamp" is older than the tolerance: a replayed or long-delayed delivery',
   future_timestamp: 'the signed "timestamp" is more than 5 minutes ahead of this clock: check the clock, or a forged delivery',
 };
@@ -46,15 +47,9 @@ async function verify(
   if (body === undefined) throw verificationError('unreadable_body', bodyHint(rawBody));
   const secrets = toSecrets(secret);
   if (!secrets.length) throw verificationError('no_secret');
-  if (!header) throw verificationError('missing_signature');
-  if (!signatureHex(header)) {
-    throw verificationError('invalid_signature', 'the X-Svc-Signature header is not sha256=<64 lowercase hex digits>');
-  }
-  if (!(await verifyBody(hmac, body, header, secrets))) throw verificationError('invalid_signature');
-  const event = parseWebhookEvent(typeof body === 'string' ? new TextEncoder().encode(body) : body);
-  const problem = timestampProblem(event.timestamp, tolerance);
-  if (problem) throw verificationError(problem);
-  return event;
+  const result = await checkDelivery(hmac, body, header, secrets, tolerance);
+  if (!(result instanceof Refusal)) return result;
+  throw result.reason === 'invalid_payload' ? new WebhookPayloadError(result.problem!) : verificationError(result.reason, result.problem);
 }
 
 /** What a non-body most likely is, and the fix. */

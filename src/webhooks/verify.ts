@@ -18,10 +18,15 @@ export type HmacSign = (secret: string, body: Uint8Array) => Uint8Array | Promis
  */
 export function verifyBody(hmac: HmacVerify, rawBody: unknown, header: unknown, secrets: string[]): boolean | Promise<boolean> {
   const hex = signatureHex(header);
+  return hex ? verifyHex(hmac, rawBody, hex, secrets) : false;
+}
+
+/** `verifyBody` once the header's 64 hex digits are known (checkDelivery has parsed the header already). */
+export function verifyHex(hmac: HmacVerify, rawBody: unknown, hex: string, secrets: string[]): boolean | Promise<boolean> {
   // A string goes to the back end as it is (node:crypto hashes it without a copy).
   const body = toBody(rawBody);
   let result: boolean | Promise<boolean> = false;
-  if (hex && body !== undefined) {
+  if (body !== undefined) {
     // Any matching secret wins: during a rotation the old and the new one are both valid. Neither
     // back end throws here: node:crypto hashes any string or view (a detached one is empty), and
     // Web Crypto's refusals come as rejections.

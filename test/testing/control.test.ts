@@ -1,6 +1,7 @@
 // The emulator's control route, POST /api/v1/_emulator/events (what `svc-sdk trigger <kind>` calls).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/index.node.js';
 import { createEmulator } from '../../src/testing/index.js';
@@ -39,6 +40,22 @@ describe('POST /api/v1/_emulator/events', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('is held to the production rules: only at /api/v1/ from the root (a prefixed path is 404), and answers with an x-request-id', async () => {
+    const client = new Client({ apiKey: 'vdr_control', baseUrl: 'http://emulator.test', fetch: emulator.fetch, maxRetries: 0 });
+    await client.webhooks.create({ url: 'http://127.0.0.1:9/x', name: 'a', event_types: null });
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer vdr_control' }, body: '{"event":"credit.low"}' };
+    const prefixed = await emulator.fetch('http://emulator.test/foo/api/v1/_emulator/events', init);
+    expect(prefixed.status).toBe(404);
+    expect(emulator.deliveries).toEqual([]);
+    const fired = await fire({ event: 'credit.low' });
+    expect(fired.status).toBe(202);
+    expect(fired.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+    // Through msw alone (no emulator.fetch around it), the route gives its own request id too.
+    const direct = await getResponse([...emulator.handlers], new Request('http://emulator.test/api/v1/_emulator/events', init));
+    expect(direct?.status).toBe(202);
+    expect(direct?.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
   });
 
   it('sends the kind\'s sample data when data is left out', async () => {

@@ -49,6 +49,17 @@ describe('emulator faults', () => {
     expect(outcomes).toEqual([1, 2, 3, '503', 4, 5, 6, '503']);
   });
 
+  it("a fault's 503 carries an x-request-id like every answer, over HTTP and in process", async () => {
+    const { server, emulator } = await served({ faults: { unavailableRate: 1 } });
+    const headers = { authorization: `Bearer ${API_KEY}` };
+    const overHttp = await fetch(`${server.url}/api/v1/rooms`, { headers });
+    expect(overHttp.status).toBe(503);
+    expect(overHttp.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+    const inProcess = await emulator.fetch('http://emulator.test/api/v1/rooms', { headers });
+    expect(inProcess.status).toBe(503);
+    expect(inProcess.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
+  });
+
   it('unavailableRate 1 answers every request 503, 0 none; a change to emulator.faults applies to the next request', async () => {
     const { client, emulator } = await served({ faults: { unavailableRate: 1 } });
     await expect(client.rooms.create(room)).rejects.toThrow(InternalServerError);

@@ -58,15 +58,15 @@ describe('createMemoryDedupeStore(options)', () => {
     expect(store.claim('a')).toBe('claimed');
   });
 
-  test('keeps 10 000 ids by default and forgets the oldest processed first', () => {
+  test('keeps 50 000 ids by default and forgets the oldest processed first', () => {
     const store = createMemoryDedupeStore();
-    for (let i = 0; i < 10_000; i++) {
+    for (let i = 0; i < 50_000; i++) {
       store.claim(`id-${i}`);
       store.complete(`id-${i}`);
     }
     expect(store.claim('id-0')).toBe('done'); // a read: it changes nothing
-    store.claim('id-new'); // the 10 001st id: id-0, the oldest, is forgotten
-    expect(store.claim('id-9999')).toBe('done');
+    store.claim('id-new'); // the 50 001st id: id-0, the oldest, is forgotten
+    expect(store.claim('id-49999')).toBe('done');
     expect(store.claim('id-1')).toBe('done');
     expect(store.claim('id-0')).toBe('claimed'); // forgotten; this claim in turn forgets id-1
     expect(store.claim('id-1')).toBe('claimed');

@@ -251,21 +251,30 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     expect(events).toEqual(['answered', 'recorded']);
   });
 
-  test('a waitUntil that throws (e.g. ctx.waitUntil passed unbound) fails the answer, and the retry is not processed again', async () => {
+  test('a waitUntil that throws (e.g. ctx.waitUntil passed unbound) is not the delivery\'s failure: the answer waits for the recording and is 200', async () => {
+    const events: string[] = [];
     const done = new Set<string>();
     const store: DedupeStore = {
       claim: async (id) => (done.has(id) ? 'done' : 'claimed'),
-      complete: async (id) => void done.add(id),
+      complete: async (id) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        done.add(id);
+        events.push('recorded');
+      },
       release() {},
     };
     const on = vi.fn();
-    const waitUntil = () => {
+    const waitUntil = vi.fn(() => {
       throw new TypeError('Illegal invocation');
-    };
+    });
     const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store, waitUntil });
     const body = envelope('d-unbound');
-    await expect(handler(delivery(body))).rejects.toThrow('Illegal invocation');
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    const response = await handler(delivery(body));
+    events.push('answered');
+    expect(await answer(response)).toEqual({ status: 200, body: { received: true }, type: 'application/json' });
+    expect(waitUntil).toHaveBeenCalledTimes(1);
+    // It fell back to waiting: the recording came first, so the service's retry is acknowledged without on().
+    expect(events).toEqual(['recorded', 'answered']);
     expect((await handler(delivery(body))).status).toBe(200);
     expect(on).toHaveBeenCalledTimes(1);
   });
@@ -289,6 +298,9 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
     ['no on', { secret: SECRET }, /on must be a function/],
     ['a bad dedupe', { secret: SECRET, on() {}, dedupe: {} }, /dedupe must be/],
     ['a waitUntil that is not a function', { secret: SECRET, on() {}, waitUntil: true }, /waitUntil must be a function/],
+    ['a storeTimeoutMs of 0', { secret: SECRET, on() {}, storeTimeoutMs: 0 }, /: storeTimeoutMs must be a number of ms > 0$/],
+    ['a storeTimeoutMs past setTimeout\'s limit', { secret: SECRET, on() {}, storeTimeoutMs: 2 ** 31 }, /: storeTimeoutMs must be a number of ms > 0$/],
+    ['a storeTimeoutMs that is not a number', { secret: SECRET, on() {}, storeTimeoutMs: '2000' }, /: storeTimeoutMs must be a number of ms > 0$/],
   ])('throws a clear [svc-sdk] error at construction for %s', (_case, options, message) => {
     expect(() => sdk.createWebhookHandler(options as never)).toThrow(message);
     expect(() => sdk.createWebhookHandler(options as never)).toThrow(/^\[svc-sdk\] createWebhookHandler: /);
@@ -376,6 +388,7 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler under attack', (_name, sd
     ['6 minutes ahead', 6 * MINUTE, 'future_timestamp'],
     ['stamped 2999', '2999-01-01T00:00:00.000Z', 'future_timestamp'],
     ['stamped "not a date"', 'not a date', 'invalid_timestamp'],
+    ['stamped now without a zone', new Date().toISOString().slice(0, -1), 'invalid_timestamp'],
   ])('answers 400 to a correctly signed delivery %s, without calling on()', async (_case, stamp, reason) => {
     const on = vi.fn();
     const onVerificationError = vi.fn();

@@ -232,11 +232,13 @@ describe('toNodeListener when the sender goes away', () => {
 describe('toNodeListener misuse', () => {
   const [[, sdk]] = ENTRIES;
 
-  test('throws a [svc-sdk] TypeError for something that is not a handler from createWebhookHandler', () => {
-    expect(() => sdk.toNodeListener((async () => new Response()) as never)).toThrow(
-      /^\[svc-sdk\] toNodeListener: pass a handler made by createWebhookHandler/,
-    );
-    expect(() => sdk.toNodeListener(undefined as never)).toThrow(/^\[svc-sdk\] toNodeListener/);
+  test('throws a [svc-sdk] TypeError for something that is not a handler, and for a bad bodyTimeoutMs', () => {
+    expect(() => sdk.toNodeListener(undefined as never)).toThrow(/^\[svc-sdk\] toNodeListener: pass a webhook handler, e\.g\. toNodeListener\(createWebhookHandler/);
+    expect(() => sdk.toNodeListener({} as never)).toThrow(/^\[svc-sdk\] toNodeListener: pass a webhook handler/);
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on() {} });
+    for (const bodyTimeoutMs of [0, -1, Number.NaN, 2 ** 31, '10' as never]) {
+      expect(() => sdk.toNodeListener(handler, { bodyTimeoutMs })).toThrow('[svc-sdk] toNodeListener: bodyTimeoutMs must be a number of ms > 0');
+    }
   });
 
   async function expressWith(setup: (app: express.Express, listener: NodeWebhookListener) => void) {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import type { DedupeStore, DeliveryOutcome, WebhookHooks } from '../../src/webhooks/index.js';
 import { ENTRIES } from './entries.js';
 
@@ -89,6 +89,30 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ hooks })', (_name, sdk)
     expect((await handler(delivery(envelope('d-3')))).status).toBe(409);
     expect((await handler(delivery(envelope('d-4')))).status).toBe(500);
     expect(events).toEqual(['receive:true', 'verified:d-3', 'outcome:duplicate:processing:409', 'receive:true', 'verified:d-4', 'outcome:failed:dedupe_store_failed:500']);
+  });
+
+  test('a store call past storeTimeoutMs is a failure (dedupe_store_failed), after the delivery was verified', async () => {
+    const { events, hooks } = recorder();
+    const store: DedupeStore = { claim: () => new Promise(() => {}), complete: async () => {}, release: async () => {} };
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on: () => {}, dedupe: store, hooks, tolerance: 60_000, storeTimeoutMs: 50, onError: () => {} });
+    expect((await handler(delivery(envelope('d-silent')))).status).toBe(500);
+    expect(events).toEqual(['receive:true', 'verified:d-silent', 'outcome:failed:dedupe_store_failed:500']);
+  });
+
+  test('without a secret yet (SVC_WEBHOOK_SECRET unset) the 500 is a failure named no_secret, nothing verified', async () => {
+    const { events, outcomes, hooks } = recorder();
+    const saved = process.env['SVC_WEBHOOK_SECRET'];
+    delete process.env['SVC_WEBHOOK_SECRET'];
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const response = await sdk.createWebhookHandler({ on: () => {}, hooks })(delivery(envelope('d-nosecret')));
+      expect(response.status).toBe(500);
+    } finally {
+      logged.mockRestore();
+      if (saved !== undefined) process.env['SVC_WEBHOOK_SECRET'] = saved;
+    }
+    expect(events).toEqual(['receive:true', 'outcome:failed:no_secret:500']);
+    expect(outcomes[0]!.reason).toBeUndefined();
   });
 
   test('a body over maxBodyBytes is refused as body_too_large; hooks run in order, and what they throw changes no answer', async () => {

@@ -283,6 +283,10 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
         expect(await reasonOf(verifyAt(at(-12 * HOUR + MINUTE)))).toBe('accepted');
         expect(await reasonOf(verifyAt(at(0)))).toBe('accepted');
         expect(await reasonOf(verifyAt(at(5 * MINUTE - 2000)))).toBe('accepted');
+        // The same instant with an offset instead of Z, and with seconds only.
+        const now = new Date(Date.now() + 14 * HOUR).toISOString().slice(0, -1);
+        expect(await reasonOf(verifyAt(`${now}+14:00`))).toBe('accepted');
+        expect(await reasonOf(verifyAt(`${at(0).slice(0, 19)}Z`))).toBe('accepted');
       });
 
       test.each([
@@ -290,7 +294,10 @@ describe.each(ENTRIES)('%s entry', (_name, sdk) => {
         ['stamped 2001', () => '2001-09-09T01:46:40.000Z', 'stale_timestamp', /older than the tolerance/],
         ['6 minutes ahead', () => at(6 * MINUTE), 'future_timestamp', /more than 5 minutes ahead/],
         ['stamped 2999', () => '2999-01-01T00:00:00.000Z', 'future_timestamp', /more than 5 minutes ahead/],
-        ['stamped "not a date"', () => 'not a date', 'invalid_timestamp', /not a date/],
+        ['stamped "not a date"', () => 'not a date', 'invalid_timestamp', /not an ISO 8601 date and time with Z or an offset/],
+        ['stamped now without a zone (read as local time, it would depend on the machine)', () => at(0).slice(0, -1), 'invalid_timestamp', /with Z or an offset/],
+        ['stamped now without a zone nor milliseconds', () => at(0).slice(0, 19), 'invalid_timestamp', /with Z or an offset/],
+        ['stamped as an HTTP date', () => new Date().toUTCString(), 'invalid_timestamp', /with Z or an offset/],
       ])('refuses a correctly signed delivery %s with a WebhookVerificationError and its reason', async (_case, stamp, reason, message) => {
         const error = await verifyAt(stamp()).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(sdk.WebhookVerificationError);
