@@ -50,12 +50,12 @@ export function killGroup(pid) {
     // already gone
   }
 }
-
+/** npm prints a warning per unknown key of the machine's npmrc (and, under `npm run`, of the npm_config_* it exports); drop that noise. */
 /** npm prints a warning per unknown key of the machine's npmrc; drop that noise from diagnostics. */
 export function quietNpm(text) {
   return text
     .split('\n')
-    .filter((line) => !/Unknown (user|global|project) config/.test(line))
+    .filter((line) => !/Unknown (user|global|project|env) config/.test(line))
     .join('\n')
     .trim();
 }
