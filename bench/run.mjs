@@ -193,7 +193,7 @@ await section({
     '(`fileFromPath`) and against raw `fetch` with the same concurrency and the same multipart bodies; also `uploadMany` over',
     'the same files as Blobs with no manifest (nothing hashed or written), which shows what resumability costs. Small files',
     'go to the emulator with its latency fault; large ones to a `node:http` server with the same latency that discards the',
-    'bytes (the emulator keeps documents in memory). Each case runs in a fresh process; peak RSS is its `maxRSS`.',
+    'bytes (the emulator keeps documents in memory). Each case runs in a fresh process; peak RSS is its own (VmHWM; `maxRSS` would count the RSS of this process at spawn).',
   ].join('\n'),
   bench: benchUploadMany,
   summarize: summarizeUploadMany,

@@ -7,7 +7,8 @@
 // The small files go to the emulator (svc-sdk/testing) with its latency fault. The large ones go to a node:http server
 // with the same added latency that reads and discards the body: the emulator keeps every document's bytes in memory and
 // copies an upload several times while parsing it (8 × 256 MiB at once would need gigabytes in the server).
-// Each case runs in a fresh child process, which reports its wall time and peak RSS (process.resourceUsage().maxRSS).
+// Each case runs in a fresh child process, which reports its wall time and its own peak RSS (bench/lib/peak-rss.mjs:
+// Linux's VmHWM, not maxRSS, which counts this parent's RSS at spawn time).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { peakRssKiB } from './lib/peak-rss.mjs';
 import { median, table, verdict } from './lib/stats.mjs';
 
 const KIB = 1024;
@@ -231,9 +233,9 @@ async function child(kind, url, directory, roomIdText, concurrencyText) {
     rmSync(manifestDirectory, { recursive: true, force: true });
   }
   const seconds = (performance.now() - started) / 1000;
-  const { userCPUTime, systemCPUTime, maxRSS } = process.resourceUsage();
+  const { userCPUTime, systemCPUTime } = process.resourceUsage();
   // CPU time (user + system, µs → s) tells where a case spends its effort even on a loaded machine.
-  process.stdout.write(JSON.stringify({ seconds, stored, maxRssKiB: maxRSS, cpuSeconds: (userCPUTime + systemCPUTime) / 1e6 }));
+  process.stdout.write(JSON.stringify({ seconds, stored, maxRssKiB: peakRssKiB(), cpuSeconds: (userCPUTime + systemCPUTime) / 1e6 }));
 }
 
 /** The same multipart bodies as the SDK's (a preamble, the file streamed, the closing boundary), `concurrency` at a time. */
