@@ -11,22 +11,18 @@ export type HmacVerify = (secret: string, body: string | Uint8Array, hex: string
 export type HmacSign = (secret: string, body: Uint8Array) => Uint8Array | Promise<Uint8Array>;
 
 /**
- * The one verification routine both entries use, each with its own HMAC back end: the header
- * must be well-formed, the body a string or bytes, and any of the usable secrets (from
- * `toSecrets`) must match. Never throws nor rejects: junk is `false`. A synchronous back end
- * (node:crypto) gives the answer at once, with no promise; Web Crypto's as a promise.
+ * The one verification routine both entries use, each with its own HMAC back end: `hex` is the
+ * header's 64 hex digits (`signatureHex`; `undefined` when the header is malformed), the body a
+ * string or bytes, and any of the usable secrets (from `toSecrets`) must match. Never throws nor
+ * rejects: junk is `false`. A synchronous back end (node:crypto) gives the answer at once, with no
+ * promise; Web Crypto's as a promise. One function, not a header-parsing wrapper around it: the
+ * wrapper cost `verifySignature` alone 15 B min+gzip (611 B against its 600 B budget).
  */
-export function verifyBody(hmac: HmacVerify, rawBody: unknown, header: unknown, secrets: string[]): boolean | Promise<boolean> {
-  const hex = signatureHex(header);
-  return hex ? verifyHex(hmac, rawBody, hex, secrets) : false;
-}
-
-/** `verifyBody` once the header's 64 hex digits are known (checkDelivery has parsed the header already). */
-export function verifyHex(hmac: HmacVerify, rawBody: unknown, hex: string, secrets: string[]): boolean | Promise<boolean> {
+export function verifyHex(hmac: HmacVerify, rawBody: unknown, hex: string | undefined, secrets: string[]): boolean | Promise<boolean> {
   // A string goes to the back end as it is (node:crypto hashes it without a copy).
   const body = toBody(rawBody);
   let result: boolean | Promise<boolean> = false;
-  if (body !== undefined) {
+  if (hex && body !== undefined) {
     // Any matching secret wins: during a rotation the old and the new one are both valid. Neither
     // back end throws here: node:crypto hashes any string or view (a detached one is empty), and
     // Web Crypto's refusals come as rejections.
@@ -44,5 +40,5 @@ export function verifyHex(hmac: HmacVerify, rawBody: unknown, hex: string, secre
 
 /** `verifySignature` over an HMAC back end. */
 export function verifySignatureWith(hmac: HmacVerify): VerifySignature {
-  return async (rawBody, header, secret) => verifyBody(hmac, rawBody, header, toSecrets(secret));
+  return async (rawBody, header, secret) => verifyHex(hmac, rawBody, signatureHex(header), toSecrets(secret));
 }
