@@ -15,7 +15,7 @@
  * The points of an attempt's life, in order: it starts (`started`: headers final), its answer is
  * known (`answered`: status and bytes read), or it fails (`failed`); ky then decides on a retry.
  */
-import { concat } from '../shared/read-at-most.js';
+import { readAtMost } from '../shared/read-at-most.js';
 import { NO_BYTES } from './body.js';
 import { SvcError, describeRequest } from './errors.js';
 import { loggedUrl, type CoreLog } from './logger.js';
@@ -140,18 +140,9 @@ async function readBody(response: Response, limit: number, method: string, url: 
     void body.cancel().catch(() => undefined);
     throw tooLarge(method, url, limit, `its Content-Length is ${declared}`);
   }
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    size += chunk.value.byteLength;
-    if (size > limit) {
-      void reader.cancel().catch(() => undefined);
-      throw tooLarge(method, url, limit, `it passed ${limit} bytes while being read`);
-    }
-    chunks.push(chunk.value);
-  }
-  return size === 0 ? NO_BYTES : concat(chunks, size);
+  const bytes = await readAtMost(body, limit);
+  if (bytes === undefined) throw tooLarge(method, url, limit, `it passed ${limit} bytes while being read`);
+  return bytes.byteLength === 0 ? NO_BYTES : bytes;
 }
 
 /** The error of an answer larger than `maxResponseBytes`: not retried (the next answer would be as large). */

@@ -1,7 +1,8 @@
 /**
  * Reads a body stream to its end, or gives up as soon as it passes `maxBytes`: `undefined` then,
  * and the stream is cancelled, so the sender is stopped and the rest is never read, let alone
- * buffered. A missing body reads as no bytes.
+ * buffered. A missing body reads as no bytes. The one bounded read of the client (answers), the
+ * receiver (deliveries) and the emulator (requests).
  */
 export async function readAtMost(body: ReadableStream<Uint8Array> | null | undefined, maxBytes: number): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
@@ -16,8 +17,7 @@ export async function readAtMost(body: ReadableStream<Uint8Array> | null | undef
     }
     chunks.push(chunk.value);
   }
-  // Through a Blob: one copy, like concat, in a line (this path is the rare one: no Content-Length).
-  return new Uint8Array(await new Blob(chunks as Uint8Array<ArrayBuffer>[]).arrayBuffer());
+  return concat(chunks, size);
 }
 
 /** The chunks as one Uint8Array (the only chunk itself when there is one). */

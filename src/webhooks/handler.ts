@@ -5,7 +5,7 @@ import type { WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import { createReceiver, type Answer, type BodyFailure, type Receiver } from './receiver.js';
 import type { WebhookSecretOption } from './secrets.js';
-import { concat } from '../shared/read-at-most.js';
+import { readAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER } from './signature.js';
 import type { HmacVerify } from './verify.js';
 // hooks: the option's type (webhooks/hooks.ts); the receiver (receiver.ts) runs them
@@ -139,7 +139,7 @@ async function readBody(request: Request, maxBytes: number): Promise<Uint8Array 
     // not their constructor's), while any Request made with `new Request` (or a subclass) may carry
     // a body of any length under any Content-Length: that one is read in bounded chunks.
     if (declared && !isConstructed(request)) return new Uint8Array(await request.arrayBuffer());
-    return (await readBounded(request.body, maxBytes)) ?? 'too_large';
+    return (await readAtMost(request.body, maxBytes)) ?? 'too_large';
   } catch {
     return 'unreadable';
   }
@@ -148,23 +148,6 @@ async function readBody(request: Request, maxBytes: number): Promise<Uint8Array 
 /** Whether `request` was made by its constructor (`new Request`, a subclass), rather than by a server from a socket. */
 function isConstructed(request: Request): boolean {
   return Object.getPrototypeOf(request) === (request.constructor as { prototype?: unknown } | undefined)?.prototype;
-}
-
-/** A body stream read to its end, or `undefined` (and the stream cancelled) as soon as it passes `maxBytes`. */
-async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    size += chunk.value.byteLength;
-    if (size > maxBytes) {
-      reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(chunk.value);
-  }
-  return concat(chunks, size);
 }
 
 /** An answer as a fetch `Response`: a string body and a plain headers object, what @hono/node-server answers without a copy. */
