@@ -1,6 +1,5 @@
 // The built package in a consumer project that lacks the emulator's optional peers: importing
 // svc-sdk/testing and running `svc-sdk emulator` say so in one line naming the install command.
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNode, type Run } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const built = existsSync(path.join(ROOT, 'dist/testing.js')) && existsSync(path.join(ROOT, 'dist/testing.cjs')) && existsSync(path.join(ROOT, 'dist/cli.js'));
@@ -16,23 +16,9 @@ if (!built) console.warn('[svc-sdk] skipping the missing-peer tests: dist/ is mi
 const ALL = 'npm install -D msw @hono/node-server minisearch';
 const IMPORT_LINE = `[svc-sdk] svc-sdk/testing needs msw (an optional peer dependency, not installed): ${ALL}`;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs node (the one running the tests) in `cwd`. */
 function node(cwd: string, args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode(args, { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
 }
 
 /** A consumer project with the built package (copied, so that node_modules lookups start in the project) and `peers` linked in. */

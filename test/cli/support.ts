@@ -24,8 +24,13 @@ export interface Run {
 
 /** Runs the built bin to its end with the node running the tests (node 24 under npm, not the machine's 20). */
 export function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return runNode([CLI, ...args], { env: cliEnv(env) });
+}
+
+/** Runs the node running the tests to its end, with its output collected. */
+export function runNode(args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv(env) });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
