@@ -9,6 +9,11 @@
 //   hono-redis-waiting  the same without waitUntil: the answer waits for that recording (a serverless default)
 //   hono-bare    @hono/node-server with a fetch handler doing the bare server's work: the ceiling of any
 //                fetch handler served that way
+//   bare-receiver   the bare server plus the least any receiver must add, hand-written: the body as
+//                text, JSON.parse, the envelope's fields checked, the timestamp parsed and its zone
+//                checked, the delivery_id claimed and then recorded in two Maps bounded at 50 000 ids
+//                (the memory store's default): the floor of a receiver with memory dedupe
+//   hono-receiver   the same work behind @hono/node-server
 //   bare-redis   the bare server plus the least a Redis dedupe must do: read delivery_id, claim it with SET NX
 //                (awaited), answer, then mark it done (not awaited): the ceiling of any Redis-backed dedupe
 // Prints nothing; sends { port } over IPC once listening, and { cpu } (µs used so far) when asked 'cpu'.
@@ -31,6 +36,36 @@ process.on('message', (message) => {
   }
 });
 
+/**
+ * The least a receiver with memory dedupe must do once the signature checked out: parse the
+ * envelope, check its fields and timestamp, claim the id and record it done in bounded Maps.
+ * True when the delivery is new.
+ */
+const floorReceiver = () => {
+  const claims = new Map();
+  const done = new Map();
+  let oldest;
+  const ZONED = /(?:Z|[+-]\d{2}:\d{2})$/;
+  return (body) => {
+    const event = JSON.parse(typeof body === 'string' ? body : body.toString());
+    if (typeof event.event !== 'string' || typeof event.delivery_id !== 'string' || typeof event.timestamp !== 'string' || typeof event.version !== 'string' || typeof event.data !== 'object') return false;
+    const now = Date.now();
+    const at = Date.parse(event.timestamp);
+    if (!(now - at < 43_200_000) || !ZONED.test(event.timestamp)) return false;
+    const id = event.delivery_id;
+    if (done.has(id) || claims.has(id)) return false;
+    claims.set(id, now + 300_000);
+    claims.delete(id);
+    done.set(id, now + 43_500_000);
+    if (done.size > 50_000) {
+      const next = (oldest ??= done.keys()).next();
+      if (next.done) oldest = undefined;
+      else done.delete(next.value);
+    }
+    return true;
+  };
+};
+
 if (kind === 'bare') {
   const ok = JSON.stringify({ received: true });
   const server = createServer((req, res) => {
@@ -46,6 +81,42 @@ if (kind === 'bare') {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => ready(server));
+} else if (kind === 'bare-receiver') {
+  const receive = floorReceiver();
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const expected = Buffer.from(String(req.headers['x-svc-signature']).slice(7), 'hex');
+      const digest = createHmac('sha256', SECRET).update(body).digest();
+      const valid = expected.length === 32 && timingSafeEqual(digest, expected) && receive(body);
+      res.writeHead(valid ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(valid ? '{"received":true}' : '{"error":"invalid_signature"}');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => ready(server));
+} else if (kind === 'hono-receiver') {
+  const receive = floorReceiver();
+  const server = serve(
+    {
+      fetch: async (request) => {
+        const body = Buffer.from(await request.arrayBuffer());
+        const expected = Buffer.from(String(request.headers.get('x-svc-signature')).slice(7), 'hex');
+        const digest = createHmac('sha256', SECRET).update(body).digest();
+        const valid = expected.length === 32 && timingSafeEqual(digest, expected) && receive(body);
+        return new Response(valid ? '{"received":true}' : '{"error":"invalid_signature"}', {
+          status: valid ? 200 : 401,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
+      port: 0,
+      hostname: '127.0.0.1',
+    },
+    () => ready(server),
+  );
+  server.keepAliveTimeout = 60_000;
 } else if (kind === 'bare-redis') {
   const redis = await createClient({ url: `redis://127.0.0.1:${redisPort}` }).connect();
   const ok = JSON.stringify({ received: true });
