@@ -47,7 +47,8 @@ export interface WebhookHandlerOptions {
    * The deadline of every dedupe store call, in ms; default 2000. A store that does not answer by
    * then (a paused Redis, a peer that never replies, a client queueing commands while it
    * reconnects) fails the delivery as a store error does: answered 500, reported to `onError`, and
-   * the claim that may land late is released, so the service's retry is processed.
+   * the claim that may land late is released, so the service's retry is processed. (One timer
+   * keeps every call's deadline: a call is given between 1 and 1.1 times this.)
    */
   storeTimeoutMs?: number | undefined;
   /**

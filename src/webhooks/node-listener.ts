@@ -6,6 +6,7 @@
 import { concat } from '../shared/read-at-most.js';
 import { receiverOf, type WebhookHandler } from './handler.js';
 import type { Answer, BodyFailure, Receive } from './receiver.js';
+import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { SIGNATURE_HEADER } from './signature.js';
 
 /** The part of Node's `IncomingMessage` the listener uses: Express's `req`, Fastify's `request.raw` and Koa's `ctx.req` all are one. */
@@ -98,7 +99,7 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
   const receiver = receiverOf(handler);
   const receive = receiver?.receive ?? viaFetch(handler);
   const maxBodyBytes = receiver?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const deadlines = bodyDeadlines(bodyTimeoutMs);
+  const deadlines = coarseDeadlines(bodyTimeoutMs);
   // Settles once the answer is written: frameworks that await their handlers can.
   return (req, res) =>
     new Promise<void>((answered) => {
@@ -197,7 +198,7 @@ function misuse(req: NodeRequestLike): string | undefined {
  * as soon as it passes `maxBytes` (the rest is never read), `'timeout'` when it has not ended
  * within `timeoutMs`, `'unreadable'` when the stream fails.
  */
-function readBody(req: NodeRequestLike, maxBytes: number, deadlines: BodyDeadlines, done: (body: Uint8Array | BodyFailure) => void): void {
+function readBody(req: NodeRequestLike, maxBytes: number, deadlines: Deadlines, done: (body: Uint8Array | BodyFailure) => void): void {
   const { body } = req;
   if (body instanceof Uint8Array || typeof body === 'string') {
     const bytes = typeof body === 'string' ? encoder.encode(body) : body;
@@ -241,63 +242,6 @@ function readBody(req: NodeRequestLike, maxBytes: number, deadlines: BodyDeadlin
   req.on('data', onData);
   req.on('end', onEnd);
   req.on('error', onFailure);
-}
-
-/** The bodies being read and when each must have ended, for one listener. */
-interface BodyDeadlines {
-  /** Calls `expire` once the body timeout has passed, unless deleted first. */
-  add(expire: () => void): Deadline;
-  /** Forgets a deadline (its body ended or failed). */
-  delete(deadline: Deadline): void;
-}
-
-interface Deadline {
-  /** The sweep count at which the body is given up. */
-  at: number;
-  expire: () => void;
-}
-
-/** Sweeps per body timeout: a body gets between 1 and 1.1 times `bodyTimeoutMs`. */
-const SWEEPS_PER_TIMEOUT = 10;
-
-/**
- * One timer per listener for every body being read, not one per request: a timer per request was
- * ~4 % of the listener's CPU under load (node --cpu-prof: getLibuvNow, removeStoresFromResource).
- * Time is counted in sweeps (every tenth of the timeout), so a request costs no clock read either.
- * With one timeout, insertion order is deadline order, so a sweep stops at the first live one. The
- * timer runs while bodies are pending, and stops at the first sweep that finds none.
- */
-function bodyDeadlines(timeoutMs: number): BodyDeadlines {
-  const pending = new Set<Deadline>();
-  let sweeper: ReturnType<typeof setInterval> | undefined;
-  let sweeps = 0;
-  const sweep = () => {
-    sweeps += 1;
-    for (const deadline of pending) {
-      if (deadline.at > sweeps) return;
-      pending.delete(deadline);
-      deadline.expire();
-    }
-    // Nothing left to watch: stop until the next body (at most one new timer per sweep period).
-    clearInterval(sweeper);
-    sweeper = undefined;
-  };
-  return {
-    add(expire) {
-      // One sweep more than a full timeout: the next sweep may come at once.
-      const deadline = { at: sweeps + SWEEPS_PER_TIMEOUT + 1, expire };
-      pending.add(deadline);
-      if (!sweeper) {
-        sweeper = setInterval(sweep, Math.max(1, timeoutMs / SWEEPS_PER_TIMEOUT));
-        // Unref'd where timers are objects (Node, Bun): a listener must not keep a process alive that its server does not.
-        (sweeper as { unref?: () => void }).unref?.();
-      }
-      return deadline;
-    },
-    delete(deadline) {
-      pending.delete(deadline);
-    },
-  };
 }
 
 /**

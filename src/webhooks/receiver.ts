@@ -14,6 +14,7 @@
  * (hooks.ts) that hears the stages at the `// hooks:` call sites and reports the answer, unchanged.
  */
 import { checkDelivery, Refusal } from './check-delivery.js';
+import { coarseDeadlines } from './deadlines.js';
 import { memoryStore } from './dedupe-memory.js';
 import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
@@ -114,9 +115,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   // hooks: with hooks, each delivery gets a record and its answer is reported (toNodeListener shares this receive)
   const receive: Receive = hookSets ? observeDeliveries(hookSets, receiveDelivery) : receiveDelivery;
 
+  // One timer for every store call pending, not one per call (deadlines.ts).
+  const storeDeadlines = coarseDeadlines(storeTimeoutMs);
   /** Calls one method of the store, by its name (the name a timeout's message gives), under storeTimeoutMs. */
   const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string) =>
-    withDeadline<unknown>(store![call]!(id), storeTimeoutMs, call);
+    withDeadline<unknown>(store![call]!(id), storeDeadlines, storeTimeoutMs, call);
 
   /** Runs `proceed` with the usable secrets; while there are none, answers 500 with the fix and logs it. */
   const withSecrets = (proceed: (secrets: string[]) => Answer | Promise<Answer>, delivery?: DeliveryRecord) =>

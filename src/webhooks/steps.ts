@@ -1,6 +1,7 @@
 // How the receiver chains its steps: synchronously when a step's result is not a promise (node:crypto,
 // the memory store, a synchronous `on`), so the common path costs no promise and no turn of the event
 // loop; through a promise otherwise. And the deadline every store call runs under.
+import type { Deadlines } from './deadlines.js';
 
 /**
  * Runs `step`, then `proceed` with its result: at once when the result is not a promise, once it
@@ -44,24 +45,23 @@ export class StoreTimeoutError extends Error {
 
 /**
  * `value` itself when it is not a promise; otherwise a promise that settles like it, or rejects with
- * `StoreTimeoutError` once `ms` pass first. A store that never answers (a paused Redis, a peer that
- * accepts and stays silent, a client queueing commands while it reconnects forever) then costs a
- * delivery `ms`, not its socket for ever.
+ * `StoreTimeoutError` once the deadline passes first (`ms`, as `deadlines` counts it). A store that
+ * never answers (a paused Redis, a peer that accepts and stays silent, a client queueing commands
+ * while it reconnects forever) then costs a delivery `ms`, not its socket for ever.
  */
-export function withDeadline<T>(value: T | PromiseLike<T>, ms: number, call: string): T | Promise<T> {
+export function withDeadline<T>(value: T | PromiseLike<T>, deadlines: Deadlines, ms: number, call: string): T | Promise<T> {
   if (!isThenable(value)) return value as T;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new StoreTimeoutError(`[svc-sdk] webhook dedupe: the store's ${call}() did not answer within ${ms} ms (storeTimeoutMs)`)),
-      ms,
+    const deadline = deadlines.add(() =>
+      reject(new StoreTimeoutError(`[svc-sdk] webhook dedupe: the store's ${call}() did not answer within ${ms} ms (storeTimeoutMs)`)),
     );
     (value as PromiseLike<T>).then(
       (result) => {
-        clearTimeout(timer);
+        deadlines.delete(deadline);
         resolve(result);
       },
       (error: unknown) => {
-        clearTimeout(timer);
+        deadlines.delete(deadline);
         reject(error as Error);
       },
     );
