@@ -7,7 +7,7 @@ import { NO_BYTES, dataOf, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, SvcError, ValidationError, describeRequest } from './errors.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
 // hooks: the runner and types of client hooks (core/hooks.ts)
-import { CallHooks, hookSets, joinHookSets, urlTemplateOf, type ClientHooks, type ClientHooksOption } from './hooks.js';
+import { CallHooks, hookSets, joinHookSets, urlTemplateOf, type ClientHooksOption, type HookSets } from './hooks.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { climbsOut } from './path.js';
 import { checkSettings, parseParams } from './validate.js';
@@ -106,7 +106,7 @@ export class HttpCore {
   /** What every attempt shares: the fetch, the headers of a cross-origin redirect, the log. */
   readonly #attempts: AttemptContext;
   // hooks: the client's hook sets, listed once; `undefined` when there are none
-  readonly #hooks: readonly ClientHooks[] | undefined;
+  readonly #hooks: HookSets | undefined;
 
   constructor(config: CoreConfig) {
     // The client has checked the settings and stripped the base URL's trailing slashes.
@@ -226,7 +226,10 @@ export class HttpCore {
       method: request.method,
       urlTemplate: this.#root + urlTemplateOf(request.path ?? ''),
     });
-    return this.#exchangeOnce(request, options, hooks).then(
+    const exchanged = this.#exchangeOnce(request, options, hooks);
+    // No afterResponse and no onError: nothing waits on the call's end (no extra promise).
+    if (!hooks.observesEnd) return exchanged;
+    return exchanged.then(
       (exchange) => hooks.afterResponse(exchange),
       (error: unknown) => hooks.onError(error),
     );
@@ -262,14 +265,15 @@ export class HttpCore {
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
       // hooks: beforeRequest runs around each attempt, on the call's headers (CallState.headers)
-      fetch: (hooks ? hooks.aroundAttempt((input: Request) => attempt(input, call, context), call) : (input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
+      fetch: (hooks ? hooks.aroundAttempt((input: Request) => attempt(input, call, context), call, limit > 0) : (input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
     };
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
     if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
-    if (hooks?.hasBeforeRetry) {
+    if (hooks?.hasBeforeRetry && limit > 0) {
       // hooks: beforeRetry hears ky's retry (after its wait) as an SvcError; `false` rethrows ky's own error, which ends
-      // the retries as if the limit were reached. ky calls it only for a call with retries: never a create.
+      // the retries as if the limit were reached. Given only to a call with retries: never a create (ky would merge
+      // the hooks into its options for nothing).
       const beforeRetry = async ({ error }: { error: Error }) => {
         if (!(await hooks.beforeRetry(toSvcError(error, call, request, url, timeout, options.signal)))) throw error;
       };

@@ -216,8 +216,16 @@ describe('client hooks', () => {
     server.use(http.all(`${BASE_URL}/api/v1/*`, () => HttpResponse.json({ error: 'no' }, { status: 404 })));
     const templates: string[] = [];
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: { onError: ({ call }) => void templates.push(call.urlTemplate) } });
-    for (const path of ['/deal/5?x=1', '/foo-bars/5/items/6', '/5', '/rooms']) await client.request({ method: 'GET', path }).catch(() => undefined);
-    expect(templates).toEqual(['/api/v1/deal/{deal_id}', '/api/v1/foo-bars/{foo_bar_id}/items/{item_id}', '/api/v1/{param_id}', '/api/v1/rooms']);
+    for (const path of ['/deal/5?x=1', '/foo-bars/5/items/6', '/5', '/rooms', '/rooms?page=2', '/rooms#top', '/rooms/2fa']) await client.request({ method: 'GET', path }).catch(() => undefined);
+    expect(templates).toEqual([
+      '/api/v1/deal/{deal_id}',
+      '/api/v1/foo-bars/{foo_bar_id}/items/{item_id}',
+      '/api/v1/{param_id}',
+      '/api/v1/rooms',
+      '/api/v1/rooms',
+      '/api/v1/rooms',
+      '/api/v1/rooms/2fa',
+    ]);
   });
 
   it('names the URL template of the call, ids named after their collection', async () => {
