@@ -148,6 +148,21 @@ describe('client hooks', () => {
     expect(sent.headers.get('x-team')).toBe('ops');
   });
 
+  it('which hooks a set has is read when the client is made: a hook added to the set later is not run', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const events: string[] = [];
+    const set: ClientHooks = { afterResponse: () => void events.push('afterResponse') };
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: set });
+    set.beforeRequest = ({ headers }) => void (headers['x-late'] = '1');
+    set.onError = () => void events.push('onError');
+    await client.rooms.create(roomParams);
+    expect(events).toEqual(['afterResponse']);
+    expect(requests.at(-1)!.headers.get('x-late')).toBeNull();
+    // A client made now reads the set as it is.
+    await new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: set }).rooms.create(roomParams);
+    expect(requests.at(-1)!.headers.get('x-late')).toBe('1');
+  });
+
   it('beforeRequest runs again on each attempt, starting from the call\'s headers', async () => {
     server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, scripted(unavailable, () => HttpResponse.json({ success: true, data: [] }))));
     const before = requests.length;
