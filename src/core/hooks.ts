@@ -26,33 +26,26 @@ type HookName = (typeof HOOK_NAMES)[number];
  * A `hooks` option's sets, and which hooks any of them has: read once, when the client is made (a
  * call's own sets, when the call is made), so a call skips what no set has without looking again.
  */
-export class HookSets {
+export interface HookSets {
   readonly sets: readonly ClientHooks[];
-  readonly beforeRequest: boolean;
-  readonly afterResponse: boolean;
-  readonly beforeRetry: boolean;
-  readonly onError: boolean;
-
-  constructor(sets: readonly ClientHooks[]) {
-    this.sets = sets;
-    this.beforeRequest = sets.some((set) => set.beforeRequest);
-    this.afterResponse = sets.some((set) => set.afterResponse);
-    this.beforeRetry = sets.some((set) => set.beforeRetry);
-    this.onError = sets.some((set) => set.onError);
-  }
+  readonly has: Readonly<Record<HookName, boolean>>;
 }
 
 /** The hook sets of a `hooks` option, or `undefined` when there are none to run. */
 export function hookSets(option: ClientHooksOption | undefined): HookSets | undefined {
   if (option === undefined) return undefined;
   const sets = Array.isArray(option) ? (option as readonly ClientHooks[]) : [option as ClientHooks];
-  return sets.length ? new HookSets(sets) : undefined;
+  return sets.length ? listed(sets) : undefined;
+}
+
+function listed(sets: readonly ClientHooks[]): HookSets {
+  return { sets, has: Object.fromEntries(HOOK_NAMES.map((name) => [name, sets.some((set) => set[name])])) as Record<HookName, boolean> };
 }
 
 /** The client's hook sets, then the call's. */
 export function joinHookSets(client: HookSets | undefined, call: ClientHooksOption | undefined): HookSets | undefined {
   const own = hookSets(call);
-  return own === undefined ? client : client === undefined ? own : new HookSets([...client.sets, ...own.sets]);
+  return own === undefined ? client : client === undefined ? own : listed([...client.sets, ...own.sets]);
 }
 
 /** What is wrong with a `hooks` option, one issue each (a client's or a call's). */
@@ -125,14 +118,9 @@ export class CallHooks {
     this.call = call;
   }
 
-  /** Whether any set has a `beforeRetry` (the core then asks ky to call it). */
-  get hasBeforeRetry(): boolean {
-    return this.#hooks.beforeRetry;
-  }
-
-  /** Whether the call's end is observed (`afterResponse` or `onError`): else the core need not wait for it here. */
-  get observesEnd(): boolean {
-    return this.#hooks.afterResponse || this.#hooks.onError;
+  /** Which hooks the call's sets have: the core asks ky for `beforeRetry`, and waits for the call's end, only when one has them. */
+  get has(): HookSets['has'] {
+    return this.#hooks.has;
   }
 
   /**
@@ -143,8 +131,8 @@ export class CallHooks {
    */
   aroundAttempt<I>(attempt: (input: Request, init: I) => Promise<Response>, holder: HeaderHolder, retries: boolean): (input: Request, init: I) => Promise<Response> {
     const base = holder.headers;
-    const rewrites = this.#hooks.beforeRequest;
-    const ended = retries && this.#hooks.beforeRetry ? () => void (this.#attemptEnded = performance.now()) : undefined;
+    const rewrites = this.#hooks.has.beforeRequest;
+    const ended = retries && this.#hooks.has.beforeRetry ? () => void (this.#attemptEnded = performance.now()) : undefined;
     const send = (input: Request, init: I): Promise<Response> => {
       const sent = attempt(input, init);
       if (ended) sent.then(ended, ended);
@@ -197,7 +185,7 @@ export class CallHooks {
 
   /** Runs `afterResponse` for a call that succeeded and gives the exchange back; a hook's failure goes through `onError`. */
   afterResponse<E extends { readonly response: Response }>(exchange: E): E | Promise<E> {
-    if (!this.#hooks.afterResponse) return exchange;
+    if (!this.#hooks.has.afterResponse) return exchange;
     let ran: void | Promise<void>;
     try {
       ran = this.#run('afterResponse', { call: this.call, response: exchange.response, attempts: this.#attempts, durationMs: this.#elapsed() });
@@ -211,7 +199,7 @@ export class CallHooks {
   onError(error: unknown): Promise<never> {
     // The core maps every failure to an SvcError (toSvcError) before it gets here.
     const failure = error as SvcError;
-    if (!this.#hooks.onError) return Promise.reject(failure);
+    if (!this.#hooks.has.onError) return Promise.reject(failure);
     try {
       const ran = this.#run('onError', { call: this.call, error: failure, attempts: this.#attempts, durationMs: this.#elapsed() });
       return ran ? ran.then(() => Promise.reject(failure)) : Promise.reject(failure);
@@ -268,25 +256,14 @@ function consequenceOf<N extends RunHook>(name: N, context: RunContext[N]): stri
 
 /**
  * The headers a hook made, with the client's Authorization put back (whatever case a hook spelled
- * it in). Set in place when the hook left no other spelling (no `delete`: that would turn the
- * object into a slow dictionary that fetch then reads key by key).
+ * it in). Set in place: `delete` only for another spelling a hook made (it turns the object into a
+ * slow dictionary, which fetch then reads key by key).
  */
 function withAuthorization(headers: Record<string, string>, authorization: string | undefined): Record<string, string> {
-  for (const name in headers) {
-    if (name === 'authorization' ? authorization === undefined : name.length === 13 && name.toLowerCase() === 'authorization') {
-      return rebuiltWithAuthorization(headers, authorization);
-    }
-  }
-  if (authorization !== undefined) headers.authorization = authorization;
+  for (const name in headers) if (name.length === 13 && name !== 'authorization' && name.toLowerCase() === 'authorization') delete headers[name];
+  if (authorization === undefined) delete headers.authorization;
+  else headers.authorization = authorization;
   return headers;
-}
-
-/** The headers without any spelling of Authorization, then the client's own (when it has one). */
-function rebuiltWithAuthorization(headers: Record<string, string>, authorization: string | undefined): Record<string, string> {
-  const rebuilt: Record<string, string> = {};
-  for (const name in headers) if (name.toLowerCase() !== 'authorization') rebuilt[name] = headers[name]!;
-  if (authorization !== undefined) rebuilt.authorization = authorization;
-  return rebuilt;
 }
 
 /** The error a throwing hook fails its call with; the hook's error is its `cause`, never quoted (it may hold anything). */

@@ -228,7 +228,7 @@ export class HttpCore {
     });
     const exchanged = this.#exchangeOnce(request, options, hooks);
     // No afterResponse and no onError: nothing waits on the call's end (no extra promise).
-    if (!hooks.observesEnd) return exchanged;
+    if (!hooks.has.afterResponse && !hooks.has.onError) return exchanged;
     return exchanged.then(
       (exchange) => hooks.afterResponse(exchange),
       (error: unknown) => hooks.onError(error),
@@ -270,7 +270,7 @@ export class HttpCore {
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
     if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
-    if (hooks?.hasBeforeRetry && limit > 0) {
+    if (hooks?.has.beforeRetry && limit > 0) {
       // hooks: beforeRetry hears ky's retry (after its wait) as an SvcError; `false` rethrows ky's own error, which ends
       // the retries as if the limit were reached. Given only to a call with retries: never a create (ky would merge
       // the hooks into its options for nothing).
