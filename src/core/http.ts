@@ -86,8 +86,8 @@ const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
  *
  * One request, in order: `call`/`list`/`request` → `#start` (arguments checked) → `#exchange`
  * (the call's hooks, when it has any: hooks.ts) → `#exchangeOnce` (the call's state, ky's options;
- * the call's final error is known here) → `attempt` (attempt.ts, once per attempt: send,
- * redirects.ts, read) → ky decides on a retry (its `beforeRetry` hook).
+ * the call's final error is known here, and its afterResponse or onError hooks run) → `attempt`
+ * (attempt.ts, once per attempt: send, redirects.ts, read) → ky decides on a retry (its `beforeRetry` hook).
  */
 export class HttpCore {
   readonly #timeout: number;
@@ -217,7 +217,7 @@ export class HttpCore {
     return exchange;
   }
 
-  // hooks: with hook sets, the exchange runs inside its call's CallHooks (afterResponse, onError); without, as before
+  // hooks: with hook sets, the exchange runs with its call's CallHooks (beforeRequest, beforeRetry, afterResponse, onError); without, as before
   #exchange(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
     const sets = options.hooks === undefined ? this.#hooks : joinHookSets(this.#hooks, options.hooks);
     if (sets === undefined) return this.#exchangeOnce(request, options, undefined);
@@ -226,13 +226,7 @@ export class HttpCore {
       method: request.method,
       urlTemplate: this.#root + urlTemplateOf(request.path ?? ''),
     });
-    const exchanged = this.#exchangeOnce(request, options, hooks);
-    // No afterResponse and no onError: nothing waits on the call's end (no extra promise).
-    if (!hooks.has.afterResponse && !hooks.has.onError) return exchanged;
-    return exchanged.then(
-      (exchange) => hooks.afterResponse(exchange),
-      (error: unknown) => hooks.onError(error),
-    );
+    return this.#exchangeOnce(request, options, hooks);
   }
 
   /** Sends one request through ky (retries, timeout per attempt) and returns its exchange, or throws an SvcError. */
@@ -282,11 +276,14 @@ export class HttpCore {
 
     try {
       const response = await ky(url, init);
-      return { response, bytes: call.bytes, url: call.url, request };
+      const exchange: Exchange = { response, bytes: call.bytes, url: call.url, request };
+      // hooks: afterResponse, its failure through onError; returned, not awaited, so the catch below never sees it
+      return hooks ? hooks.afterResponse(exchange) : exchange;
     } catch (error) {
       if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.returnsNothing && call.attempts > 1) {
         // An earlier attempt deleted it and its answer was lost: the retry finding nothing is the success.
-        return { response: error.response, bytes: NO_BYTES, url: call.url, request };
+        const exchange: Exchange = { response: error.response, bytes: NO_BYTES, url: call.url, request };
+        return hooks ? hooks.afterResponse(exchange) : exchange; // hooks:
       }
       // The call's final error is known here.
       const failure = toSvcError(error, call, request, url, timeout, options.signal);
@@ -302,6 +299,7 @@ export class HttpCore {
           status,
         });
       }
+      if (hooks) return hooks.onError(failure); // hooks: rejects with the failure, or with the error of a hook that threw
       throw failure;
     }
   }
