@@ -133,6 +133,8 @@ describe('client hooks', () => {
             seen.push({ ...headers });
             headers['x-gateway'] = 'g1';
             headers['x-team'] = 'ops';
+            // As long as 'authorization' (13 characters): kept, only another spelling of the key is dropped.
+            headers['cache-control'] = 'no-store';
             headers.Authorization = 'Bearer stolen';
           },
         },
@@ -146,6 +148,7 @@ describe('client hooks', () => {
     expect(sent.headers.get('authorization')).toBe(`Bearer ${API_KEY}`);
     expect(sent.headers.get('x-gateway')).toBe('g1');
     expect(sent.headers.get('x-team')).toBe('ops');
+    expect(sent.headers.get('cache-control')).toBe('no-store');
   });
 
   it('which hooks a set has is read when the client is made: a hook added to the set later is not run', async () => {
@@ -217,6 +220,24 @@ describe('client hooks', () => {
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, hooks });
     await expect(client.transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(APIConnectionError);
     expect(events).toEqual(['beforeRequest:transactions.list#1', 'beforeRetry:#2:APIConnectionError', 'beforeRequest:transactions.list#2', 'onError:APIConnectionError/2']);
+  });
+
+  it('an attempt that fails leaves no unhandled rejection behind, with hooks that do not time attempts (no beforeRetry)', async () => {
+    server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, () => HttpResponse.error()));
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const errors: string[] = [];
+      const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, hooks: { onError: ({ error, attempts }) => void errors.push(`${error.name}/${attempts}`) } });
+      await expect(client.transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(APIConnectionError);
+      // Node reports an unhandled rejection once the microtasks have run: by the next turn of the loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(errors).toEqual(['APIConnectionError/1']);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
   });
 
   it('a retried DELETE answered 404 is a success: afterResponse, not onError', async () => {
