@@ -13,19 +13,20 @@ export function median(values) {
  * machine lands on every case alike.
  *
  * Each case is `{ name, run(operations) }`; `operations` is a number or a function of the case name.
+ * `clock` (ms) is wall time unless told (`cpuClock` for in-process work).
  * Returns per case the median time per operation (µs) and, against `baseline`, the median of the
  * ratios taken within each round: two cases of the same round ran a few milliseconds apart, so
  * their ratio is steadier than the ratio of two medians.
  */
-export async function interleave(cases, { rounds, operations, baseline }) {
+export async function interleave(cases, { rounds, operations, baseline, clock = wallClock }) {
   const samples = new Map(cases.map(({ name }) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     for (let offset = 0; offset < cases.length; offset++) {
       const { name, run } = cases[(round + offset) % cases.length];
       const count = typeof operations === 'function' ? operations(name) : operations;
-      const start = performance.now();
+      const start = clock();
       await run(count);
-      samples.get(name).push(((performance.now() - start) * 1000) / count);
+      samples.get(name).push(((clock() - start) * 1000) / count);
     }
   }
   const results = new Map();
@@ -38,6 +39,24 @@ export async function interleave(cases, { rounds, operations, baseline }) {
     });
   }
   return results;
+}
+
+/** Wall time in ms: `interleave`'s default clock. */
+export const wallClock = () => performance.now();
+
+/**
+ * This process's CPU time (user and system) in ms: a clock for work that never waits (in-process
+ * cases), which other processes on a shared machine do not move as they move wall time.
+ */
+export const cpuClock = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** The value at quantile `q` (0 to 1) of a list of numbers, nearest rank. */
+export function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.round(q * (sorted.length - 1))];
 }
 
 /** The median of the ratios `a[i] / b[i]` of two cases' samples taken in the same rounds. */

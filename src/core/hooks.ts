@@ -9,29 +9,43 @@
 //   onError        once, when the call failed, with the final SvcError
 // The hook sets run in order (the client's, then the call's). Their return values are ignored but
 // for beforeRetry's `false`, and that can only stop retries: a create is given no retries at all
-// (http.ts), so no hook can make it send twice.
+// (http.ts), so no hook can make it send twice. Which hooks a set has is read once, when the client
+// (or the call, for a call's own sets) is made: a call does no work for a hook no set has.
 import { SvcError } from '../shared/svc-error.js';
 import type { Issue } from './errors.js';
 // The public hook types live with the core's other shared types (types.ts, which imports no core module):
 // RequestOptions names ClientHooksOption, and this module needs HttpMethod.
-import type { BeforeRetryContext, CallInfo, ClientHooks, ClientHooksOption } from './types.js';
+import type { AfterResponseContext, BeforeRequestContext, BeforeRetryContext, CallInfo, ClientHooks, ClientHooksOption, ErrorContext } from './types.js';
 
 export type { AfterResponseContext, BeforeRequestContext, BeforeRetryContext, CallInfo, ClientHooks, ClientHooksOption, ErrorContext } from './types.js';
 
 const HOOK_NAMES = ['beforeRequest', 'afterResponse', 'beforeRetry', 'onError'] as const;
 type HookName = (typeof HOOK_NAMES)[number];
 
-/** The hook sets of a `hooks` option as a list, or `undefined` when there are none to run. */
-export function hookSets(option: ClientHooksOption | undefined): readonly ClientHooks[] | undefined {
+/**
+ * A `hooks` option's sets, and which hooks any of them has: read once, when the client is made (a
+ * call's own sets, when the call is made), so a call skips what no set has without looking again.
+ */
+export interface HookSets {
+  readonly sets: readonly ClientHooks[];
+  readonly has: Readonly<Record<HookName, boolean>>;
+}
+
+/** The hook sets of a `hooks` option, or `undefined` when there are none to run. */
+export function hookSets(option: ClientHooksOption | undefined): HookSets | undefined {
   if (option === undefined) return undefined;
   const sets = Array.isArray(option) ? (option as readonly ClientHooks[]) : [option as ClientHooks];
-  return sets.length ? sets : undefined;
+  return sets.length ? listed(sets) : undefined;
+}
+
+function listed(sets: readonly ClientHooks[]): HookSets {
+  return { sets, has: Object.fromEntries(HOOK_NAMES.map((name) => [name, sets.some((set) => set[name])])) as Record<HookName, boolean> };
 }
 
 /** The client's hook sets, then the call's. */
-export function joinHookSets(client: readonly ClientHooks[] | undefined, call: ClientHooksOption | undefined): readonly ClientHooks[] | undefined {
+export function joinHookSets(client: HookSets | undefined, call: ClientHooksOption | undefined): HookSets | undefined {
   const own = hookSets(call);
-  return own === undefined ? client : client === undefined ? own : [...client, ...own];
+  return own === undefined ? client : client === undefined ? own : listed([...client.sets, ...own.sets]);
 }
 
 /** What is wrong with a `hooks` option, one issue each (a client's or a call's). */
@@ -63,9 +77,13 @@ export const REDACTED_AUTHORIZATION = 'Bearer [redacted]';
 // `/api/v1/rooms/42/documents` → `/api/v1/rooms/{room_id}/documents`: the path`` tag encodes each id
 // as a segment of digits (every id is a positive integer), named here after the collection before it.
 const ID_SEGMENT = /^\d+$/;
+// An id segment starts with a digit right after a slash.
+const MAY_HAVE_ID_OR_QUERY = /\/\d|[?#]/;
 
 /** The URL template of a path: each id segment named after the (plural) segment before it; no query. */
 export function urlTemplateOf(path: string): string {
+  // Most paths have no id and no query (`/rooms`): they are their own template.
+  if (!MAY_HAVE_ID_OR_QUERY.test(path)) return path;
   const segments = path.split(/[?#]/, 1)[0]!.split('/');
   // Segment 0 is the empty one before the leading slash: never an id, so an id always has one before it.
   return segments.map((segment, index) => (ID_SEGMENT.test(segment) ? `{${singular(segments[index - 1]!)}_id}` : segment)).join('/');
@@ -81,54 +99,66 @@ interface HeaderHolder {
   headers: Record<string, string>;
 }
 
-/** One call's hooks: runs them at the core's call sites and keeps what they share (attempt count, timing). */
+/** A hook of the sets' that `#run` calls, with its context. */
+type RunHook = Exclude<HookName, 'beforeRetry'>;
+
+/**
+ * One call's hooks: runs them at the core's call sites and keeps what they share (attempt count, timing).
+ * Cheap when a hook does little: no closure, copy or promise is made for what no set has.
+ */
 export class CallHooks {
   readonly call: CallInfo;
-  readonly #sets: readonly ClientHooks[];
-  /** Whether any set has a `beforeRetry` (the core then asks ky to call it). */
-  readonly hasBeforeRetry: boolean;
+  readonly #hooks: HookSets;
   #attempts = 0;
   #started = 0;
   #attemptEnded = 0;
 
-  constructor(sets: readonly ClientHooks[], call: CallInfo) {
-    this.#sets = sets;
+  constructor(hooks: HookSets, call: CallInfo) {
+    this.#hooks = hooks;
     this.call = call;
-    this.hasBeforeRetry = sets.some((set) => set.beforeRetry);
+  }
+
+  /** Which hooks the call's sets have: the core asks ky for `beforeRetry`, and waits for the call's end, only when one has them. */
+  get has(): HookSets['has'] {
+    return this.#hooks.has;
   }
 
   /**
    * Wraps the core's attempt: runs `beforeRequest` on a copy of the call's base headers with the key
-   * redacted, sends what the hooks made of them with the real key, and notes when the attempt ended.
-   * Hooks that return no promise are run without one (a no-op hook costs next to nothing).
+   * redacted, sends what the hooks made of them with the real key, and notes when the attempt ended
+   * (for `beforeRetry`'s delay: only when the call may retry). Hooks that return no promise are run
+   * without one (a no-op hook costs next to nothing).
    */
-  aroundAttempt<I>(attempt: (input: Request, init: I) => Promise<Response>, holder: HeaderHolder): (input: Request, init: I) => Promise<Response> {
+  aroundAttempt<I>(attempt: (input: Request, init: I) => Promise<Response>, holder: HeaderHolder, retries: boolean): (input: Request, init: I) => Promise<Response> {
     const base = holder.headers;
-    const rewrites = this.#sets.some((set) => set.beforeRequest);
-    const ended = (): void => {
-      this.#attemptEnded = performance.now();
+    const rewrites = this.#hooks.has.beforeRequest;
+    const ended = retries && this.#hooks.has.beforeRetry ? () => void (this.#attemptEnded = performance.now()) : undefined;
+    const send = (input: Request, init: I): Promise<Response> => {
+      const sent = attempt(input, init);
+      if (ended) sent.then(ended, ended);
+      return sent;
     };
     return (input, init) => {
       const number = ++this.#attempts;
       if (number === 1) this.#started = performance.now();
-      const send = () => {
-        const sent = attempt(input, init);
-        sent.then(ended, ended);
-        return sent;
-      };
-      if (!rewrites) return send();
+      if (!rewrites) return send(input, init);
       const headers = { ...base };
-      if (base.authorization !== undefined) headers.authorization = REDACTED_AUTHORIZATION;
-      const sendWithKey = () => {
-        holder.headers = withAuthorization(headers, base.authorization);
-        return send();
-      };
+      const authorization = base.authorization;
+      if (authorization !== undefined) headers.authorization = REDACTED_AUTHORIZATION;
+      let ran: void | Promise<void>;
       try {
-        const ran = this.#run('beforeRequest', { call: this.call, attempt: number, url: input.url, headers }, `attempt ${number} was not sent`);
-        return ran ? ran.then(sendWithKey) : sendWithKey();
+        ran = this.#run('beforeRequest', { call: this.call, attempt: number, url: input.url, headers });
       } catch (error) {
         return Promise.reject(error);
       }
+      if (ran) {
+        return ran.then(() => {
+          holder.headers = withAuthorization(headers, authorization);
+          return send(input, init);
+        });
+      }
+      holder.headers = withAuthorization(headers, authorization);
+      return send(input, init);
     };
   }
 
@@ -140,7 +170,7 @@ export class CallHooks {
       error,
       delayMs: Math.max(0, Math.round(performance.now() - this.#attemptEnded)),
     };
-    for (const set of this.#sets) {
+    for (const set of this.#hooks.sets) {
       if (!set.beforeRetry) continue;
       let verdict: boolean | void;
       try {
@@ -155,14 +185,10 @@ export class CallHooks {
 
   /** Runs `afterResponse` for a call that succeeded and gives the exchange back; a hook's failure goes through `onError`. */
   afterResponse<E extends { readonly response: Response }>(exchange: E): E | Promise<E> {
-    const { response } = exchange;
+    if (!this.#hooks.has.afterResponse) return exchange;
     let ran: void | Promise<void>;
     try {
-      ran = this.#run(
-        'afterResponse',
-        { call: this.call, response, attempts: this.#attempts, durationMs: this.#elapsed() },
-        `it was answered ${response.status}, so it may have taken effect`,
-      );
+      ran = this.#run('afterResponse', { call: this.call, response: exchange.response, attempts: this.#attempts, durationMs: this.#elapsed() });
     } catch (error) {
       return this.onError(error);
     }
@@ -173,8 +199,9 @@ export class CallHooks {
   onError(error: unknown): Promise<never> {
     // The core maps every failure to an SvcError (toSvcError) before it gets here.
     const failure = error as SvcError;
+    if (!this.#hooks.has.onError) return Promise.reject(failure);
     try {
-      const ran = this.#run('onError', { call: this.call, error: failure, attempts: this.#attempts, durationMs: this.#elapsed() }, `it had failed with ${failure.name}`);
+      const ran = this.#run('onError', { call: this.call, error: failure, attempts: this.#attempts, durationMs: this.#elapsed() });
       return ran ? ran.then(() => Promise.reject(failure)) : Promise.reject(failure);
     } catch (hookError) {
       return Promise.reject(hookError);
@@ -190,22 +217,22 @@ export class CallHooks {
    * Runs one hook of every set, in order, from set `from`: synchronously while they return no
    * promise, then after each promise. A hook's throw or rejection becomes the call's SvcError.
    */
-  #run<C>(name: Exclude<HookName, 'beforeRetry'>, context: C, consequence: string, from = 0): void | Promise<void> {
-    const sets = this.#sets;
+  #run<N extends RunHook>(name: N, context: RunContext[N], from = 0): void | Promise<void> {
+    const sets = this.#hooks.sets;
     for (let index = from; index < sets.length; index++) {
-      const hook = sets[index]![name] as ((context: C) => unknown) | undefined;
+      const hook = sets[index]![name] as ((context: RunContext[N]) => unknown) | undefined;
       if (!hook) continue;
       let result: unknown;
       try {
         result = hook(context);
       } catch (cause) {
-        throw hookFailed(this.call, name, cause, consequence);
+        throw hookFailed(this.call, name, cause, consequenceOf(name, context));
       }
       if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
         return Promise.resolve(result).then(
-          () => this.#run(name, context, consequence, index + 1),
+          () => this.#run(name, context, index + 1),
           (cause: unknown) => {
-            throw hookFailed(this.call, name, cause, consequence);
+            throw hookFailed(this.call, name, cause, consequenceOf(name, context));
           },
         );
       }
@@ -213,10 +240,29 @@ export class CallHooks {
   }
 }
 
-/** The headers a hook made, with the client's Authorization put back (whatever case a hook spelled it in). */
+/** The context each hook `#run` calls gets. */
+interface RunContext {
+  beforeRequest: BeforeRequestContext;
+  afterResponse: AfterResponseContext;
+  onError: ErrorContext;
+}
+
+/** What a failed hook meant for its call, said in its error (built only when a hook failed). */
+function consequenceOf<N extends RunHook>(name: N, context: RunContext[N]): string {
+  if (name === 'beforeRequest') return `attempt ${(context as BeforeRequestContext).attempt} was not sent`;
+  if (name === 'afterResponse') return `it was answered ${(context as AfterResponseContext).response.status}, so it may have taken effect`;
+  return `it had failed with ${(context as ErrorContext).error.name}`;
+}
+
+/**
+ * The headers a hook made, with the client's Authorization put back (whatever case a hook spelled
+ * it in). Set in place: `delete` only for another spelling a hook made (it turns the object into a
+ * slow dictionary, which fetch then reads key by key).
+ */
 function withAuthorization(headers: Record<string, string>, authorization: string | undefined): Record<string, string> {
-  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
-  if (authorization !== undefined) headers.authorization = authorization;
+  for (const name in headers) if (name.length === 13 && name !== 'authorization' && name.toLowerCase() === 'authorization') delete headers[name];
+  if (authorization === undefined) delete headers.authorization;
+  else headers.authorization = authorization;
   return headers;
 }
 

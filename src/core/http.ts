@@ -7,7 +7,7 @@ import { NO_BYTES, dataOf, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, SvcError, ValidationError, describeRequest } from './errors.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
 // hooks: the runner and types of client hooks (core/hooks.ts)
-import { CallHooks, hookSets, joinHookSets, urlTemplateOf, type ClientHooks, type ClientHooksOption } from './hooks.js';
+import { CallHooks, hookSets, joinHookSets, urlTemplateOf, type ClientHooksOption, type HookSets } from './hooks.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { climbsOut } from './path.js';
 import { checkSettings, parseParams } from './validate.js';
@@ -86,8 +86,8 @@ const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
  *
  * One request, in order: `call`/`list`/`request` → `#start` (arguments checked) → `#exchange`
  * (the call's hooks, when it has any: hooks.ts) → `#exchangeOnce` (the call's state, ky's options;
- * the call's final error is known here) → `attempt` (attempt.ts, once per attempt: send,
- * redirects.ts, read) → ky decides on a retry (its `beforeRetry` hook).
+ * the call's final error is known here, and its afterResponse or onError hooks run) → `attempt`
+ * (attempt.ts, once per attempt: send, redirects.ts, read) → ky decides on a retry (its `beforeRetry` hook).
  */
 export class HttpCore {
   readonly #timeout: number;
@@ -106,7 +106,7 @@ export class HttpCore {
   /** What every attempt shares: the fetch, the headers of a cross-origin redirect, the log. */
   readonly #attempts: AttemptContext;
   // hooks: the client's hook sets, listed once; `undefined` when there are none
-  readonly #hooks: readonly ClientHooks[] | undefined;
+  readonly #hooks: HookSets | undefined;
 
   constructor(config: CoreConfig) {
     // The client has checked the settings and stripped the base URL's trailing slashes.
@@ -217,7 +217,7 @@ export class HttpCore {
     return exchange;
   }
 
-  // hooks: with hook sets, the exchange runs inside its call's CallHooks (afterResponse, onError); without, as before
+  // hooks: with hook sets, the exchange runs with its call's CallHooks (beforeRequest, beforeRetry, afterResponse, onError); without, as before
   #exchange(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
     const sets = options.hooks === undefined ? this.#hooks : joinHookSets(this.#hooks, options.hooks);
     if (sets === undefined) return this.#exchangeOnce(request, options, undefined);
@@ -226,10 +226,7 @@ export class HttpCore {
       method: request.method,
       urlTemplate: this.#root + urlTemplateOf(request.path ?? ''),
     });
-    return this.#exchangeOnce(request, options, hooks).then(
-      (exchange) => hooks.afterResponse(exchange),
-      (error: unknown) => hooks.onError(error),
-    );
+    return this.#exchangeOnce(request, options, hooks);
   }
 
   /** Sends one request through ky (retries, timeout per attempt) and returns its exchange, or throws an SvcError. */
@@ -262,14 +259,15 @@ export class HttpCore {
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
       // hooks: beforeRequest runs around each attempt, on the call's headers (CallState.headers)
-      fetch: (hooks ? hooks.aroundAttempt((input: Request) => attempt(input, call, context), call) : (input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
+      fetch: (hooks ? hooks.aroundAttempt((input: Request) => attempt(input, call, context), call, limit > 0) : (input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
     };
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
     if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
-    if (hooks?.hasBeforeRetry) {
+    if (hooks?.has.beforeRetry && limit > 0) {
       // hooks: beforeRetry hears ky's retry (after its wait) as an SvcError; `false` rethrows ky's own error, which ends
-      // the retries as if the limit were reached. ky calls it only for a call with retries: never a create.
+      // the retries as if the limit were reached. Given only to a call with retries: never a create (ky would merge
+      // the hooks into its options for nothing).
       const beforeRetry = async ({ error }: { error: Error }) => {
         if (!(await hooks.beforeRetry(toSvcError(error, call, request, url, timeout, options.signal)))) throw error;
       };
@@ -278,11 +276,14 @@ export class HttpCore {
 
     try {
       const response = await ky(url, init);
-      return { response, bytes: call.bytes, url: call.url, request };
+      const exchange: Exchange = { response, bytes: call.bytes, url: call.url, request };
+      // hooks: afterResponse, its failure through onError; returned, not awaited, so the catch below never sees it
+      return hooks ? hooks.afterResponse(exchange) : exchange;
     } catch (error) {
       if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.returnsNothing && call.attempts > 1) {
         // An earlier attempt deleted it and its answer was lost: the retry finding nothing is the success.
-        return { response: error.response, bytes: NO_BYTES, url: call.url, request };
+        const exchange: Exchange = { response: error.response, bytes: NO_BYTES, url: call.url, request };
+        return hooks ? hooks.afterResponse(exchange) : exchange; // hooks:
       }
       // The call's final error is known here.
       const failure = toSvcError(error, call, request, url, timeout, options.signal);
@@ -298,6 +299,7 @@ export class HttpCore {
           status,
         });
       }
+      if (hooks) return hooks.onError(failure); // hooks: rejects with the failure, or with the error of a hook that threw
       throw failure;
     }
   }

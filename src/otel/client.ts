@@ -8,7 +8,7 @@
 //   afterResponse  ends the last attempt's span and the call's
 //   onError        ends the open attempt's span (if any) and the call's, with the error
 // Nothing here sees the API key: beforeRequest's headers show it redacted, and no header is recorded.
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Histogram, type Meter, type Span } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Meter, type Span } from '@opentelemetry/api';
 import type { CallInfo, ClientHooks } from '../core/hooks.js';
 import { lazyInstruments, msAgo, type TelemetryProviders } from './shared.js';
 
@@ -17,6 +17,9 @@ export interface ClientTelemetryOptions extends TelemetryProviders {
   /** Injects the trace context (`traceparent`, through the global propagator) into each request. Default `true`. */
   propagate?: boolean | undefined;
 }
+
+/** `/`, after an origin in a URL. */
+const SLASH = 0x2f;
 
 /** The semantic conventions' bucket boundaries for `http.client.request.duration`, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -29,6 +32,8 @@ interface ClientInstruments {
 /** One call's open spans. */
 interface CallSpans {
   call: Span;
+  /** The context attempts start in: the caller's, with the call's span. */
+  parent: Context;
   attempt: Span | undefined;
   attemptStarted: number;
   server: Server;
@@ -59,9 +64,13 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
   const propagate = options?.propagate ?? true;
   const open = new WeakMap<CallInfo, CallSpans>();
   const instruments = lazyInstruments(options, makeInstruments);
-  // Origins seen, parsed once: every attempt needs its host and port.
+  // Origins seen, parsed once: every attempt needs its host and port. A client calls one origin, so
+  // the last one is checked first, without cutting the origin out of the URL.
   const servers = new Map<string, Server>();
+  let lastOrigin = '';
+  let lastServer: Server | undefined;
   const serverOf = (url: string): Server => {
+    if (lastServer && url.startsWith(lastOrigin) && url.charCodeAt(lastOrigin.length) === SLASH) return lastServer;
     const origin = url.slice(0, url.indexOf('/', url.indexOf('//') + 2) >>> 0);
     let server = servers.get(origin);
     if (!server) {
@@ -69,6 +78,8 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       server = { address: parsed.hostname, port: Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80) };
       if (servers.size < 64) servers.set(origin, server);
     }
+    lastOrigin = origin;
+    lastServer = server;
     return server;
   };
 
@@ -102,10 +113,10 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       let spans = open.get(call);
       if (!spans) {
         const span = tracer.startSpan(call.operation, { kind: SpanKind.INTERNAL, attributes: { 'svc.operation': call.operation } });
-        spans = { call: span, attempt: undefined, attemptStarted: 0, server: serverOf(url) };
+        spans = { call: span, parent: trace.setSpan(context.active(), span), attempt: undefined, attemptStarted: 0, server: serverOf(url) };
         open.set(call, spans);
       }
-      const { server } = spans;
+      const { server, parent } = spans;
       const attributes: Attributes = {
         'http.request.method': call.method,
         'server.address': server.address,
@@ -116,7 +127,6 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       };
       // The conventions set the resend count on resends only.
       if (attempt > 1) attributes['http.request.resend_count'] = attempt - 1;
-      const parent = trace.setSpan(context.active(), spans.call);
       const span = tracer.startSpan(`${call.method} ${call.urlTemplate}`, { kind: SpanKind.CLIENT, attributes }, parent);
       spans.attempt = span;
       spans.attemptStarted = Date.now();

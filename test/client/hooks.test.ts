@@ -133,6 +133,8 @@ describe('client hooks', () => {
             seen.push({ ...headers });
             headers['x-gateway'] = 'g1';
             headers['x-team'] = 'ops';
+            // As long as 'authorization' (13 characters): kept, only another spelling of the key is dropped.
+            headers['cache-control'] = 'no-store';
             headers.Authorization = 'Bearer stolen';
           },
         },
@@ -146,6 +148,22 @@ describe('client hooks', () => {
     expect(sent.headers.get('authorization')).toBe(`Bearer ${API_KEY}`);
     expect(sent.headers.get('x-gateway')).toBe('g1');
     expect(sent.headers.get('x-team')).toBe('ops');
+    expect(sent.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('which hooks a set has is read when the client is made: a hook added to the set later is not run', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const events: string[] = [];
+    const set: ClientHooks = { afterResponse: () => void events.push('afterResponse') };
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: set });
+    set.beforeRequest = ({ headers }) => void (headers['x-late'] = '1');
+    set.onError = () => void events.push('onError');
+    await client.rooms.create(roomParams);
+    expect(events).toEqual(['afterResponse']);
+    expect(requests.at(-1)!.headers.get('x-late')).toBeNull();
+    // A client made now reads the set as it is.
+    await new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: set }).rooms.create(roomParams);
+    expect(requests.at(-1)!.headers.get('x-late')).toBe('1');
   });
 
   it('beforeRequest runs again on each attempt, starting from the call\'s headers', async () => {
@@ -204,6 +222,24 @@ describe('client hooks', () => {
     expect(events).toEqual(['beforeRequest:transactions.list#1', 'beforeRetry:#2:APIConnectionError', 'beforeRequest:transactions.list#2', 'onError:APIConnectionError/2']);
   });
 
+  it('an attempt that fails leaves no unhandled rejection behind, with hooks that do not time attempts (no beforeRetry)', async () => {
+    server.use(http.get(`${BASE_URL}/api/v1/svc/transactions`, () => HttpResponse.error()));
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const errors: string[] = [];
+      const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0, hooks: { onError: ({ error, attempts }) => void errors.push(`${error.name}/${attempts}`) } });
+      await expect(client.transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(APIConnectionError);
+      // Node reports an unhandled rejection once the microtasks have run: by the next turn of the loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(errors).toEqual(['APIConnectionError/1']);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+  });
+
   it('a retried DELETE answered 404 is a success: afterResponse, not onError', async () => {
     server.use(http.delete(`${BASE_URL}/api/v1/webhooks/4/`, scripted(unavailable, () => HttpResponse.json({ error: 'gone' }, { status: 404 }))));
     const { events, hooks } = recorder();
@@ -216,8 +252,16 @@ describe('client hooks', () => {
     server.use(http.all(`${BASE_URL}/api/v1/*`, () => HttpResponse.json({ error: 'no' }, { status: 404 })));
     const templates: string[] = [];
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: { onError: ({ call }) => void templates.push(call.urlTemplate) } });
-    for (const path of ['/deal/5?x=1', '/foo-bars/5/items/6', '/5', '/rooms']) await client.request({ method: 'GET', path }).catch(() => undefined);
-    expect(templates).toEqual(['/api/v1/deal/{deal_id}', '/api/v1/foo-bars/{foo_bar_id}/items/{item_id}', '/api/v1/{param_id}', '/api/v1/rooms']);
+    for (const path of ['/deal/5?x=1', '/foo-bars/5/items/6', '/5', '/rooms', '/rooms?page=2', '/rooms#top', '/rooms/2fa']) await client.request({ method: 'GET', path }).catch(() => undefined);
+    expect(templates).toEqual([
+      '/api/v1/deal/{deal_id}',
+      '/api/v1/foo-bars/{foo_bar_id}/items/{item_id}',
+      '/api/v1/{param_id}',
+      '/api/v1/rooms',
+      '/api/v1/rooms',
+      '/api/v1/rooms',
+      '/api/v1/rooms/2fa',
+    ]);
   });
 
   it('names the URL template of the call, ids named after their collection', async () => {

@@ -163,6 +163,23 @@ describe('clientTelemetry()', () => {
     expect(exported.toLowerCase()).not.toContain('bearer');
   });
 
+  it('one set of telemetry hooks shared by clients of several origins: each span names its own server', async () => {
+    const hooks = clientTelemetry({ tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider });
+    // Origins that start alike: a cached origin must end where the URL's path starts.
+    const origins = ['https://svc.test', 'https://svc.test:8443', 'https://svc.test.eu', 'https://svc.test'];
+    for (const baseUrl of origins) {
+      const other = new Client({ apiKey: API_KEY, baseUrl, hooks, fetch: async () => Response.json({ success: true, data: [] }) });
+      await other.request({ method: 'GET', path: '/rooms' });
+    }
+    const attempts = (await telemetry.spans()).filter((span) => span.kind === SpanKind.CLIENT);
+    expect(attempts.map((span) => [span.attributes['server.address'], span.attributes['server.port']])).toEqual([
+      ['svc.test', 443],
+      ['svc.test', 8443],
+      ['svc.test.eu', 443],
+      ['svc.test', 443],
+    ]);
+  });
+
   it('with propagate: false, no traceparent is sent', async () => {
     const quiet = new Client({
       apiKey: API_KEY,
