@@ -9,7 +9,7 @@ import { createControlHandlers } from './control.js';
 import { misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
 import { MAX_PAGE_SIZE } from './pages.js';
-import { fail } from './requests.js';
+import { fail, withBodyAside } from './requests.js';
 import { Store } from './store.js';
 
 /** Settings of `createEmulator`. */
@@ -201,7 +201,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 /** What the emulator answers a request: its route's answer, 405 for an unknown method, else a JSON 404. */
 async function answer(handlers: HttpHandler[], request: Request): Promise<Response> {
   try {
-    const response = unknownMethod(request) ?? (await msw.getResponse(handlers, request));
+    const response = unknownMethod(request) ?? (await msw.getResponse(handlers, withBodyAside(request)));
     return response ?? fail(404, `no route for ${request.method} ${new URL(request.url).pathname}: the service's paths start with /api/v1/ at the root of its origin`);
   } catch (error) {
     // Only a bug gets here (the routes answer their own errors): still JSON, never a hang.

@@ -30,6 +30,26 @@ export interface BodyLimits {
   upload: number;
 }
 
+// Requests routed with their body set aside (see `withBodyAside`): the body each one stands for.
+const setAside = new WeakMap<Request, ReadableStream<Uint8Array> | null>();
+
+/**
+ * The request as the routes see it: without its body, which the routes read through `bodyOf`.
+ * msw clones every request it routes (a tee of the body, kept for its logging, which the emulator
+ * never reads): with no body there is nothing to tee, and the upload streams through once.
+ */
+export function withBodyAside(request: Request): Request {
+  if (request.body === null) return request;
+  const routed = new Request(request.url, { method: request.method, headers: request.headers, signal: request.signal });
+  setAside.set(routed, request.body);
+  return routed;
+}
+
+/** The body of a request, set aside or not. */
+function bodyOf(request: Request): ReadableStream<Uint8Array> | null {
+  return setAside.has(request) ? setAside.get(request)! : request.body;
+}
+
 /**
  * The body's bytes, or a 413 as soon as it is known to pass `limit` (from Content-Length, or while
  * reading). `own`: bytes no one else holds (a single chunk may be a view into a larger buffer, or
@@ -40,10 +60,10 @@ async function readBytes(request: Request, limit: number, option: string, own: b
     new HttpProblem(413, `body too large: the emulator takes at most ${limit} bytes here (createEmulator({ ${option} }) raises it)`);
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > limit) {
-    discard(request.body);
+    discard(bodyOf(request));
     throw tooLarge();
   }
-  const bytes = await readAtMost(request.body, limit, own);
+  const bytes = await readAtMost(bodyOf(request), limit, own);
   if (!bytes) throw tooLarge();
   return bytes;
 }
@@ -64,7 +84,7 @@ function isJsonType(contentType: string): boolean {
 
 /** True for a request that carries no body at all. */
 function hasNoBody(request: Request): boolean {
-  return request.body === null || request.headers.get('content-length') === '0';
+  return bodyOf(request) === null || request.headers.get('content-length') === '0';
 }
 
 /** The JSON object of the body: 415 without a JSON content type, 413 above the limit, 422 when not an object. */
@@ -101,7 +121,7 @@ const FILE_REQUIRED = 'file is required: send multipart/form-data with one file 
 export async function readUpload(request: Request, limits: BodyLimits): Promise<UploadPart> {
   const contentType = request.headers.get('content-type');
   if (contentType === null || !/^multipart\/form-data\s*;/i.test(contentType)) {
-    discard(request.body);
+    discard(bodyOf(request));
     if (contentType === null && hasNoBody(request)) throw new HttpProblem(422, FILE_REQUIRED, 'file');
     throw new HttpProblem(
       415,

@@ -59,11 +59,16 @@ function hasAscii(bytes: Uint8Array, at: number, text: string): boolean {
   return true;
 }
 
-/** The first index of the ASCII `text` in `bytes` from `from`, or -1: the native indexOf finds each candidate. */
+/**
+ * The first index of the ASCII `text` in `bytes` from `from`, or -1 (Horspool: most bytes of a
+ * document are skipped, not compared, whatever they are).
+ */
 function indexOfAscii(bytes: Uint8Array, text: string, from: number): number {
-  const first = text.charCodeAt(0);
-  for (let at = bytes.indexOf(first, from); at !== -1; at = bytes.indexOf(first, at + 1)) {
-    if (hasAscii(bytes, at, text)) return at;
+  const last = text.length - 1;
+  const shift = new Uint8Array(256).fill(text.length);
+  for (let index = 0; index < last; index++) shift[text.charCodeAt(index)] = last - index;
+  for (let at = from; at + last < bytes.length; at += shift[bytes[at + last]!]!) {
+    if (bytes[at + last] === text.charCodeAt(last) && hasAscii(bytes, at, text)) return at;
   }
   return -1;
 }
