@@ -3,6 +3,8 @@
 //   npm run build && node bench/cpu-per-upload.mjs [cases…]   (default: rawFetch uploadMany uploadManyPlain)
 // A/B against another build: UPLOAD_CPU_BASE=<a package directory with dist/ and bench/upload-many.mjs>,
 // then a case `base:uploadMany` runs that build's client, `uploadMany@base` against that build's emulator.
+// UPLOAD_CPU_NODE_OPTIONS: flags for the client's node (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof);
+// UPLOAD_CPU_EXEC: what runs the client instead of this node (a script wrapping it with strace -c, say).
 // UPLOAD_CPU_FILES (500) of UPLOAD_CPU_KIB (64) KiB, UPLOAD_CPU_ROUNDS (3), UPLOAD_CPU_CONCURRENCY (8),
 // UPLOAD_CPU_LATENCY_MS (20). A child's figure has its startup subtracted (a child uploading nothing).
 import { spawn } from 'node:child_process';
@@ -45,7 +47,7 @@ function runChild(args) {
   const [build, kind] = args[0].includes(':') ? args[0].split(':') : ['own', args[0]];
   const from = build === 'base' ? join(base, 'bench/upload-many.mjs') : script;
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [from, '--child', kind, ...args.slice(1)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.env.UPLOAD_CPU_EXEC ?? process.execPath, [...(process.env.UPLOAD_CPU_NODE_OPTIONS ?? '').split(' ').filter(Boolean), from, '--child', kind, ...args.slice(1)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (chunk) => (out += chunk));
     proc.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${args[0]} exited with ${code}`))));
