@@ -5,8 +5,8 @@
 // of UPLOAD_MANY_LARGE_MIB (256) MiB, UPLOAD_MANY_LATENCY_MS (20), UPLOAD_MANY_CONCURRENCY (8), UPLOAD_MANY_ROUNDS (3;
 // the cases run interleaved, A B C D, B C D A, …: times are medians, ratios medians of the ratios within a round).
 // The small files go to the emulator (svc-sdk/testing) with its latency fault. The large ones go to a node:http server
-// with the same added latency that reads and discards the body: the emulator keeps every document's bytes in memory and
-// copies an upload several times while parsing it (8 × 256 MiB at once would need gigabytes in the server).
+// with the same added latency that reads and discards the body: the emulator keeps every document's bytes in memory
+// (8 × 256 MiB at once would hold 2 GiB in the server, plus each upload's chunks until it is parsed).
 // Each case runs in a fresh child process, which reports its wall time and its own peak RSS (bench/lib/peak-rss.mjs:
 // Linux's VmHWM, not maxRSS, which counts this parent's RSS at spawn time).
 import { spawn } from 'node:child_process';
