@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildMultipart } from '../../src/uploads/multipart.js';
+import { createEmulator } from '../../src/testing/index.js';
 import { findUploadPart } from '../../src/testing/upload-part.js';
+import { call, KEY, ORIGIN, seed } from './support.js';
 
 // The emulator finds the file part of the usual upload itself and leaves every other body to
 // Response.formData(): on every body where it answers, it must answer exactly what formData() does.
@@ -104,3 +106,29 @@ function formOf(blob: Blob, filename: string): FormData {
   form.append('file', blob, filename);
   return form;
 }
+
+describe('an upload stored by the emulator', () => {
+  it('keeps bytes of its own: a sender reusing its buffer after the answer changes no stored document', async () => {
+    const emulator = createEmulator();
+    const { roomId } = await seed(emulator);
+    const memo = 'Acme grew revenue threefold in 2025.';
+    // The whole body in one chunk of the caller's memory, which the caller overwrites once answered.
+    const body = handWritten('Content-Disposition: form-data; name="file"; filename="memo.txt"\r\nContent-Type: text/plain', memo);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(body);
+        controller.close();
+      },
+    });
+    const answer = await emulator.fetch(`${ORIGIN}/api/v1/rooms/${roomId}/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': CONTENT_TYPE },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect((await answer.json()).data).toMatchObject({ original_filename: 'memo.txt', size: memo.length, content_type: 'text/plain' });
+    body.fill(0x78); // 'x'
+    const search = await call(emulator, 'POST', `/rooms/${roomId}/search`, { json: { query: 'revenue' } });
+    expect(search.body.data.citations[0]).toMatchObject({ filename: 'memo.txt', passage: memo });
+  });
+});
