@@ -59,6 +59,11 @@ describe('findUploadPart: the file part without formData(), exactly as formData(
     }
     expect(findUploadPart(bodies[0]!.contentType, bodies[0]!.body)!.bytes).toEqual(binary);
     expect(findUploadPart(bodies[2]!.contentType, bodies[2]!.body)).toMatchObject({ filename: 'Ünïcødé 名前.txt', type: 'text/plain; charset=utf-8' });
+    // Near misses of the boundary in the data (one character off, at its end or inside) are data.
+    const nearMisses = `${BOUNDARY.slice(0, -1)}x\r\n--${BOUNDARY.slice(0, 10)}y${BOUNDARY.slice(11)}-${BOUNDARY.slice(0, -1)}`.repeat(40);
+    const tricky = handWritten(DISPOSITION, nearMisses);
+    expect(findUploadPart(CONTENT_TYPE, tricky)).toEqual(await viaFormData(CONTENT_TYPE, tricky));
+    expect(new TextDecoder().decode(findUploadPart(CONTENT_TYPE, tricky)!.bytes)).toBe(nearMisses);
     // A part without a Content-Type is text/plain to formData(), and so to the fast path.
     expect(findUploadPart(CONTENT_TYPE, handWritten(DISPOSITION, 'x'))).toMatchObject({ type: 'text/plain' });
   });
