@@ -36,7 +36,8 @@ const setAside = new WeakMap<Request, ReadableStream<Uint8Array> | null>();
 /**
  * The request as the routes see it: without its body, which the routes read through `bodyOf`.
  * msw clones every request it routes (a tee of the body, kept for its logging, which the emulator
- * never reads): with no body there is nothing to tee, and the upload streams through once.
+ * never reads): with no body there is nothing to tee, and the upload streams through once. For
+ * requests served over HTTP (emulator.ts says why not in process).
  */
 export function withBodyAside(request: Request): Request {
   if (request.body === null) return request;

@@ -136,4 +136,37 @@ describe('an upload stored by the emulator', () => {
     const search = await call(emulator, 'POST', `/rooms/${roomId}/search`, { json: { query: 'revenue' } });
     expect(search.body.data.citations[0]).toMatchObject({ filename: 'memo.txt', passage: memo });
   });
+
+  it('over HTTP, reads the body once and answers 413 to one streamed past maxUploadBytes, then goes on serving', async () => {
+    const emulator = createEmulator({ maxUploadBytes: 100_000 });
+    const server = await emulator.listen();
+    try {
+      const { roomId } = await seed(emulator);
+      const upload = (size: number) => {
+        const body = handWritten(DISPOSITION, new Uint8Array(size).fill(0x61));
+        // Streamed in 16 KiB chunks with no Content-Length: the limit is found while reading.
+        let at = 0;
+        const stream = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (at >= body.length) return controller.close();
+            controller.enqueue(body.subarray(at, (at += 16_384)));
+          },
+        });
+        return fetch(`${server.url}/api/v1/rooms/${roomId}/documents`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': CONTENT_TYPE },
+          body: stream,
+          duplex: 'half',
+        } as RequestInit);
+      };
+      const tooLarge = await upload(300_000);
+      expect(tooLarge.status).toBe(413);
+      expect((await tooLarge.json()).error).toMatch(/^body too large: the emulator takes at most 100000 bytes here/);
+      const stored = await upload(90_000);
+      expect(stored.status).toBe(201);
+      expect((await stored.json()).data).toMatchObject({ original_filename: 'a.bin', size: 90_000, content_type: 'text/plain' });
+    } finally {
+      await emulator.close();
+    }
+  });
 });
