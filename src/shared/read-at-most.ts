@@ -2,9 +2,10 @@
  * Reads a body stream to its end, or gives up as soon as it passes `maxBytes`: `undefined` then,
  * and the stream is cancelled, so the sender is stopped and the rest is never read, let alone
  * buffered. A missing body reads as no bytes. The one bounded read of the client (answers), the
- * receiver (deliveries) and the emulator (requests).
+ * receiver (deliveries) and the emulator (requests). `own`: never one of the stream's chunks itself
+ * (a view into a larger buffer, or one its sender may reuse), for bytes kept after the read.
  */
-export async function readAtMost(body: ReadableStream<Uint8Array> | null | undefined, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readAtMost(body: ReadableStream<Uint8Array> | null | undefined, maxBytes: number, own = false): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body?.getReader();
@@ -17,7 +18,7 @@ export async function readAtMost(body: ReadableStream<Uint8Array> | null | undef
     }
     chunks.push(chunk.value);
   }
-  return concat(chunks, size);
+  return own && chunks.length === 1 ? chunks[0]!.slice() : concat(chunks, size);
 }
 
 /** The chunks as one Uint8Array (the only chunk itself when there is one). */

@@ -9,7 +9,7 @@ import { createControlHandlers } from './control.js';
 import { misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
 import { MAX_PAGE_SIZE } from './pages.js';
-import { fail } from './requests.js';
+import { fail, withBodyAside } from './requests.js';
 import { Store } from './store.js';
 
 /** Settings of `createEmulator`. */
@@ -121,7 +121,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const faults = createFaults(options.faults);
   // Faults wrap the whole answer, in process and over HTTP (where a reset reaches the socket); their
   // 503s are given outside the routes, so the request id is added after them, as on every answer.
-  const faulty = withFaults(faults, (request) => answer(handlers, request));
+  // Served over HTTP, a request is routed with its body set aside (withBodyAside); in process, as
+  // it is: cancelling a body undici made (FormData, bytes) while it is read leaves an unhandled
+  // rejection behind, which msw's tee kept from happening.
+  const faulty = withFaults(faults, (request, servedBy) => answer(handlers, request, servedBy !== undefined));
   const served = async (request: Request, servedBy?: ServedBy) => withRequestId(await faulty(request, servedBy));
 
   const emulator: Emulator = {
@@ -199,9 +202,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 }
 
 /** What the emulator answers a request: its route's answer, 405 for an unknown method, else a JSON 404. */
-async function answer(handlers: HttpHandler[], request: Request): Promise<Response> {
+async function answer(handlers: HttpHandler[], request: Request, bodyAside: boolean): Promise<Response> {
   try {
-    const response = unknownMethod(request) ?? (await msw.getResponse(handlers, request));
+    const response = unknownMethod(request) ?? (await msw.getResponse(handlers, bodyAside ? withBodyAside(request) : request));
     return response ?? fail(404, `no route for ${request.method} ${new URL(request.url).pathname}: the service's paths start with /api/v1/ at the root of its origin`);
   } catch (error) {
     // Only a bug gets here (the routes answer their own errors): still JSON, never a hang.

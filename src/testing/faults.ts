@@ -62,7 +62,7 @@ export interface ServedBy {
  * Wraps the emulator's answer with its faults: a 503 for the evenly spread share, a reset once the
  * body passes `resetAfterBytes` (the socket's when served, else a rejected fetch), then the latency.
  */
-export function withFaults(faults: EmulatorFaults, answer: (request: Request) => Promise<Response>) {
+export function withFaults(faults: EmulatorFaults, answer: (request: Request, servedBy?: ServedBy) => Promise<Response>) {
   let requests = 0;
   return async (request: Request, servedBy?: ServedBy): Promise<Response> => {
     const rate = faults.unavailableRate ?? 0;
@@ -81,7 +81,7 @@ export function withFaults(faults: EmulatorFaults, answer: (request: Request) =>
         if (socket) (socket.resetAndDestroy ?? socket.destroy).call(socket);
       });
     }
-    const response = await answer(request);
+    const response = await answer(request, servedBy);
     if (reset) {
       // Served: the socket is gone and this answer goes nowhere. In process: fail like fetch does.
       const cause = Object.assign(new Error("read ECONNRESET (the emulator's resetAfterBytes fault)"), { code: 'ECONNRESET' });

@@ -3,7 +3,7 @@ import type { EventKind } from '../webhooks/event-kinds.js';
 import type { DeliveryScheduler, ScheduledDelivery } from './deliveries.js';
 import { msw } from './msw.js';
 import { paginate } from './pages.js';
-import { fail, HttpProblem, ok, pathId, readForm, readJson, type BodyLimits } from './requests.js';
+import { fail, HttpProblem, ok, pathId, readJson, readUpload, type BodyLimits } from './requests.js';
 import { searchDocuments } from './search-index.js';
 import { newSecret, webhookView, type Store, type StoredWebhook } from './store.js';
 import { isReceiverUrl, RECEIVER_URL_ERROR } from '../schemas/webhooks.js';
@@ -131,25 +131,14 @@ export function createHandlers(context: HandlerContext): HttpHandler[] {
     route('post', '/rooms/:id/documents', async ({ request, params, apiKey }) => {
       const roomId = pathId(params['id'], 'room');
       if (!store.rooms.has(roomId)) throw new HttpProblem(404, `room ${roomId} not found`);
-      const form = await readForm(request, context.limits);
-      const file = form.get('file');
-      if (file === null || typeof file === 'string') {
-        throw new HttpProblem(422, 'file is required: send multipart/form-data with one file part named "file"', 'file');
-      }
+      const file = await readUpload(request, context.limits);
       const id = store.nextId('document');
-      const filename = (file as File).name || 'upload';
+      const filename = file.filename || 'upload';
       const uploaderId = store.uploaderId(apiKey);
-      store.documents.set(id, {
-        id,
-        roomId,
-        filename,
-        contentType: file.type,
-        bytes: new Uint8Array(await file.arrayBuffer()),
-        uploaderId,
-      });
+      store.documents.set(id, { id, roomId, filename, contentType: file.type, bytes: file.bytes, uploaderId });
       const ownWebhooks = [...store.webhooks.values()].filter((webhook) => webhook.apiKey === apiKey);
       dispatch(context, ownWebhooks, 'document.uploaded', { room_id: roomId, document_id: id, filename, uploader_id: uploaderId });
-      return ok({ id, original_filename: filename, room_id: roomId, size: file.size, content_type: file.type || null }, 201);
+      return ok({ id, original_filename: filename, room_id: roomId, size: file.bytes.byteLength, content_type: file.type || null }, 201);
     }),
 
     route('post', '/rooms/:id/search', async ({ request, params }) => {

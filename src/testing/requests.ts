@@ -2,6 +2,7 @@
 // problem is a JSON error answer (an HttpProblem thrown here, answered by the route wrapper).
 
 import { readAtMost } from '../shared/read-at-most.js';
+import { findUploadPart, type UploadPart } from './upload-part.js';
 
 /** A 4xx/5xx answer thrown from inside a route. */
 export class HttpProblem extends Error {
@@ -29,19 +30,43 @@ export interface BodyLimits {
   upload: number;
 }
 
-/** The body's bytes, or a 413 as soon as it is known to pass `limit` (from Content-Length, or while reading). */
-async function readBytes(request: Request, limit: number, option: string): Promise<Uint8Array<ArrayBuffer>> {
+// Requests routed with their body set aside (see `withBodyAside`): the body each one stands for.
+const setAside = new WeakMap<Request, ReadableStream<Uint8Array> | null>();
+
+/**
+ * The request as the routes see it: without its body, which the routes read through `bodyOf`.
+ * msw clones every request it routes (a tee of the body, kept for its logging, which the emulator
+ * never reads): with no body there is nothing to tee, and the upload streams through once. For
+ * requests served over HTTP (emulator.ts says why not in process).
+ */
+export function withBodyAside(request: Request): Request {
+  if (request.body === null) return request;
+  const routed = new Request(request.url, { method: request.method, headers: request.headers, signal: request.signal });
+  setAside.set(routed, request.body);
+  return routed;
+}
+
+/** The body of a request, set aside or not. */
+function bodyOf(request: Request): ReadableStream<Uint8Array> | null {
+  return setAside.has(request) ? setAside.get(request)! : request.body;
+}
+
+/**
+ * The body's bytes, or a 413 as soon as it is known to pass `limit` (from Content-Length, or while
+ * reading). `own`: bytes no one else holds (a single chunk may be a view into a larger buffer, or
+ * a caller's), for bytes kept after the request.
+ */
+async function readBytes(request: Request, limit: number, option: string, own: boolean): Promise<Uint8Array> {
   const tooLarge = () =>
     new HttpProblem(413, `body too large: the emulator takes at most ${limit} bytes here (createEmulator({ ${option} }) raises it)`);
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > limit) {
-    discard(request.body);
+    discard(bodyOf(request));
     throw tooLarge();
   }
-  const bytes = await readAtMost(request.body, limit);
+  const bytes = await readAtMost(bodyOf(request), limit, own);
   if (!bytes) throw tooLarge();
-  // A copy of its own (a single chunk may be a view into a larger buffer); an emulator can afford it.
-  return new Uint8Array(bytes);
+  return bytes;
 }
 
 /**
@@ -60,7 +85,7 @@ function isJsonType(contentType: string): boolean {
 
 /** True for a request that carries no body at all. */
 function hasNoBody(request: Request): boolean {
-  return request.body === null || request.headers.get('content-length') === '0';
+  return bodyOf(request) === null || request.headers.get('content-length') === '0';
 }
 
 /** The JSON object of the body: 415 without a JSON content type, 413 above the limit, 422 when not an object. */
@@ -75,7 +100,7 @@ export async function readJson(request: Request, limits: BodyLimits): Promise<Re
       `unsupported Content-Type ${contentType === null ? '(none)' : `"${contentType}"`}: send the body as JSON with Content-Type: application/json`,
     );
   }
-  const bytes = await readBytes(request, limits.json, 'maxJsonBytes');
+  const bytes = await readBytes(request, limits.json, 'maxJsonBytes', false);
   let body: unknown;
   try {
     body = JSON.parse(new TextDecoder().decode(bytes));
@@ -90,23 +115,31 @@ export async function readJson(request: Request, limits: BodyLimits): Promise<Re
 
 const FILE_REQUIRED = 'file is required: send multipart/form-data with one file part named "file"';
 
-/** The multipart form of an upload: 415 without a multipart content type, 413 above the limit, 422 when unreadable. */
-export async function readForm(request: Request, limits: BodyLimits): Promise<FormData> {
+/**
+ * The part named "file" of an upload: 415 without a multipart content type, 413 above the limit,
+ * 422 when unreadable or without such a part. Its bytes are the body's own (one copy of the document).
+ */
+export async function readUpload(request: Request, limits: BodyLimits): Promise<UploadPart> {
   const contentType = request.headers.get('content-type');
   if (contentType === null || !/^multipart\/form-data\s*;/i.test(contentType)) {
-    discard(request.body);
+    discard(bodyOf(request));
     if (contentType === null && hasNoBody(request)) throw new HttpProblem(422, FILE_REQUIRED, 'file');
     throw new HttpProblem(
       415,
       `unsupported Content-Type ${contentType === null ? '(none)' : `"${contentType}"`}: ${FILE_REQUIRED}`,
     );
   }
-  const bytes = await readBytes(request, limits.upload, 'maxUploadBytes');
+  const bytes = await readBytes(request, limits.upload, 'maxUploadBytes', true);
+  const part = findUploadPart(contentType, bytes);
+  if (part) return part;
+  let file: FormDataEntryValue | null;
   try {
-    return await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
+    file = (await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': contentType } }).formData()).get('file');
   } catch {
     throw new HttpProblem(422, FILE_REQUIRED, 'file');
   }
+  if (file === null || typeof file === 'string') throw new HttpProblem(422, FILE_REQUIRED, 'file');
+  return { filename: file.name, type: file.type, bytes: new Uint8Array(await file.arrayBuffer()) };
 }
 
 /** The numeric id of a path segment: only digits name a record, anything else is a 404 like any unknown id. */

@@ -17,8 +17,9 @@ const STATES: readonly ManifestState[] = ['sending', 'uploaded', 'failed', 'unkn
  * fdatasync), and a `sending` line is on every file's way to the network. A process killed in the
  * middle of a write leaves at most one line cut short, at the very end, with no newline: it is dropped (the
  * file truncated after the last whole line) before anything else is appended. Lines waiting while a
- * sync runs are written together by the next one (group commit), so a run of many small files does
- * not wait for one sync per line.
+ * sync runs are written together by the next one (group commit), and an outcome line waits one turn
+ * of the event loop for the next `sending` line, so a run of many small files does not wait for one
+ * sync per line.
  */
 export async function openManifest(path: string): Promise<Manifest> {
   let handle: FileHandle;
@@ -81,6 +82,8 @@ function parseRecord(line: string): ManifestRecord | undefined {
 
 interface Waiting {
   line: string;
+  /** A `sending` line: its body waits for it. */
+  urgent: boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -90,6 +93,8 @@ class ManifestFile implements Manifest {
   readonly #handle: FileHandle;
   #waiting: Waiting[] = [];
   #flushing: Promise<void> | undefined;
+  /** An outcome line's flush, due at the next turn of the event loop. */
+  #soon: NodeJS.Immediate | undefined;
 
   constructor(handle: FileHandle, previous: ReadonlyMap<string, ManifestRecord>) {
     this.#handle = handle;
@@ -100,9 +105,21 @@ class ManifestFile implements Manifest {
     const { path, state, size, mtimeMs, sha256, documentId, error } = record;
     const line = `${JSON.stringify({ path, state, size, mtimeMs, sha256, documentId, error })}\n`;
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ line, resolve, reject });
-      this.#flushing ??= this.#flush();
+      this.#waiting.push({ line, urgent: state === 'sending', resolve, reject });
+      if (this.#flushing) return; // the running flush takes it, or leaves it for the next turn (#flush)
+      // A `sending` line holds its body back: written at once. An outcome line holds nothing back:
+      // it waits one turn of the event loop, in which the worker that settled the file usually
+      // appends its next file's `sending` line, so both go in one synced write (a synced write
+      // costs 130-150 µs of CPU and about 1 ms here: one per file instead of two).
+      if (state === 'sending') this.#flushNow();
+      else this.#soon ??= setImmediate(() => this.#flushNow());
     });
+  }
+
+  #flushNow(): void {
+    if (this.#soon) clearImmediate(this.#soon);
+    this.#soon = undefined;
+    this.#flushing ??= this.#flush();
   }
 
   async #flush(): Promise<void> {
@@ -118,12 +135,19 @@ class ManifestFile implements Manifest {
       } catch (error) {
         for (const waiting of batch) waiting.reject(error);
       }
+      // Outcome lines alone wait for the next turn, as in append.
+      if (!this.#waiting.some((waiting) => waiting.urgent)) break;
     }
     this.#flushing = undefined;
+    if (this.#waiting.length > 0) this.#soon ??= setImmediate(() => this.#flushNow());
   }
 
   async close(): Promise<void> {
-    await this.#flushing;
+    // Every line on disk first, the outcome lines that wait for a turn included.
+    while (this.#flushing || this.#soon) {
+      if (this.#soon) this.#flushNow();
+      await this.#flushing;
+    }
     await this.#handle.close();
   }
 }

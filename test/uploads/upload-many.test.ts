@@ -103,9 +103,13 @@ describe('documents.uploadMany(roomId, directory)', () => {
     expect(result.uploaded).toHaveLength(3);
     // On Linux the kernel shows how the manifest is open: O_DSYNC (0o10000), so a write is durable when it returns.
     if (process.platform === 'linux') expect(manifestFlags! & 0o10000).toBe(0o10000);
-    // One sync per line: sending 1 → request 1 → outcome 1, sending 2 → request 2 ...
-    expect(syncedAtRequest).toEqual([1, 3, 5]);
-    expect(synced).toBe(6);
+    // One sync per file: sending 1 → request 1; outcome 1 and sending 2 in one write (the outcome
+    // line waits a turn for the next sending line) → request 2; ...; outcome 3 when the run ends.
+    expect(syncedAtRequest).toEqual([1, 2, 3]);
+    expect(synced).toBe(4);
+    expect(readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line).state)).toEqual([
+      'sending', 'uploaded', 'sending', 'uploaded', 'sending', 'uploaded',
+    ]);
   });
 
   it('sends a file as it is when read, not as listed: grown or shrunk since the listing, or gone (failed, nothing sent)', async () => {
