@@ -1,0 +1,95 @@
+// The coarse deadlines behind bodyTimeoutMs and storeTimeoutMs: one timer for every pending
+// operation, an operation given between 1 and 1.1 times the timeout, the timer gone when idle.
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { coarseDeadlines } from '../../src/webhooks/deadlines.js';
+import { StoreTimeoutError, withDeadline } from '../../src/webhooks/steps.js';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('coarseDeadlines(timeoutMs)', () => {
+  test('an operation added as a sweep starts expires 1.1 timeouts later (11 sweeps of a tenth), not before', () => {
+    const deadlines = coarseDeadlines(1000);
+    const expired = vi.fn();
+    deadlines.add(expired);
+    vi.advanceTimersByTime(1099);
+    expect(expired).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(expired).toHaveBeenCalledTimes(1);
+    // Expired once and forgotten: the sweeps of a later operation do not call it again.
+    deadlines.add(() => {});
+    vi.advanceTimersByTime(5000);
+    expect(expired).toHaveBeenCalledTimes(1);
+  });
+
+  test('an operation added just before a sweep is given the full timeout, never less', () => {
+    const deadlines = coarseDeadlines(1000);
+    vi.advanceTimersByTime(50);
+    deadlines.add(() => {}); // starts the timer: sweeps at 150, 250, …
+    vi.advanceTimersByTime(99);
+    const expired = vi.fn();
+    deadlines.add(expired); // at 149 ms, one ms before a sweep
+    vi.advanceTimersByTime(1000);
+    expect(expired).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(expired).toHaveBeenCalledTimes(1);
+  });
+
+  test('one timer for every pending operation; deleted ones never expire; the timer stops at the first sweep with none left', () => {
+    const deadlines = coarseDeadlines(1000);
+    const kept = vi.fn();
+    const gone = vi.fn();
+    deadlines.add(kept);
+    const deadline = deadlines.add(gone);
+    expect(vi.getTimerCount()).toBe(1);
+    deadlines.delete(deadline);
+    vi.advanceTimersByTime(1100);
+    expect(kept).toHaveBeenCalledTimes(1);
+    expect(gone).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(100);
+    expect(vi.getTimerCount()).toBe(0);
+    // A new operation starts it again.
+    deadlines.add(() => {});
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  test('works where a timer is a number, with no unref (browsers, Workers)', () => {
+    vi.spyOn(globalThis, 'setInterval').mockReturnValue(7 as unknown as ReturnType<typeof setInterval>);
+    const deadlines = coarseDeadlines(1000);
+    expect(() => deadlines.add(() => {})).not.toThrow();
+  });
+});
+
+describe('withDeadline(value, deadlines, ms, call)', () => {
+  test('a store call that answers in time forgets its deadline: the timer stops at the next sweep', async () => {
+    const deadlines = coarseDeadlines(2000);
+    await expect(withDeadline(Promise.resolve('claimed'), deadlines, 2000, 'claim')).resolves.toBe('claimed');
+    await expect(withDeadline(Promise.reject(new Error('down')), deadlines, 2000, 'claim')).rejects.toThrow('down');
+    vi.advanceTimersByTime(200);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  test('a store call that never answers is rejected with StoreTimeoutError naming the call and storeTimeoutMs', async () => {
+    const deadlines = coarseDeadlines(2000);
+    const late = withDeadline(new Promise(() => {}), deadlines, 2000, 'complete');
+    const outcome = late.then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    vi.advanceTimersByTime(2200);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(StoreTimeoutError);
+    expect((error as Error).message).toBe("[svc-sdk] webhook dedupe: the store's complete() did not answer within 2000 ms (storeTimeoutMs)");
+  });
+
+  test('a value that is not a promise is given back as it is, with no deadline', () => {
+    const deadlines = coarseDeadlines(2000);
+    expect(withDeadline('done', deadlines, 2000, 'claim')).toBe('done');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
