@@ -76,7 +76,7 @@ describe('withDeadline(value, deadlines, ms, call)', () => {
 
   test('a store call that never answers is rejected with StoreTimeoutError naming the call and storeTimeoutMs', async () => {
     const deadlines = coarseDeadlines(2000);
-    const late = withDeadline(new Promise(() => {}), deadlines, 2000, 'complete');
+    const late = withDeadline(new Promise<string>(() => {}), deadlines, 2000, 'complete') as Promise<string>;
     const outcome = late.then(
       () => 'resolved',
       (error: unknown) => error,
