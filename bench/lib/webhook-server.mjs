@@ -66,46 +66,36 @@ const floorReceiver = () => {
   };
 };
 
-if (kind === 'bare') {
-  const ok = JSON.stringify({ received: true });
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const expected = Buffer.from(String(req.headers['x-svc-signature']).slice(7), 'hex');
-      const digest = createHmac('sha256', SECRET).update(Buffer.concat(chunks)).digest();
-      const valid = expected.length === 32 && timingSafeEqual(digest, expected);
-      res.writeHead(valid ? 200 : 401, { 'content-type': 'application/json' });
-      res.end(valid ? ok : '{"error":"invalid_signature"}');
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => ready(server));
-} else if (kind === 'bare-receiver') {
-  const receive = floorReceiver();
+/** Whether the signature header is the HMAC of `body`: the bare servers' whole check. */
+const verified = (header, body) => {
+  const expected = Buffer.from(String(header).slice(7), 'hex');
+  const digest = createHmac('sha256', SECRET).update(body).digest();
+  return expected.length === 32 && timingSafeEqual(digest, expected);
+};
+
+/** A node:http server that reads the body, verifies it, and answers 200 when `accept(body)` too (the floor's work, or nothing). */
+function bareNode(accept) {
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const expected = Buffer.from(String(req.headers['x-svc-signature']).slice(7), 'hex');
-      const digest = createHmac('sha256', SECRET).update(body).digest();
-      const valid = expected.length === 32 && timingSafeEqual(digest, expected) && receive(body);
+      const valid = verified(req.headers['x-svc-signature'], body) && (!accept || accept(body));
       res.writeHead(valid ? 200 : 401, { 'content-type': 'application/json' });
       res.end(valid ? '{"received":true}' : '{"error":"invalid_signature"}');
     });
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => ready(server));
-} else if (kind === 'hono-receiver') {
-  const receive = floorReceiver();
+}
+
+/** The same as a fetch handler behind @hono/node-server. */
+function bareHono(accept) {
   const server = serve(
     {
       fetch: async (request) => {
         const body = Buffer.from(await request.arrayBuffer());
-        const expected = Buffer.from(String(request.headers.get('x-svc-signature')).slice(7), 'hex');
-        const digest = createHmac('sha256', SECRET).update(body).digest();
-        const valid = expected.length === 32 && timingSafeEqual(digest, expected) && receive(body);
+        const valid = verified(request.headers.get('x-svc-signature'), body) && (!accept || accept(body));
         return new Response(valid ? '{"received":true}' : '{"error":"invalid_signature"}', {
           status: valid ? 200 : 401,
           headers: { 'content-type': 'application/json' },
@@ -117,7 +107,13 @@ if (kind === 'bare') {
     () => ready(server),
   );
   server.keepAliveTimeout = 60_000;
-} else if (kind === 'bare-redis') {
+}
+
+if (kind === 'bare') bareNode();
+else if (kind === 'bare-receiver') bareNode(floorReceiver());
+else if (kind === 'hono-bare') bareHono();
+else if (kind === 'hono-receiver') bareHono(floorReceiver());
+else if (kind === 'bare-redis') {
   const redis = await createClient({ url: `redis://127.0.0.1:${redisPort}` }).connect();
   const ok = JSON.stringify({ received: true });
   const server = createServer((req, res) => {
@@ -125,9 +121,7 @@ if (kind === 'bare') {
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
-      const expected = Buffer.from(String(req.headers['x-svc-signature']).slice(7), 'hex');
-      const digest = createHmac('sha256', SECRET).update(body).digest();
-      if (expected.length !== 32 || !timingSafeEqual(digest, expected)) {
+      if (!verified(req.headers['x-svc-signature'], body)) {
         res.writeHead(401, { 'content-type': 'application/json' });
         res.end('{"error":"invalid_signature"}');
         return;
@@ -141,24 +135,6 @@ if (kind === 'bare') {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => ready(server));
-} else if (kind === 'hono-bare') {
-  const server = serve(
-    {
-      fetch: async (request) => {
-        const expected = Buffer.from(String(request.headers.get('x-svc-signature')).slice(7), 'hex');
-        const digest = createHmac('sha256', SECRET).update(new Uint8Array(await request.arrayBuffer())).digest();
-        const valid = expected.length === 32 && timingSafeEqual(digest, expected);
-        return new Response(valid ? '{"received":true}' : '{"error":"invalid_signature"}', {
-          status: valid ? 200 : 401,
-          headers: { 'content-type': 'application/json' },
-        });
-      },
-      port: 0,
-      hostname: '127.0.0.1',
-    },
-    () => ready(server),
-  );
-  server.keepAliveTimeout = 60_000;
 } else {
   const [front, store, waiting] = kind.split('-');
   let dedupe = true;
