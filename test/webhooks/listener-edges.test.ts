@@ -251,3 +251,128 @@ describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {
     expect(heard[0]!.headers.has('x-absent')).toBe(false);
   });
 });
+
+describe.each(ENTRIES)('%s entry: toNodeListener over a wrapped handler (served through fetch)', (_entry, sdk) => {
+  /** A handler wrapped by its user (for logging, say): the listener cannot call its receiver, only the function. */
+  const wrapped = (options: Partial<Parameters<typeof sdk.createWebhookHandler>[0]> = {}) => {
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on: () => {}, ...options });
+    const seen: Request[] = [];
+    const listener = sdk.toNodeListener(
+      async (request: Request) => {
+        seen.push(request);
+        return handler(request);
+      },
+      { bodyTimeoutMs: 50 },
+    );
+    return { seen, listener };
+  };
+
+  test('a declared body over 1 MiB: 413 body_too_large, connection closed, the wrapped handler never called', async () => {
+    const { seen, listener } = wrapped();
+    const req = new FakeRequest({ 'content-length': String(1_048_577), 'x-svc-signature': sign('x') });
+    const { res, sent } = fakeResponse();
+    await within(listener(asNode(req), res));
+    expect(sent).toEqual({ status: 413, headers: { 'content-type': 'application/json', connection: 'close' }, body: '{"error":"body_too_large"}' });
+    expect(seen).toEqual([]);
+  });
+
+  test('a body that stalls past bodyTimeoutMs: 408 body_timeout, reading paused, connection closed, never handed on', async () => {
+    const { seen, listener } = wrapped();
+    const req = new FakeRequest({ 'x-svc-signature': sign('x') });
+    const { res, sent } = fakeResponse();
+    const answered = listener(asNode(req), res);
+    req.emit('data', new TextEncoder().encode('{"ev'));
+    await within(answered);
+    expect(sent).toEqual({ status: 408, headers: { 'content-type': 'application/json', connection: 'close' }, body: '{"error":"body_timeout"}' });
+    expect(req.pause).toHaveBeenCalled();
+    expect(seen).toEqual([]);
+  });
+
+  test("an 'error' mid-body: 400 unreadable_body with the connection kept (nothing left to read), never handed on", async () => {
+    const { seen, listener } = wrapped();
+    const req = new FakeRequest({ 'x-svc-signature': sign('x') });
+    const { res, sent } = fakeResponse();
+    const answered = listener(asNode(req), res);
+    req.emit('error', new Error('socket hang up'));
+    await within(answered);
+    expect(sent).toEqual({ status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"unreadable_body"}' });
+    expect(seen).toEqual([]);
+  });
+
+  test.each(['GET', 'HEAD'])('a %s reaches the wrapped handler as a Request without a body, answered 405 with Allow: POST', async (method) => {
+    const { seen, listener } = wrapped();
+    const req = new FakeRequest({});
+    req.method = method;
+    const { res, sent } = fakeResponse();
+    const answered = listener(asNode(req), res);
+    req.emit('end');
+    await within(answered);
+    expect(sent).toEqual({ status: 405, headers: { 'content-type': 'application/json', allow: 'POST' }, body: '{"error":"method_not_allowed"}' });
+    expect(seen.map((request) => [request.method, request.body])).toEqual([[method, null]]);
+  });
+
+  test('a request without a method is handed on as a POST with its body, and processed', async () => {
+    const on = vi.fn();
+    const { seen, listener } = wrapped({ on });
+    const text = envelope();
+    const body = new TextEncoder().encode(text);
+    const req = new FakeRequest({ 'x-svc-signature': sign(body) });
+    req.method = undefined;
+    const { res, sent } = fakeResponse();
+    const answered = listener(asNode(req), res);
+    req.emit('data', body);
+    req.emit('end');
+    await within(answered);
+    expect(sent.status).toBe(200);
+    expect(seen.map((request) => request.method)).toEqual(['POST']);
+    // The body went with it: on() got the signed delivery.
+    expect(on).toHaveBeenCalledTimes(1);
+    expect(on.mock.calls[0]![0]).toEqual(JSON.parse(text));
+  });
+
+  test("a wrapper's own answer is passed on: a JSON { error } string as it is, any other text whole", async () => {
+    const answers = [new Response('{"error":"teapot"}', { status: 418 }), new Response('{"error":123}', { status: 418 }), new Response('short and stout', { status: 418 })];
+    const listener = sdk.toNodeListener(async () => answers.shift()!);
+    const bodies: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const req = new FakeRequest({});
+      const { res, sent } = fakeResponse();
+      const answered = listener(asNode(req), res);
+      req.emit('end');
+      await within(answered);
+      expect(sent.status).toBe(418);
+      bodies.push(sent.body!);
+    }
+    expect(bodies.map((body) => JSON.parse(body) as unknown)).toEqual([{ error: 'teapot' }, { error: '{"error":123}' }, { error: 'short and stout' }]);
+  });
+});
+
+describe.each(ENTRIES)('%s entry: toNodeListener after the answer', (_entry, sdk) => {
+  test('a body that ended in time is forgotten by the body deadline: nothing is paused or answered again later', async () => {
+    const body = new TextEncoder().encode(envelope());
+    const listener = sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on: () => {} }), { bodyTimeoutMs: 20 });
+    const req = new FakeRequest({ 'x-svc-signature': sign(body) });
+    const { res, sent } = fakeResponse();
+    const answered = listener(asNode(req), res);
+    req.emit('data', body);
+    req.emit('end');
+    await within(answered);
+    expect(sent.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(req.pause).not.toHaveBeenCalled();
+    expect(res.writeHead).toHaveBeenCalledTimes(1);
+  });
+
+  test('onVerificationError hears a delivery whose URL no parser takes (http://[), as http://invalid.host/', async () => {
+    const heard: string[] = [];
+    const listener = sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on: () => {}, onVerificationError: (_reason, request) => void heard.push(request.url) }));
+    const req = new FakeRequest({ 'x-svc-signature': `sha256=${'0'.repeat(64)}` });
+    req.url = 'http://[';
+    req.body = envelope();
+    req.readableEnded = true;
+    const { res, sent } = fakeResponse();
+    await within(listener(asNode(req), res));
+    expect(sent.status).toBe(401);
+    expect(heard).toEqual(['http://invalid.host/']);
+  });
+});

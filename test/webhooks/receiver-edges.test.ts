@@ -86,6 +86,17 @@ describe.each(ENTRIES)('%s entry: the receiver at its edges', (_name, sdk) => {
     expect((await handler(delivery())).status).toBe(200);
   });
 
+  test('the lease ends with on(): renewals run while it runs and stop once it settled', async () => {
+    const store = sdk.createMemoryDedupeStore({ processingTtlMs: 30 }); // renewed every 10 ms
+    const renew = vi.spyOn(store, 'renew');
+    const on = () => new Promise<void>((resolve) => setTimeout(resolve, 100));
+    expect((await sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store })(delivery())).status).toBe(200);
+    const renewals = renew.mock.calls.length;
+    expect(renewals).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(renew.mock.calls.length).toBe(renewals);
+  });
+
   test('a secret function that throws synchronously: 500 naming only its error\'s name', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const handler = sdk.createWebhookHandler({
