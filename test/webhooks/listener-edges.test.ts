@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { describe, expect, test, vi } from 'vitest';
-import type { NodeRequestLike, NodeResponseLike } from '../../src/webhooks/index.js';
+import type { NodeRequestLike, NodeResponseLike, NodeWebhookListener } from '../../src/webhooks/index.js';
 import { ENTRIES } from './entries.js';
 
 const SECRET = 'whsec_listener_edges_secret';
@@ -49,6 +49,15 @@ const listening = (req: FakeRequest) => BODY_EVENTS.map((name) => req.listenerCo
 /** Fails instead of hanging when the listener never answers. */
 function within<T>(promise: Promise<T>, ms = 2000): Promise<T> {
   return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
+}
+
+/** Serves `req` through `listener`, `emit` sending its body events once the listener listens; resolves with what was answered. */
+async function serve(listener: NodeWebhookListener, req: FakeRequest, emit: (req: FakeRequest) => void = () => {}) {
+  const { res, sent } = fakeResponse();
+  const answered = listener(asNode(req), res);
+  emit(req);
+  await within(answered);
+  return { res, sent };
 }
 
 describe('node entry: the synchronous path', () => {
@@ -270,8 +279,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener over a wrapped handler (served 
   test('a declared body over 1 MiB: 413 body_too_large, connection closed, the wrapped handler never called', async () => {
     const { seen, listener } = wrapped();
     const req = new FakeRequest({ 'content-length': String(1_048_577), 'x-svc-signature': sign('x') });
-    const { res, sent } = fakeResponse();
-    await within(listener(asNode(req), res));
+    const { sent } = await serve(listener, req);
     expect(sent).toEqual({ status: 413, headers: { 'content-type': 'application/json', connection: 'close' }, body: '{"error":"body_too_large"}' });
     expect(seen).toEqual([]);
   });
@@ -279,10 +287,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener over a wrapped handler (served 
   test('a body that stalls past bodyTimeoutMs: 408 body_timeout, reading paused, connection closed, never handed on', async () => {
     const { seen, listener } = wrapped();
     const req = new FakeRequest({ 'x-svc-signature': sign('x') });
-    const { res, sent } = fakeResponse();
-    const answered = listener(asNode(req), res);
-    req.emit('data', new TextEncoder().encode('{"ev'));
-    await within(answered);
+    const { sent } = await serve(listener, req, (r) => void r.emit('data', new TextEncoder().encode('{"ev')));
     expect(sent).toEqual({ status: 408, headers: { 'content-type': 'application/json', connection: 'close' }, body: '{"error":"body_timeout"}' });
     expect(req.pause).toHaveBeenCalled();
     expect(seen).toEqual([]);
@@ -291,10 +296,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener over a wrapped handler (served 
   test("an 'error' mid-body: 400 unreadable_body with the connection kept (nothing left to read), never handed on", async () => {
     const { seen, listener } = wrapped();
     const req = new FakeRequest({ 'x-svc-signature': sign('x') });
-    const { res, sent } = fakeResponse();
-    const answered = listener(asNode(req), res);
-    req.emit('error', new Error('socket hang up'));
-    await within(answered);
+    const { sent } = await serve(listener, req, (r) => void r.emit('error', new Error('socket hang up')));
     expect(sent).toEqual({ status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"unreadable_body"}' });
     expect(seen).toEqual([]);
   });
@@ -303,10 +305,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener over a wrapped handler (served 
     const { seen, listener } = wrapped();
     const req = new FakeRequest({});
     req.method = method;
-    const { res, sent } = fakeResponse();
-    const answered = listener(asNode(req), res);
-    req.emit('end');
-    await within(answered);
+    const { sent } = await serve(listener, req, (r) => void r.emit('end'));
     expect(sent).toEqual({ status: 405, headers: { 'content-type': 'application/json', allow: 'POST' }, body: '{"error":"method_not_allowed"}' });
     expect(seen.map((request) => [request.method, request.body])).toEqual([[method, null]]);
   });
@@ -318,11 +317,10 @@ describe.each(ENTRIES)('%s entry: toNodeListener over a wrapped handler (served 
     const body = new TextEncoder().encode(text);
     const req = new FakeRequest({ 'x-svc-signature': sign(body) });
     req.method = undefined;
-    const { res, sent } = fakeResponse();
-    const answered = listener(asNode(req), res);
-    req.emit('data', body);
-    req.emit('end');
-    await within(answered);
+    const { sent } = await serve(listener, req, (r) => {
+      r.emit('data', body);
+      r.emit('end');
+    });
     expect(sent.status).toBe(200);
     expect(seen.map((request) => request.method)).toEqual(['POST']);
     // The body went with it: on() got the signed delivery.
@@ -336,10 +334,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener over a wrapped handler (served 
     const bodies: string[] = [];
     for (let index = 0; index < 3; index++) {
       const req = new FakeRequest({});
-      const { res, sent } = fakeResponse();
-      const answered = listener(asNode(req), res);
-      req.emit('end');
-      await within(answered);
+      const { sent } = await serve(listener, req, (r) => void r.emit('end'));
       expect(sent.status).toBe(418);
       bodies.push(sent.body!);
     }
@@ -352,11 +347,10 @@ describe.each(ENTRIES)('%s entry: toNodeListener after the answer', (_entry, sdk
     const body = new TextEncoder().encode(envelope());
     const listener = sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on: () => {} }), { bodyTimeoutMs: 20 });
     const req = new FakeRequest({ 'x-svc-signature': sign(body) });
-    const { res, sent } = fakeResponse();
-    const answered = listener(asNode(req), res);
-    req.emit('data', body);
-    req.emit('end');
-    await within(answered);
+    const { res, sent } = await serve(listener, req, (r) => {
+      r.emit('data', body);
+      r.emit('end');
+    });
     expect(sent.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(req.pause).not.toHaveBeenCalled();
@@ -370,8 +364,7 @@ describe.each(ENTRIES)('%s entry: toNodeListener after the answer', (_entry, sdk
     req.url = 'http://[';
     req.body = envelope();
     req.readableEnded = true;
-    const { res, sent } = fakeResponse();
-    await within(listener(asNode(req), res));
+    const { sent } = await serve(listener, req);
     expect(sent.status).toBe(401);
     expect(heard).toEqual(['http://invalid.host/']);
   });
