@@ -22,6 +22,7 @@ import { clientTelemetry } from 'svc-sdk/otel';
 import { cpuClock, fixed, interleave, median, pairedRatio, quantile, table, times, verdict } from './lib/stats.mjs';
 import { startLoopbackServer } from './lib/spawn-server.mjs';
 import { runner } from './lib/runner.mjs';
+import { baselineName, importBaseline } from './lib/baseline.mjs';
 
 const API_KEY = 'vdr_bench_key';
 const params = { name: 'Bench room', room_type: 'company_investment' };
@@ -46,6 +47,9 @@ export async function benchHooksOverhead({ quick = false } = {}) {
   const meterProvider = new MeterProvider({ readers: [new IdleReader()] });
   const server = await startLoopbackServer();
   const results = [];
+  const baseline = await importBaseline();
+  const baselineOtel = baseline && (await importBaseline('/otel'));
+  const sdkCalls = (transport, tracer, meter) => sdkCallsOf(transport, tracer, meter, baseline && { Client: baseline.Client, clientTelemetry: baselineOtel.clientTelemetry });
   try {
     const url = `${server.url}/api/v1/rooms`;
     const headers = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', accept: 'application/json' };
@@ -103,14 +107,25 @@ export async function benchHooksOverhead({ quick = false } = {}) {
   return { cases: results, inProcess };
 }
 
-/** The three clients compared, and OpenTelemetry's floor around the plain one, over the same transport. */
-function sdkCalls(transport, tracerProvider, meterProvider) {
+/**
+ * The three clients compared, and OpenTelemetry's floor around the plain one, over the same transport;
+ * with an A/B baseline (`--baseline <ref>`), that build's plain and traced clients too.
+ */
+function sdkCallsOf(transport, tracerProvider, meterProvider, baseline) {
   const plain = new Client({ apiKey: API_KEY, ...transport });
   const noop = new Client({ apiKey: API_KEY, ...transport, hooks: { beforeRequest: () => {} } });
   const traced = new Client({ apiKey: API_KEY, ...transport, hooks: clientTelemetry({ tracerProvider, meterProvider }) });
   const create = () => plain.rooms.create(params);
+  const before = baseline && {
+    plain: new baseline.Client({ apiKey: API_KEY, ...transport }),
+    traced: new baseline.Client({ apiKey: API_KEY, ...transport, hooks: baseline.clientTelemetry({ tracerProvider, meterProvider }) }),
+  };
   return {
     'no hooks': create,
+    ...(before && {
+      [baselineName('no hooks')]: () => before.plain.rooms.create(params),
+      [baselineName('clientTelemetry(), in-memory exporter')]: () => before.traced.rooms.create(params),
+    }),
     'one no-op hook (beforeRequest)': () => noop.rooms.create(params),
     'clientTelemetry(), in-memory exporter': () => traced.rooms.create(params),
     [`${FLOOR}: its spans, traceparent and histogram around no hooks`]: openTelemetryFloor(create, transport.baseUrl, tracerProvider, meterProvider),
@@ -180,11 +195,12 @@ export function summarizeHooksOverhead({ cases, inProcess }) {
     const noop = find(concurrency, 'one no-op');
     const raw = find(concurrency, 'raw fetch');
     const floor = find(concurrency, FLOOR);
+    const before = cases.filter((row) => row.concurrency === concurrency && row.name.startsWith('baseline '));
     return [
       `rooms.create with clientTelemetry() vs no hooks, ${concurrency === 1 ? 'sequential' : 'concurrency 32'}`,
       `≤ ${TELEMETRY_TARGET}×`,
       `${times(telemetry.ratio)} (${fixed(telemetry.micros, 0)} µs vs ${fixed(find(concurrency, 'no hooks').micros, 0)} µs); one no-op hook ${times(noop.ratio)}; OpenTelemetry's floor ${times(floor.ratio)}, clientTelemetry ${times(telemetry.vsFloor)} of it`,
-      `no hooks vs raw fetch ${times(1 / raw.ratio)}`,
+      [`no hooks vs raw fetch ${times(1 / raw.ratio)}`, ...before.map((row) => `${row.name}: ${times(row.ratio)} of no hooks, ${times(row.vsFloor)} of the floor`)].join('; '),
       floorVerdict(telemetry.ratio, floor.ratio),
     ];
   });
@@ -196,7 +212,7 @@ export function summarizeHooksOverhead({ cases, inProcess }) {
     'rooms.create with clientTelemetry(), in process (CPU µs added to no hooks, quartiles)',
     `≤ ${TELEMETRY_TARGET}× (over the network)`,
     `${signed(telemetry.added)} µs [${fixed(telemetry.addedLow, 1)}–${fixed(telemetry.addedHigh, 1)}] of which OpenTelemetry's floor ${signed(floor.added)} µs [${fixed(floor.addedLow, 1)}–${fixed(floor.addedHigh, 1)}]: our code adds ${fixed(telemetry.added - floor.added, 1)} µs; one no-op hook ${signed(noop.added)} µs`,
-    `no hooks ${fixed(local('no hooks').micros, 1)} µs`,
+    [`no hooks ${fixed(local('no hooks').micros, 1)} µs`, ...inProcess.filter((row) => row.name.startsWith('baseline ')).map((row) => `${row.name}: ${signed(row.added)} µs`)].join('; '),
     '(what the ratios above are made of)',
   ]);
   return rows;

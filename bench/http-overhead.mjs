@@ -8,6 +8,7 @@ import { fixed, interleave, table, times, verdict } from './lib/stats.mjs';
 import { startLoopbackServer } from './lib/spawn-server.mjs';
 import { profileRequests } from './profile-request.mjs';
 import { runner } from './lib/runner.mjs';
+import { baselineName, importBaseline } from './lib/baseline.mjs';
 
 const API_KEY = 'vdr_bench_key';
 const params = { name: 'Bench room', room_type: 'company_investment' };
@@ -31,6 +32,8 @@ export async function benchHttpOverhead({ quick = false } = {}) {
         fetch(request.url, { method: request.method, headers: request.headers, body: init[BESIDE], signal: request.signal }),
     });
     const openai = new OpenAI({ apiKey: API_KEY, baseURL: `${server.url}/api/v1` });
+    const baseline = await importBaseline();
+    const baselineClient = baseline && new baseline.Client({ apiKey: API_KEY, baseUrl: server.url });
     const calls = {
       'raw fetch': async () => {
         const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(params) });
@@ -38,6 +41,7 @@ export async function benchHttpOverhead({ quick = false } = {}) {
         return (await response.json()).data;
       },
       'svc-sdk rooms.create': () => client.rooms.create(params),
+      ...(baselineClient && { [baselineName('svc-sdk rooms.create')]: () => baselineClient.rooms.create(params) }),
       'openai client.post': () => openai.post('/rooms', { body: params }),
       'ky defaults': () => kyClient.post('rooms', { json: params }).json(),
       // The best ky can do for this call: no clone for a retry, no timer.
@@ -84,7 +88,8 @@ export async function benchHttpOverhead({ quick = false } = {}) {
 export function summarizeHttpOverhead({ cases: results }) {
   const find = (concurrency, prefix) => results.find((r) => r.concurrency === concurrency && r.name.startsWith(prefix));
   return [1, 32].map((concurrency) => {
-    const sdk = find(concurrency, 'svc-sdk');
+    const sdk = results.find((r) => r.concurrency === concurrency && r.name === 'svc-sdk rooms.create');
+    const before = results.find((r) => r.concurrency === concurrency && r.name.startsWith('baseline '));
     const peers = ['openai', 'ky defaults'].map((prefix) => find(concurrency, prefix));
     const ahead = peers.every((peer) => sdk.ratio < peer.ratio);
     const floor = find(concurrency, 'ky floor');
@@ -92,7 +97,7 @@ export function summarizeHttpOverhead({ cases: results }) {
       `rooms.create vs raw fetch, ${concurrency === 1 ? 'sequential' : 'concurrency 32'}`,
       `≤ ${TARGET}×, ahead of peers`,
       `${times(sdk.ratio)} (${fixed(sdk.micros, 0)} µs vs ${fixed(find(concurrency, 'raw fetch').micros, 0)} µs); ky's floor ${times(floor.ratio)}`,
-      peers.map((peer) => `${peer.name} ${times(peer.ratio)}`).join('; '),
+      [...peers.map((peer) => `${peer.name} ${times(peer.ratio)}`), ...(before ? [`${before.name.split(':')[0]} ${times(before.ratio)}`] : [])].join('; '),
       `${verdict(sdk.ratio <= TARGET && ahead)}${ahead ? ' (ahead of peers)' : ''}`,
     ];
   });

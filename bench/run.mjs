@@ -3,6 +3,8 @@
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
 //   node bench/run.mjs --only webhooks,receiver,http,hooks,bundle,cold,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
+//   npm run bench -- --baseline <ref>   A/B: that commit's build measured beside this one, in the same rounds
+//                                (per-request overhead, hooks, receivers, bundle sizes)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
@@ -18,6 +20,13 @@ import { benchWebhookVerify, renderWebhookVerify, summarizeWebhookVerify } from 
 const quick = process.argv.includes('--quick');
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex === -1 ? undefined : new Set(process.argv[onlyIndex + 1].split(','));
+const baselineIndex = process.argv.indexOf('--baseline');
+if (baselineIndex !== -1) {
+  // Built before any section runs; the sections (and the servers they fork) read BENCH_BASELINE.
+  const built = spawnSync(process.execPath, [new URL('../scripts/build-baseline.mjs', import.meta.url).pathname, process.argv[baselineIndex + 1]], { stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+  process.env.BENCH_BASELINE = process.argv[baselineIndex + 1];
+}
 const file = new URL('../BENCHMARKS.md', import.meta.url);
 const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
 
@@ -250,11 +259,14 @@ const header = [
   `- Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${type()} ${release()}`,
   `- Node: ${process.version}`,
   `- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-  `- Command: \`npm run bench${quick ? ' -- --quick' : ''}\`${only ? ` (sections: ${[...only].join(', ')}; the others are from an earlier run)` : ''}`,
+  `- Command: \`npm run bench${quick || process.env.BENCH_BASELINE ? ' --' : ''}${quick ? ' --quick' : ''}${process.env.BENCH_BASELINE ? ` --baseline ${process.env.BENCH_BASELINE}` : ''}\`${only ? ` (sections: ${[...only].join(', ')}; the others are from an earlier run)` : ''}`,
   `- Load average at the end of the run: ${load1.toFixed(1)} (on a shared machine, absolute times vary by ±15 % or more; the ratios, taken within one run, hold better)`,
   '',
   'Every comparison is measured in the same run, interleaved (A B C, B C A, …), as medians of several rounds. The package is',
   'imported by its name, `svc-sdk`, from `dist/` (the package references itself, or bench/node_modules/svc-sdk links to it), so the figures are what users get.',
+  ...(process.env.BENCH_BASELINE
+    ? ['', `A/B: rows marked "baseline ${process.env.BENCH_BASELINE}" are that commit's build (scripts/build-baseline.mjs), measured in the same rounds as this one.`]
+    : []),
 ].join('\n');
 const glanceTable = glance.length
   ? ['## Targets at a glance', '', table(['figure', 'target', 'measured', 'target met'], glance)].join('\n')

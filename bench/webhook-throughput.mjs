@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { fixed, median, table, times, verdict } from './lib/stats.mjs';
+import { baselineRef } from './lib/baseline.mjs';
 
 const SECRET = 'whsec_bench_throughput_0123456789abcdef';
 const SERVER = fileURLToPath(new URL('./lib/webhook-server.mjs', import.meta.url));
@@ -76,6 +77,10 @@ function nextDelivery() {
  */
 const CEILING = { 'node-memory': 'bare', 'hono-memory': 'hono-bare', 'node-redis': 'bare-redis', 'hono-redis': 'bare-redis', 'hono-redis-waiting': 'bare-redis' };
 const FLOOR = { 'node-memory': 'bare-receiver', 'hono-memory': 'hono-receiver' };
+/** The receivers measured again from the A/B baseline's build, when the run has one. */
+const BASELINE_KINDS = ['node-memory', 'hono-memory', 'node-redis'];
+/** A receiver kind's display name, the baseline's build of it included. */
+const nameOf = (kind) => (kind.endsWith('-baseline') ? `baseline ${baselineRef()}: ${NAMES[kind.slice(0, -9)]}` : NAMES[kind]);
 
 /** The CPU time (µs) the server process has used so far. */
 function cpuOf(child) {
@@ -145,7 +150,8 @@ export async function benchWebhookThroughput({ quick = false } = {}) {
   // `--only=node-memory` runs that case with its ceiling and floor (the bare server always runs: every ratio is to it).
   const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice(7).split(',');
   const wanted = only && new Set(['bare', ...only.flatMap((kind) => [kind, CEILING[kind], FLOOR[kind]])]);
-  const kinds = KINDS.filter((kind) => (redis || !kind.includes('redis')) && (!wanted || wanted.has(kind)));
+  const all = baselineRef() ? [...KINDS, ...BASELINE_KINDS.map((kind) => `${kind}-baseline`)] : KINDS;
+  const kinds = all.filter((kind) => (redis || !kind.includes('redis')) && (!wanted || wanted.has(kind.replace(/-baseline$/, ''))));
   const servers = new Map();
   try {
     for (const kind of kinds) servers.set(kind, await startServer(kind, redis?.port));
@@ -181,8 +187,10 @@ export async function benchWebhookThroughput({ quick = false } = {}) {
           cpuPerDelivery: median(list.map((s) => s.cpuPerDelivery)),
           // The limit's CPU per delivery over this one's: the throughput ratio of a saturated server.
           cpuRatio: median(list.map((s, round) => limit[round].cpuPerDelivery / s.cpuPerDelivery)),
-          vsCeiling: efficiency(CEILING[kind]),
-          vsFloor: efficiency(FLOOR[kind]),
+          vsCeiling: efficiency(CEILING[kind.replace(/-baseline$/, '')]),
+          vsFloor: efficiency(FLOOR[kind.replace(/-baseline$/, '')]),
+          // The baseline build's server CPU per delivery over this one's (above 1: this build is cheaper).
+          vsBaseline: efficiency(`${kind}-baseline`),
         });
       }
     }
@@ -218,6 +226,7 @@ export function summarizeWebhookThroughput({ rows, memory, redis }) {
           mine.map((row) => `c${row.connections} ${times(row.vsCeiling)}`).join(', '),
           mine[0].vsFloor === undefined ? '' : `vs the least any receiver must do: ${mine.map((row) => `c${row.connections} ${times(row.vsFloor)}`).join(', ')}`,
           `deliveries/s vs the bare server: ${mine.map((row) => `c${row.connections} ${times(row.ratio)}`).join(', ')}`,
+          mine[0].vsBaseline === undefined ? '' : `baseline ${baselineRef()}'s CPU per delivery over this build's: ${mine.map((row) => `c${row.connections} ${times(row.vsBaseline)}`).join(', ')}`,
         ]
           .filter(Boolean)
           .join('; '),
@@ -244,7 +253,7 @@ export function renderWebhookThroughput(results) {
     table(
       ['receiver', 'concurrency', 'deliveries/s', 'vs the limit', 'server CPU µs / delivery', 'CPU efficiency vs the limit', 'vs its ceiling', 'vs its floor', 'non-200 answers'],
       rows.map((row) => [
-        NAMES[row.kind],
+        nameOf(row.kind),
         row.connections,
         Math.round(row.perSecond),
         times(row.ratio),

@@ -14,6 +14,7 @@
 //                checked, the delivery_id claimed and then recorded in two Maps bounded at 50 000 ids
 //                (the memory store's default): the floor of a receiver with memory dedupe
 //   hono-receiver   the same work behind @hono/node-server
+//   <kind>-baseline  a receiver kind above from the A/B baseline's build (`npm run bench -- --baseline <ref>`)
 //   bare-redis   the bare server plus the least a Redis dedupe must do: read delivery_id, claim it with SET NX
 //                (awaited), answer, then mark it done (not awaited): the ceiling of any Redis-backed dedupe
 // Prints nothing; sends { port } over IPC once listening, and { cpu } (µs used so far) when asked 'cpu'.
@@ -21,10 +22,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createClient } from 'redis';
-import { createRedisDedupeStore, createWebhookHandler, toNodeListener } from 'svc-sdk/webhooks';
 
 export const SECRET = 'whsec_bench_throughput_0123456789abcdef';
-const [kind, redisPort] = process.argv.slice(2);
+const [kindAsked, redisPort] = process.argv.slice(2);
+// `node-memory-baseline`: the same receiver from the A/B baseline's build (bench/lib/baseline.mjs).
+const kind = kindAsked.replace(/-baseline$/, '');
+const { createRedisDedupeStore, createWebhookHandler, toNodeListener } = await import(kindAsked === kind ? 'svc-sdk/webhooks' : 'svc-sdk-baseline/webhooks');
 const ready = (server) => process.send?.({ port: server.address().port });
 process.on('disconnect', () => process.exit(0));
 // The bench asks for this process's CPU time around each run: µs of CPU per delivery is the
