@@ -145,7 +145,7 @@ describe('checkWorkflow refuses', () => {
   it.each([
     ["setup-node's cache", '          package-manager-cache: false\n          registry-url', '          package-manager-cache: false\n          cache: npm\n          registry-url', "jobs.publish.steps[0] sets setup-node's cache: npm"],
     ["setup-node's automatic cache", '          package-manager-cache: false\n          registry-url', '          registry-url', "jobs.publish.steps[0] leaves setup-node's package-manager-cache on"],
-    ['actions/cache', '      - name: Pack\n', `      - uses: actions/cache@${'0'.repeat(40)} # v4\n        with: { path: ~/.npm, key: npm }\n      - name: Pack\n`, 'jobs.test.steps[5] uses actions/cache'],
+    ['actions/cache', '      - name: Pack\n', `      - uses: actions/cache@${'0'.repeat(40)} # v4\n        with: { path: ~/.npm, key: npm }\n      - name: Pack\n`, 'jobs.test.steps[6] uses actions/cache'],
   ])('%s restored into the release', (_what, from, to, message) => {
     expect(check(RELEASE.file, variant(release, from, to))).toEqual([expect.stringContaining(`${message}`)]);
   });
