@@ -158,7 +158,7 @@ describe('checkWorkflow refuses', () => {
     ['a stored secret', '          echo "//registry.npmjs.org/:_authToken=${{ secrets.PUBLISH }}" > ~/.npmrc\n'],
     ['an npm token from elsewhere', '          NODE_AUTH_TOKEN="$(cat /tmp/token)" npm whoami\n'],
   ])('%s in the release', (_what, line) => {
-    const hostile = variant(release, '          npm --version\n', `          npm --version\n${line}`);
+    const hostile = variant(release, '          npm publish ./svc-sdk-*.tgz --provenance --access public\n', `${line}          npm publish ./svc-sdk-*.tgz --provenance --access public\n`);
     expect(check(RELEASE.file, hostile)).toEqual([expect.stringContaining('reads a stored secret or npm token: publish through npm trusted publishing')]);
   });
 
