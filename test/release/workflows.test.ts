@@ -1,9 +1,13 @@
 // The workflows in .github/workflows/ pass actionlint and the project's rules (test/release/workflow-rules.ts),
 // and each rule refuses a hostile variant of them: an action moved to a tag, pull_request_target, a job
 // that writes, a token a dependency's code can mint, a cache restored into the release.
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { checkWorkflow, RELEASE } from './workflow-rules.js';
 
 /** actionlint 1.7 compiled to WebAssembly (its ESM build cannot load, so through require). */
@@ -46,8 +50,28 @@ describe('.github/workflows', () => {
     expect(problems.map((problem) => problem.message)).toEqual([expect.stringContaining('"nodes" is not defined')]);
   });
 
-  it('the CI runs every Node major of the runtime policy', () => {
-    expect(ci).toMatch(/node: \[22, 24, 26\]/);
+  it('the CI runs .ci/run on pull requests and pushes, as root in Debian (apt-get without sudo)', () => {
+    const workflow = parse(ci) as { on: Record<string, unknown>; jobs: { test: { container: { image: string }; steps: { run?: string }[] } } };
+    expect(Object.keys(workflow.on)).toEqual(['pull_request', 'push']);
+    expect(workflow.jobs.test.container.image).toMatch(/^debian:/);
+    expect(workflow.jobs.test.steps.at(-1)?.run).toBe('bash .ci/run');
+  });
+
+  it('the release checks the tag, runs .ci/run, checks the lock and packs, then publishes that tarball with provenance', () => {
+    type Step = { name?: string; uses?: string; run?: string };
+    const workflow = parse(release) as { jobs: Record<string, { needs?: string; environment?: string; steps: Step[] }> };
+    const test = workflow.jobs.test!.steps.map((step) => step.run ?? step.uses?.split('@')[0]);
+    expect(test.slice(3)).toEqual([
+      expect.stringContaining('if [ "$TAG" != "v$version" ]'),
+      'bash .ci/run',
+      'git diff --exit-code -- package-lock.json',
+      'npm pack --ignore-scripts',
+      'actions/upload-artifact',
+    ]);
+    const publish = workflow.jobs[RELEASE.job]!;
+    expect(publish.needs).toBe('test');
+    expect(publish.steps.map((step) => step.uses?.split('@')[0] ?? 'run')).toEqual(['actions/setup-node', 'actions/download-artifact', 'run']);
+    expect(publish.steps.at(-1)?.run).toMatch(/\nnpm publish \.\/svc-sdk-\*\.tgz --provenance --access public\n$/);
   });
 });
 
@@ -183,5 +207,48 @@ describe('checkWorkflow refuses', () => {
   it('a file that is not YAML, or not a workflow', () => {
     expect(check('ci.yml', 'on: [push\n')).toEqual([expect.stringContaining('ci.yml: is not valid YAML')]);
     expect(check('ci.yml', '- a\n- b\n')).toEqual([expect.stringContaining('is not a workflow')]);
+  });
+});
+
+describe("the release's own shell steps, run as the runner runs them (bash -e)", () => {
+  type Step = { name?: string; run?: string; env?: Record<string, string> };
+  const jobs = (parse(release) as { jobs: Record<string, { steps: Step[] }> }).jobs;
+  const tagCheck = jobs.test!.steps.find((step) => step.name === "The tag is package.json's version")!.run!;
+  const publish = jobs[RELEASE.job]!.steps.at(-1)!.run!;
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sdk-release-steps-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'svc-sdk', version: '0.2.0' }));
+  writeFileSync(join(dir, 'svc-sdk-0.2.0.tgz'), '');
+  // A stand-in npm: prints $FAKE_NPM_VERSION for --version, and what it was asked to do otherwise.
+  writeFileSync(join(dir, 'npm'), '#!/bin/sh\nif [ "$1" = --version ]; then echo "$FAKE_NPM_VERSION"; else echo "npm $*"; fi\n');
+  chmodSync(join(dir, 'npm'), 0o755);
+
+  /** Runs a step's script in the fixture folder, with this Node and the stand-in npm first on PATH. */
+  function runStep(script: string, env: Record<string, string>) {
+    const PATH = [dir, dirname(process.execPath), process.env.PATH].join(delimiter);
+    return spawnSync('bash', ['-e', '-c', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, PATH, ...env } });
+  }
+
+  it.runIf(process.platform !== 'win32').each([
+    ['v0.2.0', 0, ''],
+    ['v0.2.1', 1, "::error::tag v0.2.1 does not match package.json's version 0.2.0: tag v0.2.0 instead"],
+    ['0.2.0', 1, "::error::tag 0.2.0 does not match package.json's version 0.2.0: tag v0.2.0 instead"],
+  ])('the tag check passes %s with status %i', (tag, status, message) => {
+    const run = runStep(tagCheck, { TAG: tag });
+    expect(run.status).toBe(status);
+    expect(run.stdout.trim()).toBe(message);
+  });
+
+  it.runIf(process.platform !== 'win32').each([
+    ['11.5.1', 0],
+    ['11.19.1', 0],
+    ['12.0.0', 0],
+    ['11.5.0', 1],
+    ['10.9.2', 1],
+  ])('publish with npm %s ends with status %i', (version, status) => {
+    const run = runStep(publish, { FAKE_NPM_VERSION: version });
+    expect(run.status).toBe(status);
+    if (status === 0) expect(run.stdout).toBe('npm publish ./svc-sdk-0.2.0.tgz --provenance --access public\n');
+    else expect(run.stderr).toContain(`::error::npm ${version} cannot publish through trusted publishing: 11.5.1 or later is needed`);
   });
 });
