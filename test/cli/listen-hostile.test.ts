@@ -90,6 +90,11 @@ describe.skipIf(!built)('svc-sdk listen under attack', () => {
       expect(misuse.stderr).toMatch(/^\[svc-sdk\] --forward-to "\S*\*\*\*@/);
       expect(misuse.stderr + misuse.stdout).not.toMatch(/alice|s3cret/);
     }
+    // Nor those of SVC_BASE_URL, which fetch refuses with an error that quotes them.
+    const base = await run(['listen', '--forward-to', 'http://127.0.0.1:3000/'], { ...env, SVC_BASE_URL: emulator.baseUrl.replace('http://', 'http://alice-id:pw%3As3cret@') });
+    expect(base.code).toBe(2);
+    expect(base.stderr).toBe('[svc-sdk] SVC_BASE_URL carries a user:password@, which requests to the service cannot: remove it (the API key goes in SVC_API_KEY)\n');
+    expect(await emulatorClient().webhooks.list()).toEqual([]);
   });
 
   it('answers or drops a sender that sends one byte of its body then falls silent within the listener\'s 10 s, not node:http\'s 60 s', { timeout: 40_000 }, async () => {

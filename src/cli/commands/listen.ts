@@ -9,6 +9,7 @@ import { APIConnectionError, APIError } from '../../core/errors.js';
 // From client.js, not the node entry: an import of index.node.ts would move its registration of the file system into a shared chunk, which a user's bundler drops (sideEffects names the entry only).
 import { Client } from '../../client.js';
 import { randomHex } from '../../shared/hex.js';
+import { parseUrl } from '../../shared/parse-url.js';
 import { describeFetchFailure } from '../../shared/fetch-failure.js';
 import { WEBHOOK_EVENT_KINDS, type EventKind } from '../../webhooks/event-kinds.js';
 import { signPayload, verifyWebhook, WebhookVerificationError } from '../../webhooks/index.node.js';
@@ -75,6 +76,11 @@ export const listenCommand: CliCommand = {
     const port = integerFlag(stringFlag(parsed, 'port') ?? '0', '--port', 0, 65_535);
     if (!io.env['SVC_API_KEY']) throw new UsageError('SVC_API_KEY is not set: set it to your API key (vdr_…), or to the key svc-sdk emulator prints');
     if (!io.env['SVC_BASE_URL']) throw new UsageError('SVC_BASE_URL is not set: set it to the service\'s base URL, or to the URL svc-sdk emulator prints');
+    // fetch refuses such a URL, and its error quotes it, password included, on the line that says so.
+    const baseUrl = parseUrl(io.env['SVC_BASE_URL']);
+    if (baseUrl !== undefined && (baseUrl.username || baseUrl.password)) {
+      throw new UsageError('SVC_BASE_URL carries a user:password@, which requests to the service cannot: remove it (the API key goes in SVC_API_KEY)');
+    }
     const client = new Client({ apiKey: io.env['SVC_API_KEY'], baseUrl: io.env['SVC_BASE_URL'], maxRetries: 1 });
 
     const forwardSecret = io.env['SVC_WEBHOOK_SECRET'] || `whsec_${randomHex(24)}`;
