@@ -42,9 +42,10 @@ export interface EmulatorOptions {
   /** Latency, a share of 503 answers, resets mid-body: see `EmulatorFaults`. Default: none. */
   faults?: EmulatorFaults | undefined;
   /**
-   * The most records of each kind (deals, rooms, transactions, documents, webhooks) kept; creating
-   * one more drops the oldest of its kind (a dropped webhook gets no more deliveries), with one
-   * `console.warn`. Bounds a long-running emulator's memory. Default 10 000; `Infinity` keeps all.
+   * The most records of each kind (deals, rooms, transactions, documents, webhooks, and the
+   * attempts in `deliveries`) kept; creating one more drops the oldest of its kind (a dropped webhook
+   * gets no more deliveries), with one `console.warn`. Bounds a long-running emulator's memory.
+   * Default 10 000; `Infinity` keeps all.
    */
   maxRecords?: number | undefined;
 }
@@ -59,7 +60,7 @@ export interface WaitOptions {
 export interface Emulator {
   /** msw request handlers answering `/api/v1/...` on any origin, for `setupServer(...emulator.handlers)`. */
   readonly handlers: readonly HttpHandler[];
-  /** Every delivery attempt made so far, oldest first. */
+  /** Every delivery attempt made so far, oldest first (the newest `maxRecords` of them). */
   readonly deliveries: readonly DeliveryAttempt[];
   /** The faults injected, live: change a field and the next request sees it. */
   readonly faults: EmulatorFaults;
@@ -122,8 +123,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     throw new TypeError(`[svc-sdk] createEmulator: pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   }
 
-  const store = new Store(checkMaxRecords(options.maxRecords) ?? DEFAULT_MAX_RECORDS);
-  const scheduler = new DeliveryScheduler({ deliveryDelayMs, retryDelaysMs, onAttempt: options.onDelivery });
+  const maxRecords = checkMaxRecords(options.maxRecords) ?? DEFAULT_MAX_RECORDS;
+  const store = new Store(maxRecords);
+  const scheduler = new DeliveryScheduler({
+    deliveryDelayMs,
+    retryDelaysMs,
+    onAttempt: options.onDelivery,
+    maxAttempts: maxRecords,
+    onDropped: () => store.noteDropped('delivery attempts'),
+  });
   const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
   const handlers = [...createControlHandlers(context), ...createHandlers(context)]; // control route first: svc-sdk trigger (control.ts)
   const servers = new Set<ListeningEmulator>();
@@ -160,8 +168,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return new Promise((resolve, reject) => {
         let seen = 0;
         const check = () => {
-          for (; seen < scheduler.attempts.length; seen += 1) {
-            const attempt = scheduler.attempts[seen]!;
+          // By position among every attempt made (not by index into the kept ones, which shift as the oldest go).
+          const fresh = scheduler.since(seen);
+          seen = scheduler.recorded - fresh.length;
+          for (const attempt of fresh) {
+            seen += 1;
             if (predicate(attempt)) {
               done();
               resolve(attempt);
@@ -172,7 +183,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         const unsubscribe = scheduler.subscribe(check);
         const timer = setTimeout(() => {
           done();
-          reject(new Error(`[svc-sdk] no matching delivery within ${timeout} ms (${scheduler.attempts.length} attempts so far)`));
+          reject(new Error(`[svc-sdk] no matching delivery within ${timeout} ms (${scheduler.recorded} attempts so far)`));
         }, timeout);
         const done = () => {
           clearTimeout(timer);

@@ -41,8 +41,8 @@ export interface StoredWebhook extends DeliveryTarget {
   event_types: string[] | null;
 }
 
-/** The kinds of record the emulator stores, each in a collection of its own. */
-export type RecordKind = 'deals' | 'rooms' | 'transactions' | 'documents' | 'webhooks';
+/** The kinds of record the emulator keeps, each bounded on its own: its collections, and the delivery attempts it made. */
+export type RecordKind = 'deals' | 'rooms' | 'transactions' | 'documents' | 'webhooks' | 'delivery attempts';
 
 /**
  * Records by id, oldest first, at most `limit` of them: adding one more drops the oldest. A Map
@@ -80,23 +80,32 @@ export class Store {
   readonly webhooks: Map<number, StoredWebhook>;
   readonly #uploaders = new Map<string, number>();
   #nextId = new Map<string, number>();
+  readonly #maxRecords: number;
+  readonly #warn: (message: string) => void;
   #warned = false;
 
   constructor(maxRecords = Number.POSITIVE_INFINITY, warn: (message: string) => void = console.warn) {
+    this.#maxRecords = maxRecords;
+    this.#warn = warn;
     const dropped = (kind: RecordKind, record: unknown) => {
       if (kind === 'webhooks') (record as StoredWebhook).deleted = true; // stops its pending retries, as a delete does
-      if (this.#warned) return;
-      this.#warned = true;
-      warn(
-        `[svc-sdk] emulator: ${kind} reached ${maxRecords}, the most it keeps of each kind: each new record now drops the oldest of its kind. ` +
-          'Raise the bound with createEmulator({ maxRecords }) or svc-sdk emulator --max-records, or reset() between runs',
-      );
+      this.noteDropped(kind);
     };
     this.deals = new BoundedRecords<StoredDeal>('deals', maxRecords, dropped);
     this.rooms = new BoundedRecords<StoredRoom>('rooms', maxRecords, dropped);
     this.transactions = new BoundedRecords<StoredTransaction>('transactions', maxRecords, dropped);
     this.documents = new BoundedRecords<StoredDocument>('documents', maxRecords, dropped);
     this.webhooks = new BoundedRecords<StoredWebhook>('webhooks', maxRecords, dropped);
+  }
+
+  /** Says, the first time a record of any kind is dropped for the bound, that records are now being dropped. */
+  noteDropped(kind: RecordKind): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    this.#warn(
+      `[svc-sdk] emulator: ${kind} reached ${this.#maxRecords}, the most it keeps of each kind: each new record now drops the oldest of its kind. ` +
+        'Raise the bound with createEmulator({ maxRecords }) or svc-sdk emulator --max-records, or reset() between runs',
+    );
   }
 
   /** The next id of a kind of record, from 1. */

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../../src/index.node.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 import { Store } from '../../src/testing/store.js';
-import { built, run, startEmulator } from '../cli/support.js';
+import { built, closedPort, run, startEmulator } from '../cli/support.js';
 import { call, KEY } from './support.js';
 
 /** GET /api/v1/webhooks/ on the emulator's server with `host` as the Host header; resolves with the status. */
@@ -88,6 +88,23 @@ describe('createEmulator({ maxRecords })', () => {
     await call(emulator, 'POST', '/webhooks/', { json: webhook(2) }); // drops the first, whose retry is pending
     await emulator.advance(11 * 3_600_000);
     expect(emulator.deliveries.filter((attempt) => attempt.webhookId === first.id)).toHaveLength(1);
+  });
+
+  it('keeps the newest maxRecords delivery attempts in deliveries, and still finds the attempts made after the drops', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    emulator = createEmulator({ maxRecords: 4, deliveryDelayMs: 0 });
+    const port = await closedPort();
+    await call(emulator, 'POST', '/webhooks/', { json: { ...webhook(1), url: `http://127.0.0.1:${port}/down` } });
+    await emulator.trigger('ping.test');
+    const made = await emulator.advance(11 * 3_600_000); // 6 attempts, all failed
+    expect(emulator.deliveries.map((attempt) => attempt.attempt)).toEqual([3, 4, 5, 6]);
+    expect(made.map((attempt) => attempt.attempt)).toEqual([3, 4, 5, 6]);
+    const waiting = emulator.waitForDelivery((attempt) => attempt.event === 'credit.low');
+    await emulator.trigger('credit.low');
+    expect(await waiting).toMatchObject({ event: 'credit.low', attempt: 1 });
+    expect(emulator.deliveries.map((attempt) => `${attempt.event} ${attempt.attempt}`)).toEqual(['ping.test 4', 'ping.test 5', 'ping.test 6', 'credit.low 1']);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toMatch(/^\[svc-sdk\] emulator: delivery attempts reached 4, the most it keeps of each kind/);
   });
 
   it('keeps 10 000 of each kind by default: the 10 001st webhook drops the first', async () => {

@@ -16,8 +16,8 @@ Options:
   --delivery-delay-ms <n>  Milliseconds before a delivery's first attempt. Default 2000.
   --page-size <n>          Every list answers pages of <n> items (1 to 1000).
   --max-records <n>        Keeps at most <n> records of each kind (deals, rooms, transactions,
-                           documents, webhooks); each create past it drops the oldest of its
-                           kind, with one warning. Default 10000.
+                           documents, webhooks, delivery attempts); each one past it drops the
+                           oldest of its kind, with one warning. Default 10000.
   --latency-ms <ms>        Faults: delays every answer.
   --unavailable-rate <0..1>  Faults: answers that share of requests 503.
   --reset-after-bytes <n>  Faults: resets the connection once n bytes of a request body arrived.
