@@ -123,6 +123,29 @@ describe.skipIf(!built)('svc-sdk listen under attack', () => {
     }
   });
 
+  it('answers a body over 1 MiB 413 and a GET 405 without forwarding either, and goes on serving', async () => {
+    let forwarded = 0;
+    const app = await serve(
+      createServer((_, res) => {
+        forwarded += 1;
+        res.writeHead(200).end();
+      }),
+    );
+    const listen = start(['listen', '--forward-to', `${app.url}/hook`, '--events', 'ping.test'], env);
+    try {
+      const [, listener] = await listen.waitFor(/ to (http:\/\/127\.0\.0\.1:\d+\/)$/m);
+      expect((await fetch(listener!, { method: 'POST', body: new Uint8Array(1024 * 1024 + 1) })).status).toBe(413);
+      const get = await fetch(listener!);
+      expect(get.status).toBe(405);
+      expect(get.headers.get('allow')).toBe('POST');
+      expect((await fetch(listener!, { method: 'POST', body: '{}' })).status).toBe(401);
+      expect(forwarded).toBe(0);
+    } finally {
+      expect(await listen.stop()).toBe(0);
+      await app.close();
+    }
+  });
+
   it('forwards a delivery the app takes 12 s to answer: the listener\'s timeout bounds the request, not the app', { timeout: 40_000 }, async () => {
     const app = await serve(
       createServer(async (req, res) => {
