@@ -129,6 +129,14 @@ describe('createEmulator({ maxRecords })', () => {
     expect(warn).toHaveBeenCalledTimes(1);
   });
 
+  it('keeps every record with maxRecords: Infinity', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    emulator = createEmulator({ maxRecords: Number.POSITIVE_INFINITY });
+    for (let index = 1; index <= 30; index += 1) await call(emulator, 'POST', '/webhooks/', { json: webhook(index) });
+    expect((await call(emulator, 'GET', '/webhooks/')).body.data).toHaveLength(30);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
   it.each([0, -1, 1.5, Number.NaN, '10'])('refuses maxRecords %s, naming the fix', (maxRecords) => {
     expect(() => createEmulator({ maxRecords: maxRecords as number })).toThrow(
       '[svc-sdk] createEmulator: maxRecords must be a whole number of records, 1 or more (or Infinity to keep every record)',
