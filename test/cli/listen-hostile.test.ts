@@ -166,7 +166,7 @@ describe.skipIf(!built)('svc-sdk listen under attack', () => {
     }
   });
 
-  it('on Ctrl+C while the registration is in flight, waits for it and deletes it: the emulator lists no webhook after', async () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('on %s (Ctrl+C) while the registration is in flight, waits for it and deletes it: the emulator lists no webhook after', async (signal) => {
     // A proxy in front of the emulator holds the registration's answer until the signal was taken.
     let release: () => void = () => undefined;
     let arrived!: () => void;
@@ -189,13 +189,13 @@ describe.skipIf(!built)('svc-sdk listen under attack', () => {
     const listen = start(['listen', '--forward-to', 'http://127.0.0.1:3000/hook'], { ...env, SVC_BASE_URL: proxy.url });
     try {
       await createArrived;
-      listen.child.kill('SIGINT');
-      await listen.waitFor(/^SIGINT: stopping once the registration in flight is answered, to delete it$/m);
+      listen.child.kill(signal);
+      await listen.waitFor(new RegExp(`^${signal}: stopping once the registration in flight is answered, to delete it$`, 'm'));
       release();
       // No second signal: its own exit, once the registration is deleted.
       await expect.poll(() => listen.child.exitCode, { timeout: 10_000 }).not.toBeNull();
       expect(await listen.stop()).toBe(0);
-      expect(listen.stdout()).toMatch(/^SIGINT: deleted webhook \d+, stopped$/m);
+      expect(listen.stdout()).toMatch(new RegExp(`^${signal}: deleted webhook \\d+, stopped$`, 'm'));
       expect(listen.stdout()).not.toMatch(/Press Ctrl\+C/);
       expect(await emulatorClient().webhooks.list()).toEqual([]);
     } finally {
