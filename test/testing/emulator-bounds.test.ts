@@ -161,6 +161,6 @@ describe.skipIf(!built)('svc-sdk emulator --max-records', () => {
   it('refuses a --max-records that is not a whole number from 1, with exit 2', async () => {
     const { code, stderr } = await run(['emulator', '--max-records', '0']);
     expect(code).toBe(2);
-    expect(stderr).toContain('--max-records must be a whole number from 1 to');
+    expect(stderr).toBe('[svc-sdk] --max-records must be a whole number from 1 to 100000000, got "0"\n');
   });
 });

@@ -44,7 +44,7 @@ export const emulatorCommand: CliCommand = {
     const rawPageSize = stringFlag(parsed, 'page-size');
     const pageSize = rawPageSize === undefined ? undefined : integerFlag(rawPageSize, '--page-size', 1, 1000);
     const rawMaxRecords = stringFlag(parsed, 'max-records');
-    const maxRecords = rawMaxRecords === undefined ? undefined : integerFlag(rawMaxRecords, '--max-records', 1, Number.MAX_SAFE_INTEGER);
+    const maxRecords = rawMaxRecords === undefined ? undefined : integerFlag(rawMaxRecords, '--max-records', 1, 100_000_000);
     const apiKey = stringFlag(parsed, 'api-key');
     if (apiKey !== undefined && !/^vdr_\S+$/.test(apiKey)) throw new UsageError('--api-key must start with "vdr_" and go on after it');
     const faults = faultsFromFlags(parsed);
