@@ -36,15 +36,24 @@ export function integerFlag(raw: string, flag: string, min: number, max: number)
  * without a scheme (`localhost:3000`, which URL parsers read as the scheme `localhost:`), another
  * scheme, or not a URL at all. `example` shows a good value.
  */
-export function httpUrlFlag(raw: string | undefined, flag: string, example: string): URL {
-  if (raw === undefined || raw === '') throw new UsageError(`${flag} is required: pass an absolute URL such as ${example}`);
+export function httpUrlFlag(value: string | undefined, flag: string, example: string): URL {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required: pass an absolute URL such as ${example}`);
+  const raw = withoutUserInfo(value);
   if (!/^[a-z][a-z\d+.-]*:\/\//i.test(raw)) {
     throw new UsageError(`${flag} "${raw}" has no scheme: write it with http:// or https://, such as http://${raw.replace(/^\/+/, '')}`);
   }
-  const url = parseUrl(raw);
+  const url = parseUrl(value);
   if (url === undefined) throw new UsageError(`${flag} "${raw}" is not a valid URL: pass an absolute URL such as ${example}`);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${flag} "${raw}" must be an http:// or https:// URL, not ${url.protocol}//, such as ${example}`);
   }
   return url;
+}
+
+/**
+ * A URL flag's value as messages quote it: a `user:password@` before the host (which may be a
+ * password, even in a value that is not a valid URL) as `***@`.
+ */
+function withoutUserInfo(value: string): string {
+  return value.replace(/^((?:[a-z][a-z\d+.-]*:)?\/\/|)[^/?#]*@/i, '$1***@');
 }

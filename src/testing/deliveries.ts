@@ -39,6 +39,10 @@ interface SchedulerOptions {
   deliveryDelayMs: number;
   retryDelaysMs: readonly number[];
   onAttempt?: ((attempt: DeliveryAttempt) => void) | undefined;
+  /** The most attempts kept in `attempts` (the newest); older ones are dropped. Default: all. */
+  maxAttempts?: number | undefined;
+  /** Called each time an attempt is dropped for `maxAttempts`. */
+  onDropped?: (() => void) | undefined;
 }
 
 /** How long one attempt may wait for the receiver before it counts as a network failure. */
@@ -57,7 +61,17 @@ interface Pending {
  * `advance(ms)` walks it without them, by moving the emulator's own clock ahead of the real one.
  */
 export class DeliveryScheduler {
+  /** The newest attempts made since the last reset, oldest first, at most `maxAttempts` of them. */
   readonly attempts: DeliveryAttempt[] = [];
+  /**
+   * How many attempts were made since the last reset, the dropped ones included: the position of
+   * the next one, which stays meaningful to a reader (`waitForDelivery`, `advance`) while old ones go.
+   */
+  get recorded(): number {
+    return this.#recorded;
+  }
+
+  #recorded = 0;
   readonly #options: SchedulerOptions;
   readonly #pending = new Set<Pending>();
   readonly #listeners = new Set<() => void>();
@@ -104,8 +118,8 @@ export class DeliveryScheduler {
   async advance(ms: number): Promise<DeliveryAttempt[]> {
     await this.#idle(); // an attempt out now schedules its retry when it ends: count that retry in
     const generation = this.#generation;
-    const first = this.attempts.length;
-    const made = () => (generation === this.#generation ? this.attempts.slice(first) : []);
+    const first = this.recorded;
+    const made = () => (generation === this.#generation ? this.since(first) : []);
     try {
       const target = this.now() + ms;
       for (;;) {
@@ -135,6 +149,11 @@ export class DeliveryScheduler {
     }
   }
 
+  /** The attempts kept that were made at or after position `first` (a value of `recorded`), oldest first. */
+  since(first: number): DeliveryAttempt[] {
+    return this.attempts.slice(Math.max(0, this.attempts.length - (this.recorded - first)));
+  }
+
   /** Calls `listener` after every change (attempt started, finished, scheduled); returns the unsubscribe. */
   subscribe(listener: () => void): () => void {
     this.#listeners.add(listener);
@@ -146,6 +165,7 @@ export class DeliveryScheduler {
     for (const { timer } of this.#pending) clearTimeout(timer);
     this.#pending.clear();
     this.attempts.length = 0;
+    this.#recorded = 0;
     this.#inFlight = 0;
     this.#generation += 1;
     this.#skewMs = 0;
@@ -214,6 +234,12 @@ export class DeliveryScheduler {
     if (status !== undefined) record.status = status;
     if (error !== undefined) record.error = error;
     this.attempts.push(record);
+    this.#recorded += 1;
+    // One out per one in: a long-running emulator's attempts stay at the bound, oldest gone first.
+    if (this.attempts.length > (this.#options.maxAttempts ?? Number.POSITIVE_INFINITY)) {
+      this.attempts.shift();
+      this.#options.onDropped?.();
+    }
     this.#options.onAttempt?.(record);
     if (!ok) {
       const delay = this.#options.retryDelaysMs[attempt - 1];

@@ -6,7 +6,7 @@ import { createFaults, withFaults, type EmulatorFaults, type ServedBy } from './
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
 import { createControlHandlers } from './control.js';
-import { misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
+import { hostName, misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
 import { MAX_PAGE_SIZE } from './pages.js';
 import { fail, withBodyAside } from './requests.js';
@@ -34,12 +34,20 @@ export interface EmulatorOptions {
   maxUploadBytes?: number | undefined;
   /**
    * Host names (without a port) that `listen()`'s server answers besides `127.0.0.1` and
-   * `localhost`, e.g. `['host.docker.internal']` or a tunnel's name. Any other `Host` is answered
-   * 421, so a web page whose DNS name was rebound to 127.0.0.1 cannot drive the emulator.
+   * `localhost`, e.g. `['host.docker.internal']` or a tunnel's name; read as URLs read them, so
+   * `'Bücher.example'` matches the `Host: xn--bcher-kva.example` a client sends. Any other `Host` is
+   * answered 421, so a web page whose DNS name was rebound to 127.0.0.1 cannot drive the emulator.
    */
   allowedHosts?: readonly string[] | undefined;
   /** Latency, a share of 503 answers, resets mid-body: see `EmulatorFaults`. Default: none. */
   faults?: EmulatorFaults | undefined;
+  /**
+   * The most records of each kind (deals, rooms, transactions, documents, webhooks, and the
+   * attempts in `deliveries`) kept; creating one more drops the oldest of its kind (a dropped webhook
+   * gets no more deliveries), with one `console.warn`. Bounds a long-running emulator's memory.
+   * Default 10 000; `Infinity` keeps all.
+   */
+  maxRecords?: number | undefined;
 }
 
 /** Options of `waitForDelivery`. */
@@ -52,7 +60,7 @@ export interface WaitOptions {
 export interface Emulator {
   /** msw request handlers answering `/api/v1/...` on any origin, for `setupServer(...emulator.handlers)`. */
   readonly handlers: readonly HttpHandler[];
-  /** Every delivery attempt made so far, oldest first. */
+  /** Every delivery attempt made so far, oldest first (the newest `maxRecords` of them). */
   readonly deliveries: readonly DeliveryAttempt[];
   /** The faults injected, live: change a field and the next request sees it. */
   readonly faults: EmulatorFaults;
@@ -85,6 +93,8 @@ export interface Emulator {
 const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000] as const;
 const DEFAULT_MAX_JSON_BYTES = 1024 * 1024;
 const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** Enough for any test suite, and a CLI emulator left running for weeks stays at a few MB of records. */
+const DEFAULT_MAX_RECORDS = 10_000;
 
 /**
  * Creates a stateful, in-memory emulator of the service.
@@ -113,8 +123,15 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     throw new TypeError(`[svc-sdk] createEmulator: pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   }
 
-  const store = new Store();
-  const scheduler = new DeliveryScheduler({ deliveryDelayMs, retryDelaysMs, onAttempt: options.onDelivery });
+  const maxRecords = checkMaxRecords(options.maxRecords) ?? DEFAULT_MAX_RECORDS;
+  const store = new Store(maxRecords);
+  const scheduler = new DeliveryScheduler({
+    deliveryDelayMs,
+    retryDelaysMs,
+    onAttempt: options.onDelivery,
+    maxAttempts: maxRecords,
+    onDropped: () => store.noteDropped('delivery attempts'),
+  });
   const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
   const handlers = [...createControlHandlers(context), ...createHandlers(context)]; // control route first: svc-sdk trigger (control.ts)
   const servers = new Set<ListeningEmulator>();
@@ -151,8 +168,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return new Promise((resolve, reject) => {
         let seen = 0;
         const check = () => {
-          for (; seen < scheduler.attempts.length; seen += 1) {
-            const attempt = scheduler.attempts[seen]!;
+          // By position among every attempt made (not by index into the kept ones, which shift as the oldest go).
+          const fresh = scheduler.since(seen);
+          seen = scheduler.recorded - fresh.length;
+          for (const attempt of fresh) {
+            seen += 1;
             if (predicate(attempt)) {
               done();
               resolve(attempt);
@@ -163,7 +183,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         const unsubscribe = scheduler.subscribe(check);
         const timer = setTimeout(() => {
           done();
-          reject(new Error(`[svc-sdk] no matching delivery within ${timeout} ms (${scheduler.attempts.length} attempts so far)`));
+          reject(new Error(`[svc-sdk] no matching delivery within ${timeout} ms (${scheduler.recorded} attempts so far)`));
         }, timeout);
         const done = () => {
           clearTimeout(timer);
@@ -220,11 +240,13 @@ function onlyAllowedHosts(fetch: (request: Request, servedBy: ServedBy) => Promi
   };
 }
 
+/** The listed names as the Host header carries them (see `hostName`), or a TypeError naming the fix. */
 function checkHosts(hosts: readonly string[] | undefined): string[] {
-  if (hosts !== undefined && !(Array.isArray(hosts) && hosts.every((host) => typeof host === 'string' && /^[^\s:/]+$/.test(host)))) {
+  const names = Array.isArray(hosts) ? hosts.map((host) => (typeof host === 'string' && /^[^\s:/?#@\\[\]]+$/.test(host) ? hostName(host) : undefined)) : [];
+  if (hosts !== undefined && !(Array.isArray(hosts) && names.every((name) => name !== undefined))) {
     throw new TypeError("[svc-sdk] createEmulator: allowedHosts must be an array of host names without a port, e.g. ['host.docker.internal']");
   }
-  return (hosts ?? []).map((host) => host.toLowerCase());
+  return names as string[];
 }
 
 function checkOptions(apiKey: string | undefined, deliveryDelayMs: number, retryDelaysMs: readonly number[]): void {
@@ -242,6 +264,13 @@ function checkOptions(apiKey: string | undefined, deliveryDelayMs: number, retry
 function checkSize(value: number | undefined, name: string): number | undefined {
   if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
     throw new TypeError(`[svc-sdk] createEmulator: ${name} must be a whole number of bytes, 1 or more`);
+  }
+  return value;
+}
+
+function checkMaxRecords(value: number | undefined): number | undefined {
+  if (value !== undefined && !((Number.isSafeInteger(value) && value >= 1) || value === Number.POSITIVE_INFINITY)) {
+    throw new TypeError('[svc-sdk] createEmulator: maxRecords must be a whole number of records, 1 or more (or Infinity to keep every record)');
   }
   return value;
 }

@@ -40,8 +40,13 @@ export function misdirectedHost(request: Request, allowedHosts: readonly string[
   );
 }
 
-/** The lowercase host name of a Host header (without its port), or `undefined` when it is not one. */
-function hostName(header: string | null): string | undefined {
+/**
+ * The host name of a Host header or a listed name as URLs read it (without its port, lowercase,
+ * punycode for an international name: `bücher.example` is `xn--bcher-kva.example`, as a client sends
+ * it), or `undefined` when it is not one. The one reading for both sides, so a listed name matches
+ * the Host that names it.
+ */
+export function hostName(header: string | null): string | undefined {
   try {
     return header ? new URL(`http://${header}`).hostname : undefined;
   } catch {

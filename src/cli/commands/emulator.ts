@@ -5,7 +5,7 @@ import { integerFlag, parseCommandArgs, stringFlag, type ParsedArgs } from '../a
 import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
 
-const HELP = `Usage: svc-sdk emulator [--port 4010] [--api-key vdr_…] [--delivery-delay-ms 2000] [--page-size <n>]
+const HELP = `Usage: svc-sdk emulator [--port 4010] [--api-key vdr_…] [--delivery-delay-ms 2000] [--page-size <n>] [--max-records 10000]
 
 Runs the in-memory emulator of the service on http://127.0.0.1:<port> and prints its base URL and
 a usable API key. Ctrl+C stops it. Every delivery attempt it makes is printed as one line.
@@ -15,6 +15,9 @@ Options:
   --api-key <vdr_…>        Accept only this key. Default: any key starting with vdr_.
   --delivery-delay-ms <n>  Milliseconds before a delivery's first attempt. Default 2000.
   --page-size <n>          Every list answers pages of <n> items (1 to 1000).
+  --max-records <n>        Keeps at most <n> records of each kind (deals, rooms, transactions,
+                           documents, webhooks, delivery attempts); each one past it drops the
+                           oldest of its kind, with one warning. Default 10000.
   --latency-ms <ms>        Faults: delays every answer.
   --unavailable-rate <0..1>  Faults: answers that share of requests 503.
   --reset-after-bytes <n>  Faults: resets the connection once n bytes of a request body arrived.
@@ -33,12 +36,15 @@ export const emulatorCommand: CliCommand = {
       'api-key': { type: 'string' },
       'delivery-delay-ms': { type: 'string' },
       'page-size': { type: 'string' },
+      'max-records': { type: 'string' },
       ...FAULT_FLAGS,
     });
     const port = integerFlag(stringFlag(parsed, 'port') ?? '4010', '--port', 0, 65_535);
     const deliveryDelayMs = integerFlag(stringFlag(parsed, 'delivery-delay-ms') ?? '2000', '--delivery-delay-ms', 0, 86_400_000);
     const rawPageSize = stringFlag(parsed, 'page-size');
     const pageSize = rawPageSize === undefined ? undefined : integerFlag(rawPageSize, '--page-size', 1, 1000);
+    const rawMaxRecords = stringFlag(parsed, 'max-records');
+    const maxRecords = rawMaxRecords === undefined ? undefined : integerFlag(rawMaxRecords, '--max-records', 1, 100_000_000);
     const apiKey = stringFlag(parsed, 'api-key');
     if (apiKey !== undefined && !/^vdr_\S+$/.test(apiKey)) throw new UsageError('--api-key must start with "vdr_" and go on after it');
     const faults = faultsFromFlags(parsed);
@@ -51,6 +57,7 @@ export const emulatorCommand: CliCommand = {
       apiKey,
       deliveryDelayMs,
       pageSize,
+      maxRecords,
       faults,
       onDelivery: (attempt) =>
         println(

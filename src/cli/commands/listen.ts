@@ -9,13 +9,16 @@ import { APIConnectionError, APIError } from '../../core/errors.js';
 // From client.js, not the node entry: an import of index.node.ts would move its registration of the file system into a shared chunk, which a user's bundler drops (sideEffects names the entry only).
 import { Client } from '../../client.js';
 import { randomHex } from '../../shared/hex.js';
+import { parseUrl } from '../../shared/parse-url.js';
 import { describeFetchFailure } from '../../shared/fetch-failure.js';
 import { WEBHOOK_EVENT_KINDS, type EventKind } from '../../webhooks/event-kinds.js';
 import { signPayload, verifyWebhook, WebhookVerificationError } from '../../webhooks/index.node.js';
 import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
+import { forwardTarget, type ForwardTarget } from '../forward-target.js';
 import { readPreview, statusLine, unreachable } from '../http.js';
 import { println, untilStopped } from '../signals.js';
+import { escapeControl } from '../terminal-text.js';
 
 /** A delivery envelope is a few hundred bytes; anything near this is not one. */
 const MAX_DELIVERY_BYTES = 1024 * 1024;
@@ -23,6 +26,14 @@ const MAX_DELIVERY_BYTES = 1024 * 1024;
 const FORWARD_TIMEOUT_MS = 30_000;
 /** How many delivery ids are remembered to number their attempts. */
 const REMEMBERED_DELIVERIES = 10_000;
+/**
+ * How long a sender may take to send a whole request, headers included. The service sends a delivery
+ * of a few hundred bytes at once; a body that trickles in is not a delivery, and holding its socket
+ * is how a slow sender exhausts a listener.
+ */
+const REQUEST_TIMEOUT_MS = 10_000;
+/** How often node:http looks for requests past their timeout (its default, 30 s, would let one live 40 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 const HELP = `Usage: svc-sdk listen --forward-to <app-url> [--public-url <url>] [--events <kind,…>] [--port <n>]
 
@@ -34,7 +45,8 @@ status goes back to the service, so a failing app sees the service's retries. Ct
 the webhook and stops.
 
 Options:
-  --forward-to <url>   Your app's webhook route, such as http://127.0.0.1:3000/webhooks.
+  --forward-to <url>   Your app's webhook route, such as http://127.0.0.1:3000/webhooks. A
+                       user:password@ in it is sent as basic auth, and never printed.
   --public-url <url>   The https URL at which the service reaches this listener (a tunnel to
                        --port, such as ngrok or cloudflared). Without it: http://127.0.0.1:<port>/,
                        which only a service on this machine (the emulator) can reach.
@@ -57,16 +69,31 @@ export const listenCommand: CliCommand = {
       events: { type: 'string' },
       port: { type: 'string' },
     });
-    const forwardTo = httpUrlFlag(stringFlag(parsed, 'forward-to'), '--forward-to', 'http://127.0.0.1:3000/webhooks');
+    const forwardTo = forwardTarget(httpUrlFlag(stringFlag(parsed, 'forward-to'), '--forward-to', 'http://127.0.0.1:3000/webhooks'));
     const rawPublic = stringFlag(parsed, 'public-url');
     const publicUrl = rawPublic === undefined ? undefined : httpUrlFlag(rawPublic, '--public-url', 'https://abc.ngrok.app/');
     const eventTypes = parseEvents(stringFlag(parsed, 'events'));
     const port = integerFlag(stringFlag(parsed, 'port') ?? '0', '--port', 0, 65_535);
     if (!io.env['SVC_API_KEY']) throw new UsageError('SVC_API_KEY is not set: set it to your API key (vdr_…), or to the key svc-sdk emulator prints');
     if (!io.env['SVC_BASE_URL']) throw new UsageError('SVC_BASE_URL is not set: set it to the service\'s base URL, or to the URL svc-sdk emulator prints');
+    // fetch refuses such a URL, and its error quotes it, password included, on the line that says so.
+    const baseUrl = parseUrl(io.env['SVC_BASE_URL']);
+    if (baseUrl !== undefined && (baseUrl.username || baseUrl.password)) {
+      throw new UsageError('SVC_BASE_URL carries a user:password@, which requests to the service cannot: remove it (the API key goes in SVC_API_KEY)');
+    }
     const client = new Client({ apiKey: io.env['SVC_API_KEY'], baseUrl: io.env['SVC_BASE_URL'], maxRetries: 1 });
 
     const forwardSecret = io.env['SVC_WEBHOOK_SECRET'] || `whsec_${randomHex(24)}`;
+    // Listening for Ctrl+C before anything is registered: a signal while the registration is in
+    // flight must not end the process with the webhook left behind (the service would retry every
+    // event 6 times against it), so it is heard, the answer awaited, and the registration deleted.
+    let registering = true;
+    let stopping: NodeJS.Signals | undefined;
+    const stopped = untilStopped().then((signal) => {
+      stopping = signal;
+      if (registering) println(io.stdout, `${signal}: stopping once the registration in flight is answered, to delete it`);
+      return signal;
+    });
     const relay = new Relay(forwardTo, forwardSecret, io);
     const server = await listenOn(port, relay);
     const localPort = (server.address() as AddressInfo).port;
@@ -74,7 +101,7 @@ export const listenCommand: CliCommand = {
 
     let registration: { id: number; secret: string };
     try {
-      registration = await client.webhooks.create({ url: target, name: `svc-sdk listen → ${forwardTo.host}`, event_types: eventTypes });
+      registration = await client.webhooks.create({ url: target, name: `svc-sdk listen → ${forwardTo.url.host}`, event_types: eventTypes });
     } catch (error) {
       await close(server);
       const hint =
@@ -84,13 +111,17 @@ export const listenCommand: CliCommand = {
       println(io.stderr, `[svc-sdk] could not register a webhook on ${client.baseUrl}: ${describeClientError(error)}${hint}`);
       return 1;
     }
+    registering = false;
     relay.secret = registration.secret;
     const kinds = eventTypes === null ? 'every event kind' : eventTypes.join(', ');
     println(io.stdout, `svc-sdk listen: webhook ${registration.id} on ${client.baseUrl} delivers ${kinds} to ${target}`);
-    println(io.stdout, `Forwarding to ${forwardTo.href}, signed with ${io.env['SVC_WEBHOOK_SECRET'] ? 'SVC_WEBHOOK_SECRET (from the environment)' : `SVC_WEBHOOK_SECRET=${forwardSecret}`}`);
-    println(io.stdout, 'Press Ctrl+C to stop (the webhook is deleted).');
+    if (stopping === undefined) {
+      const auth = forwardTo.authorization === undefined ? '' : ' (with the user and password of --forward-to as basic auth)';
+      println(io.stdout, `Forwarding to ${forwardTo.url.href}${auth}, signed with ${io.env['SVC_WEBHOOK_SECRET'] ? 'SVC_WEBHOOK_SECRET (from the environment)' : `SVC_WEBHOOK_SECRET=${forwardSecret}`}`);
+      println(io.stdout, 'Press Ctrl+C to stop (the webhook is deleted).');
+    }
 
-    const signal = await untilStopped();
+    const signal = await stopped;
     await close(server);
     try {
       await client.webhooks.delete(registration.id);
@@ -113,11 +144,11 @@ function parseEvents(raw: string | undefined): EventKind[] | null {
   return kinds as EventKind[];
 }
 
-/** A client error in one phrase, with the network cause when no answer came. */
+/** A client error in one phrase, with the network cause when no answer came; the service's words escaped. */
 function describeClientError(error: unknown): string {
   const message = (error as Error).message.replace(/^\[svc-sdk\] /, '');
-  if (error instanceof APIConnectionError && error.cause !== undefined) return `${message} (${describeFetchFailure(error.cause)})`;
-  return message;
+  if (error instanceof APIConnectionError && error.cause !== undefined) return escapeControl(`${message} (${describeFetchFailure(error.cause)})`);
+  return escapeControl(message);
 }
 
 /** Verifies deliveries with the registration's secret and forwards them, re-signed, to the app. */
@@ -127,7 +158,7 @@ class Relay {
   readonly #attempts = new Map<string, number>();
 
   constructor(
-    readonly forwardTo: URL,
+    readonly forwardTo: ForwardTarget,
     readonly forwardSecret: string,
     readonly io: CliIO,
   ) {}
@@ -147,30 +178,39 @@ class Relay {
       event = await verifyWebhook(body, request.headers['x-svc-signature'], this.secret);
     } catch (error) {
       const reason = error instanceof WebhookVerificationError ? error.reason : 'invalid_payload';
+      // When the receiver's one table from refusal to status and answer lands (issue 32, src/webhooks),
+      // this status and the JSON answer below come from it.
       const status = reason === 'invalid_signature' || reason === 'missing_signature' || reason === 'no_secret' ? 401 : 400;
       println(this.io.stdout, `refused a delivery: ${reason} → ${status}`);
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: reason }));
       return;
     }
     const attempt = this.#count(event.delivery_id);
-    const prefix = `${event.event} ${event.delivery_id} attempt ${attempt}`;
+    // Verified, but still the network's words: a kind or an id may carry escape sequences.
+    const prefix = `${escapeControl(event.event)} ${escapeControl(event.delivery_id)} attempt ${attempt}`;
+    const { url, authorization } = this.forwardTo;
     let answer: Response;
     try {
-      answer = await fetch(this.forwardTo, {
+      answer = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-svc-signature': await signPayload(body, this.forwardSecret), 'user-agent': 'svc-sdk-listen' },
+        headers: {
+          'content-type': 'application/json',
+          'x-svc-signature': await signPayload(body, this.forwardSecret),
+          'user-agent': 'svc-sdk-listen',
+          ...(authorization === undefined ? {} : { authorization }),
+        },
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
       });
     } catch (error) {
-      println(this.io.stdout, `${prefix} → failed: ${unreachable(this.forwardTo, error, FORWARD_TIMEOUT_MS)}`);
+      println(this.io.stdout, `${prefix} → failed: ${escapeControl(unreachable(url, error, FORWARD_TIMEOUT_MS))}`);
       response.writeHead(502).end();
       return;
     }
     const { text } = await readPreview(answer.body, 200);
-    const excerpt = text.replace(/\s+/g, ' ').trim();
-    println(this.io.stdout, `${prefix} → ${statusLine(answer)}${excerpt && !answer.ok ? `: ${excerpt}` : ''}`);
+    const excerpt = escapeControl(text.replace(/\s+/g, ' ').trim());
+    println(this.io.stdout, `${prefix} → ${escapeControl(statusLine(answer))}${excerpt && !answer.ok ? `: ${excerpt}` : ''}`);
     // The app's status goes back to the service, so its failures meet the service's retry schedule.
     response.writeHead(answer.status).end();
   }
@@ -197,14 +237,15 @@ async function readBody(request: IncomingMessage): Promise<Uint8Array<ArrayBuffe
 }
 
 function listenOn(port: number, relay: Relay): Promise<Server> {
-  const server = createServer((request, response) => {
+  // The timeouts are options of the creation, not properties set after it: node:http arms its checks
+  // with what it is created with, and a request timeout set later left a trickling sender held past 60 s.
+  const timeouts = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS };
+  const server = createServer(timeouts, (request, response) => {
     relay.handle(request, response).catch(() => {
       if (!response.headersSent) response.writeHead(500);
       response.end();
     });
   });
-  // A body that trickles in is not a delivery: give up on it rather than hold the socket.
-  server.requestTimeout = 10_000;
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(error.code === 'EADDRINUSE' ? new UsageError(`port ${port} is in use: pick another with --port`) : error),
