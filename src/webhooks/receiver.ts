@@ -23,7 +23,7 @@ import type { WebhookEvent } from './events.js';
 import { DeliveryRecord, webhookHookSets } from './hooks.js';
 import { refusalAnswer } from './refusals.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
-import { isThenable, malformedSecret, secretSource, type MissingSecretError } from './secrets.js';
+import { malformedSecret, secretSource, type MissingSecretError } from './secrets.js';
 import type { Answer, BodyFailure, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
 
 const OK: Answer = [200];
@@ -62,9 +62,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   const renewEveryMs = Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3);
   // One timer for every store call pending, not one per call (deadlines.ts).
   const storeDeadlines = coarseDeadlines(storeTimeoutMs);
-  /** Calls one method of the store, by its name (the name a timeout's message gives), under storeTimeoutMs. */
-  const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string) =>
-    withDeadline<unknown>(store![call]!(id), storeDeadlines, storeTimeoutMs, call);
+  /** Calls one method of the store, by its name (the name a timeout's message gives): a promise it returns runs under storeTimeoutMs. */
+  const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string): unknown => {
+    const result: unknown = store![call]!(id);
+    return isThenable(result) ? withDeadline(result, storeDeadlines, storeTimeoutMs, call) : result;
+  };
 
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
   async function receive({ method, signature, body, request, keepAlive }: Delivery): Promise<Answer> {
@@ -73,7 +75,9 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     if (typeof body === 'string') return answer(record, refuse(BODY_REFUSALS[body], request, record));
     let keys: string[];
     try {
-      keys = await secrets.read();
+      // Known secrets come at once: no promise to wait for on every delivery.
+      const read = secrets.read();
+      keys = isThenable(read) ? await read : read;
     } catch (error) {
       return answer(record, noSecret(error as MissingSecretError, record));
     }
@@ -219,6 +223,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   };
 
   return { receive, maxBodyBytes, bodyTimeoutMs, waitUntil };
+}
+
+/** Whether `value` is a promise or any other thenable. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
 }
 
 /** The answer, reported to the delivery's hooks (onOutcome) when it has a record. */

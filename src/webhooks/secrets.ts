@@ -111,11 +111,6 @@ export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs:
   };
 }
 
-/** Whether `value` is a promise or any other thenable. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
-}
-
 /** The secret function threw: its name only, since its message may hold the secret or a vault's answer. */
 function failed(error: unknown): MissingSecretError {
   return new MissingSecretError(`[svc-sdk] createWebhookHandler: the secret function failed (${error instanceof Error ? error.name : typeof error})`);
