@@ -21,11 +21,13 @@ export const REFUSAL_STATUS: Readonly<Record<RefusalReason, number>> = {
 
 /**
  * The answer to a refusal: its status, its `error` (the reason itself, or `problem` when more is
- * known, e.g. the envelope field a payload lacks; never a secret nor a body's value) and its headers
- * (`allow: POST` for a method; `connection: close` for a body left unread, so Node does not drain it).
+ * known, e.g. the envelope field a payload lacks; never a secret nor a body's value) and its headers:
+ * `allow: POST` for a method; `connection: close` for a body still trickling in, so the sender's
+ * socket is freed whatever serves the handler. (The Node listener also closes after a body too large;
+ * a fetch handler does not, as before: HTTP/2 servers refuse a `connection` header.)
  */
 export function refusalAnswer(reason: RefusalReason, problem?: string): Answer {
-  const headers = reason === 'method_not_allowed' ? ALLOW_POST : reason === 'body_too_large' || reason === 'body_timeout' ? CLOSE : undefined;
+  const headers = reason === 'method_not_allowed' ? ALLOW_POST : reason === 'body_timeout' ? CLOSE : undefined;
   return [REFUSAL_STATUS[reason], problem ?? reason, headers];
 }
 
