@@ -73,6 +73,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     const record = hookSets && new DeliveryRecord(hookSets); // hooks: onReceive
     if (method !== 'POST') return answer(record, refusalAnswer('method_not_allowed'));
     if (typeof body === 'string') return answer(record, refuse(BODY_REFUSALS[body], request, record));
+    // Stage secret (secrets.ts): the signing secrets, or why there are none.
     let keys: string[];
     try {
       // Known secrets come at once: no promise to wait for on every delivery.
@@ -96,7 +97,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     return [500, message];
   };
 
-  /** Stage check: the event, or why it was refused. A signature that matches none of the secrets may be a rotation: a secret function is read again (at most once a minute) and, when its secrets changed, asked once more. */
+  /**
+   * Stage check: the event, or why it was refused. A signature that matches none of the secrets may
+   * be a rotation: a secret function is read again (at most once a minute), and the delivery checked
+   * once more against what it answers.
+   */
   const check = async (body: Uint8Array, signature: unknown, keys: string[], record?: DeliveryRecord) => {
     // hooks: onVerified, once the signature and envelope checked out, before the timestamp
     const checked = await checkDelivery(hmac, body, signature, keys, tolerance, record);
