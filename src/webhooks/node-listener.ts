@@ -6,7 +6,7 @@
 import { concat } from '../shared/read-at-most.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { receiverOf } from './handler.js';
-import { refusalAnswer, type RefusalReason } from './refusals.js';
+import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
 import { SIGNATURE_HEADER } from './signature.js';
 import type { Answer, BodyFailure, Delivery, WebhookHandler } from './types.js';
 
@@ -174,8 +174,6 @@ function errorOf(text: string): string {
  * its answers, so the answer need not wait for it (settled, its failure ignored, by the handler).
  */
 const outlive = (): void => {};
-
-const BODY_REFUSALS: Record<BodyFailure, RefusalReason> = { too_large: 'body_too_large', timeout: 'body_timeout', unreadable: 'unreadable_body' };
 
 /** Writes the answer, unless a framework answered already. */
 function send(res: NodeResponseLike, [status, error, headers]: Answer, close?: boolean): void {

@@ -21,22 +21,16 @@ import { memoryStore } from './dedupe-memory.js';
 import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
 import { DeliveryRecord, webhookHookSets } from './hooks.js';
-import { refusalAnswer } from './refusals.js';
+import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
 import { malformedSecret, secretSource, type MissingSecretError } from './secrets.js';
-import type { Answer, BodyFailure, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
+import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
 
 const OK: Answer = [200];
 // Being processed by another request right now: the service may come back in a minute.
 const IN_PROGRESS: Answer = [409, 'delivery_in_progress', { 'retry-after': '60' }];
 const HANDLER_FAILED: Answer = [500, 'handler_failed'];
 const STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
-
-const BODY_REFUSALS: Record<BodyFailure, WebhookRejectReason> = {
-  too_large: 'body_too_large',
-  unreadable: 'unreadable_body',
-  timeout: 'body_timeout',
-};
 
 /** The receiver of `createWebhookHandler(options)` over an HMAC back end; throws a clear error for bad options. */
 export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions): Receiver {

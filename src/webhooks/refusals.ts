@@ -1,6 +1,6 @@
 // The one table from a refused delivery to its answer: the fetch handler, the Node listener (also
 // for a handler it serves through fetch) and `svc-sdk listen` all answer a refusal from here.
-import type { Answer, WebhookRejectReason } from './types.js';
+import type { Answer, BodyFailure, WebhookRejectReason } from './types.js';
 
 /** Every refusal a receiver answers itself: why a delivery was refused before `on`, or a method other than POST. */
 export type RefusalReason = WebhookRejectReason | 'method_not_allowed';
@@ -17,6 +17,13 @@ export const REFUSAL_STATUS: Readonly<Record<RefusalReason, number>> = {
   invalid_timestamp: 400,
   stale_timestamp: 400,
   future_timestamp: 400,
+};
+
+/** The refusal of a body that could not be had: too large, failed (the sender went away), or not arrived in time. */
+export const BODY_REFUSALS: Readonly<Record<BodyFailure, WebhookRejectReason>> = {
+  too_large: 'body_too_large',
+  unreadable: 'unreadable_body',
+  timeout: 'body_timeout',
 };
 
 /**
