@@ -36,7 +36,7 @@ export interface SecretSource {
   read(): string[] | Promise<string[]>;
   /**
    * For a delivery whose signature matched none of them (a rotation?): a secret function's secrets
-   * read again, unless one was re-read in the last minute; else `undefined`. Never rejects.
+   * read again, unless it was called in the last minute; else `undefined`. Never rejects.
    */
   reread(): Promise<string[] | undefined>;
 }
@@ -45,7 +45,7 @@ export interface SecretSource {
 export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs: number): SecretSource {
   let warned = false;
   let loggedAt = -Infinity;
-  let rereadAt = -Infinity;
+  let readAt = -Infinity;
   let pending: Promise<string[]> | undefined;
 
   /** The secrets of a value, trimmed (a file's trailing newline), or `MissingSecretError`. */
@@ -71,6 +71,7 @@ export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs:
    */
   const lookup = (): Promise<string[]> =>
     (pending ??= (async () => {
+      readAt = Date.now();
       let timer: ReturnType<typeof setTimeout> | undefined;
       try {
         const value = await Promise.race([
@@ -98,9 +99,8 @@ export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs:
   return {
     read: () => known ?? lookup(),
     async reread() {
-      const now = Date.now();
-      if (typeof secret !== 'function' || !known || now - rereadAt < SECRET_INTERVAL_MS) return undefined;
-      rereadAt = now;
+      // At most once a minute, counted from the last call: a flood of forgeries costs the vault one call a minute.
+      if (typeof secret !== 'function' || Date.now() - readAt < SECRET_INTERVAL_MS) return undefined;
       try {
         // The known secrets stay in use until the function answers.
         return await lookup();
