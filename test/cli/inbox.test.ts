@@ -54,7 +54,7 @@ describe.skipIf(!hasRedis || !built)('svc-sdk inbox stats | dead | replay', () =
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toBe('dead-1  credit.low  1 attempt  CRM said \\x1b[2J\\x1b]0;pwned\\x07no');
-    expect(lines[1]).toMatch(/^dead-2  credit\.low  1 attempt  /);
+    expect(lines[1]).toMatch(/^dead-2 {2}credit\.low {2}1 attempt {2}/);
     expect(lines[2]).toMatch(/^2 dead letters: svc-sdk inbox replay/);
     expect(result.stdout).not.toContain('\u001b');
   });
