@@ -2,7 +2,7 @@
 // and count deliveries by outcome. Attributes come from the hooks' outcome and the event's envelope
 // only (kind, delivery id): never the secret, the signature header, the body or the event's data.
 import { context, SpanKind, SpanStatusCode, type Attributes, type Counter, type Histogram, type Meter, type Span } from '@opentelemetry/api';
-import type { DeliveryInfo, WebhookHooks } from '../webhooks/hooks.js';
+import type { DeliveryInfo, WebhookHooks } from '../webhooks/types.js';
 import { lazyInstruments, type TelemetryProviders } from './shared.js';
 
 /** Options of `webhookTelemetry`. */

@@ -4,9 +4,7 @@
 // index.node.ts: node:crypto). The documentation is on the call signatures below, which editors
 // show at the call site and the API reference renders.
 import type { WebhookEvent } from './events.js';
-import type { WebhookHandler, WebhookHandlerOptions } from './handler.js';
-import type { RawBody, SignatureHeader, SigningSecret } from './signature.js';
-import type { VerifyWebhookOptions } from './verify-webhook.js';
+import type { RawBody, SignatureHeader, SigningSecret, VerifyWebhookOptions, WebhookHandler, WebhookHandlerOptions } from './types.js';
 
 /** The type of `verifySignature`. */
 export interface VerifySignature {

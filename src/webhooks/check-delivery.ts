@@ -4,8 +4,8 @@ import type { WebhookVerificationReason } from './errors.js';
 import { readWebhookEvent, type WebhookEvent } from './events.js';
 import { timestampProblem } from './replay.js';
 import { signatureHex } from './signature.js';
-import { next } from './steps.js';
-import { verifyHex, type HmacVerify } from './verify.js';
+import type { HmacVerify } from './types.js';
+import { verifyHex } from './verify.js';
 
 /** Why a delivery's own content was refused: its signature, its envelope or its timestamp. */
 export type DeliveryProblem = Exclude<WebhookVerificationReason, 'no_secret' | 'unreadable_body'> | 'invalid_payload';
@@ -26,32 +26,28 @@ const NO_MATCH = /* @__PURE__ */ new Refusal('invalid_signature');
 /**
  * Checks one delivery: the signature over the raw `body` under any of `secrets`, then the envelope
  * (`event`, `version`, `delivery_id`, `timestamp`, `data`), then the signed timestamp against the
- * replay window. The event, or a `Refusal`; at once when the HMAC back end is synchronous
- * (node:crypto), as a promise otherwise (Web Crypto). Never throws. `onEvent` hears the event once
- * its signature and envelope checked out, before its timestamp is (the receiver's hooks: `onVerified`).
+ * replay window. The event, or a `Refusal`; never rejects. `observer` hears the event once its
+ * signature and envelope checked out, before its timestamp is (the receiver's hooks: `onVerified`).
  */
-export function checkDelivery(
+export async function checkDelivery(
   hmac: HmacVerify,
   body: string | Uint8Array,
   header: unknown,
   secrets: string[],
   tolerance: number | false,
-  onEvent?: (event: WebhookEvent) => void,
-): WebhookEvent | Refusal | Promise<WebhookEvent | Refusal> {
+  observer?: { verified(event: WebhookEvent): void },
+): Promise<WebhookEvent | Refusal> {
   if (!header) return MISSING;
   const hex = signatureHex(header);
   if (!hex) return MALFORMED;
-  return next(
-    // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
-    () => verifyHex(hmac, body, hex, secrets),
-    (valid) => {
-      if (!valid) return NO_MATCH;
-      const event = readWebhookEvent(body);
-      // Not a delivery: the message names the field, never a value.
-      if (typeof event === 'string') return new Refusal('invalid_payload', event);
-      onEvent?.(event);
-      const late = timestampProblem(event.timestamp, tolerance);
-      return late ? new Refusal(late) : event;
-    },
-  );
+  // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
+  // A synchronous back end (node:crypto) answers without a promise to wait for.
+  const match = verifyHex(hmac, body, hex, secrets);
+  if (!(typeof match === 'boolean' ? match : await match)) return NO_MATCH;
+  const event = readWebhookEvent(body);
+  // Not a delivery: the message names the field, never a value.
+  if (typeof event === 'string') return new Refusal('invalid_payload', event);
+  observer?.verified(event);
+  const late = timestampProblem(event.timestamp, tolerance);
+  return late ? new Refusal(late) : event;
 }

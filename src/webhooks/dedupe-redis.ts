@@ -83,8 +83,9 @@ export function createRedisDedupeStore(client: RedisClientLike, options: RedisDe
       await set(prefix + id, 'done', ttlMs);
     },
     async renew(id) {
-      // The lease of a running on(): another processingTtlMs from now.
-      await setXx(prefix + id, 'processing', processingTtlMs);
+      // The lease of a running on(): another processingTtlMs from now. SET XX answers null when the
+      // claim expired meanwhile (Redis paused or unreachable past processingTtlMs): lost.
+      return (await setXx(prefix + id, 'processing', processingTtlMs)) !== null;
     },
     async release(id) {
       // Unconditional: if this claim already expired and another worker claimed the id, that claim

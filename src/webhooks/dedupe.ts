@@ -17,8 +17,9 @@ export interface DedupeStore {
   /**
    * Extends a claim that is still being processed by another `processingTtlMs` (optional): the
    * handler calls it while `on` runs, so a slow `on` keeps its claim and a retry never runs beside it.
+   * `false` says the claim was gone (it expired): the handler reports it to `onError`.
    */
-  renew?(id: string): void | Promise<void>;
+  renew?(id: string): void | boolean | Promise<void | boolean>;
   /** How long a claim lasts unless renewed, in ms, when the store knows it: the handler renews three times per period. */
   readonly processingTtlMs?: number | undefined;
   /**

@@ -22,15 +22,26 @@ export type {
   JobFailedData,
   ModuleToggledData,
 } from './events.js';
-export type { RawBody, SignatureHeader, SigningSecret } from './signature.js';
-export type { VerifyWebhookOptions } from './verify-webhook.js';
-export type { WebhookHandler, WebhookHandlerOptions, WebhookRejectReason } from './handler.js';
+export type {
+  RawBody,
+  SignatureHeader,
+  SigningSecret,
+  VerifyWebhookOptions,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookRejectReason,
+  WebhookSecretOption,
+  WebhookHooks,
+  WebhookHooksOption,
+  DeliveryInfo,
+  DeliveryOutcome,
+  DeliveryOutcomeKind,
+} from './types.js';
 export { toNodeListener, type NodeListenerOptions, type NodeWebhookListener, type NodeRequestLike, type NodeResponseLike } from './node-listener.js';
-export type { WebhookSecretOption } from './secrets.js';
-export type { WebhookHooks, WebhookHooksOption, DeliveryInfo, DeliveryOutcome, DeliveryOutcomeKind } from './hooks.js';
 export type { DedupeStore, ClaimResult } from './dedupe.js';
 export { createMemoryDedupeStore, type MemoryDedupeStoreOptions } from './dedupe-memory.js';
 export { createRedisDedupeStore, type RedisClientLike, type RedisDedupeStoreOptions } from './dedupe-redis.js';
 export { WEBHOOK_EVENT_KINDS, type EventKind, type KnownEventKind } from './event-kinds.js';
-// Not exported: the HMAC back ends, the header parser and the handler's Receive (internals that
-// the functions cover).
+// Not exported: the HMAC back ends, the header parser and the receiver (internals that the
+// functions cover); the refusal table (refusals.ts) is internal too: `svc-sdk listen` imports it
+// from its file.

@@ -4,10 +4,11 @@
 // costs more than the verification itself), and from the body's last event without a promise when
 // every step is synchronous (BENCHMARKS.md, "Webhook receiving under load").
 import { concat } from '../shared/read-at-most.js';
-import { receiverOf, type WebhookHandler } from './handler.js';
-import type { Answer, BodyFailure, Receive } from './receiver.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
+import { receiverOf } from './handler.js';
+import { refusalAnswer, type RefusalReason } from './refusals.js';
 import { SIGNATURE_HEADER } from './signature.js';
+import type { Answer, BodyFailure, Delivery, WebhookHandler } from './types.js';
 
 /** The part of Node's `IncomingMessage` the listener uses: Express's `req`, Fastify's `request.raw` and Koa's `ctx.req` all are one. */
 export interface NodeRequestLike {
@@ -55,7 +56,7 @@ export type NodeWebhookListener = (req: NodeRequestLike, res: NodeResponseLike) 
 export interface NodeListenerOptions {
   /**
    * How long a body may take to arrive, in ms, from the moment the listener starts reading it;
-   * default 10 000. A sender that trickles its body, or declares a `Content-Length` longer than
+   * default: the handler's `bodyTimeoutMs` (10 000). A sender that trickles its body, or declares a `Content-Length` longer than
    * what it sends, is answered 408 and its connection closed (node:http alone would hold the
    * socket for its 300 s request timeout). `onVerificationError` hears it as `'body_timeout'`.
    */
@@ -88,23 +89,23 @@ const HANDLER_FAILED: Answer = [500, 'handler_failed'];
  * ```
  */
 export function toNodeListener(handler: WebhookHandler, options: NodeListenerOptions = {}): NodeWebhookListener {
-  const { bodyTimeoutMs = 10_000 } = options;
+  // A handler made by createWebhookHandler: its receiver, called directly. Anything else: through fetch.
+  const receiver = receiverOf(handler);
+  const { bodyTimeoutMs = receiver?.bodyTimeoutMs ?? 10_000 } = options;
   if (typeof handler !== 'function') {
     throw new TypeError('[svc-sdk] toNodeListener: pass a webhook handler, e.g. toNodeListener(createWebhookHandler({ secret, on }))');
   }
   if (!(typeof bodyTimeoutMs === 'number' && bodyTimeoutMs > 0 && bodyTimeoutMs <= 2_147_483_647)) {
     throw new TypeError('[svc-sdk] toNodeListener: bodyTimeoutMs must be a number of ms > 0');
   }
-  // A handler made here: its receiver, called directly. Anything else: through fetch.
-  const receiver = receiverOf(handler);
   const receive = receiver?.receive ?? viaFetch(handler);
   const maxBodyBytes = receiver?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const deadlines = coarseDeadlines(bodyTimeoutMs);
   // Settles once the answer is written: frameworks that await their handlers can.
   return (req, res) =>
     new Promise<void>((answered) => {
-      const reply = (answer: Answer, close?: boolean) => {
-        send(res, answer, close);
+      const reply = (answer: Answer) => {
+        send(res, answer);
         answered();
       };
       try {
@@ -116,17 +117,17 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
           return;
         }
         readBody(req, maxBodyBytes, deadlines, (body) => {
-          let answer;
+          // A body left unread (too large, or still trickling in) is answered with connection: close
+          // (refusals.ts), rather than let Node drain it. receive() never rejects: the catches are for
+          // a framework's own oddities (a request object that throws).
+          let delivery: Delivery;
           try {
-            answer = receive(req.method, req.headers[SIGNATURE_HEADER], body, () => toRequest(req), outlive);
+            delivery = { method: req.method, signature: req.headers[SIGNATURE_HEADER], body, request: () => toRequest(req), keepAlive: outlive };
           } catch {
-            // Receive catches what it calls; this is only for a framework's own oddities.
-            answer = HANDLER_FAILED;
+            reply(HANDLER_FAILED);
+            return;
           }
-          // A body left unread (too large, or still trickling in): close the connection rather than let Node drain it.
-          const close = typeof body === 'string' && body !== 'unreadable';
-          if (Array.isArray(answer)) reply(answer, close);
-          else answer.then((settled) => reply(settled, close), () => reply(HANDLER_FAILED, close));
+          receive(delivery).then(reply, () => reply(HANDLER_FAILED));
         });
       } catch {
         // A request object that throws (a framework's oddity): answered, never thrown into the server.
@@ -139,16 +140,14 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
 /**
- * A `Receive` over any fetch handler: the body read (under the limit and deadline) becomes a
- * `Request`, the `Response` an answer. Slower than a receiver called directly, but a handler
- * wrapped by its user (for logging, say) keeps working.
+ * A receiver's `receive` over any fetch handler: the body read (under the limit and deadline)
+ * becomes a `Request`, the `Response` an answer. Slower than a receiver called directly, but a
+ * handler wrapped by its user (for logging, say) keeps working.
  */
-function viaFetch(handler: WebhookHandler): Receive {
-  return async (method, _signature, body, request) => {
-    if (typeof body === 'string') {
-      // Refused before the handler could see a body: the same answers createWebhookHandler gives.
-      return body === 'too_large' ? [413, 'body_too_large'] : body === 'timeout' ? [408, 'body_timeout'] : [400, 'unreadable_body'];
-    }
+function viaFetch(handler: WebhookHandler): (delivery: Delivery) => Promise<Answer> {
+  return async ({ method, body, request }) => {
+    // Refused before the handler could see a body: the same answers createWebhookHandler gives.
+    if (typeof body === 'string') return refusalAnswer(BODY_REFUSALS[body]);
     const { url, headers } = request();
     const response = await handler(new Request(url, { method: method ?? 'POST', headers, ...(method !== 'GET' && method !== 'HEAD' && { body: body as Uint8Array<ArrayBuffer> }) }));
     return [response.status, response.ok ? undefined : errorOf(await response.text()), Object.fromEntries(response.headers)];
@@ -172,15 +171,17 @@ function errorOf(text: string): string {
  */
 const outlive = (): void => {};
 
+const BODY_REFUSALS: Record<BodyFailure, RefusalReason> = { too_large: 'body_too_large', timeout: 'body_timeout', unreadable: 'unreadable_body' };
+
 /** Writes the answer, unless a framework answered already. */
-function send(res: NodeResponseLike, [status, error, headers]: Answer, close?: boolean): void {
+function send(res: NodeResponseLike, [status, error, headers]: Answer): void {
   if (res.headersSent) return;
   if (!error) {
     res.writeHead(status, JSON_TYPE);
     res.end(RECEIVED);
     return;
   }
-  res.writeHead(status, { ...JSON_TYPE, ...headers, ...(close && { connection: 'close' }) });
+  res.writeHead(status, { ...JSON_TYPE, ...headers });
   res.end(JSON.stringify({ error }));
 }
 

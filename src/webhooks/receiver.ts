@@ -1,65 +1,32 @@
-// The receiver: what the handler does with one delivery whose body was read already, whatever
-// carried it. `createWebhookHandler` serves it as a fetch handler (handler.ts) and `toNodeListener`
-// as a Node `(req, res)` listener (node-listener.ts): the same object, so both answer alike.
+// The receiver: one delivery whose body was read already, whatever carried it. `createWebhookHandler`
+// serves it as a fetch handler (handler.ts) and `toNodeListener` as a Node `(req, res)` listener
+// (node-listener.ts): both call the same `receive`, so both answer alike.
 /*
- * One delivery, top to bottom (each step a function below, in this order):
- *   1. receive        the method (405) and a body that was too large, stalled or failed (413, 408, 400)
- *   2. withSecrets    the signing secrets, resolved at the first delivery (500 naming the fix while missing)
- *   3. checkDelivery  signature, envelope, timestamp (check-delivery.ts: 401 or 400)
- *   4. claim          the delivery_id claimed in the dedupe store (already done: 200; being processed: 409)
- *   5. runOn          on(event), its claim renewed while it runs (it threw: claim released, 500)
- *   6. record         the delivery marked done in the store, then 200
- * Every store call has a deadline (storeTimeoutMs): past it, the answer is 500 as for a store error.
- * Every refusal (1 and 3) reaches onVerificationError. With `hooks`, each delivery has a record
- * (hooks.ts) that hears the stages at the `// hooks:` call sites and reports the answer, unchanged.
+ * receive(delivery) checks the method (405) and the body (too large 413, stalled 408, failed 400),
+ * then awaits its stages in order, each a function below:
+ *   secret   the signing secrets (secrets.ts; 500 naming the fix while missing, or past secretTimeoutMs)
+ *   check    signature, envelope, timestamp (check-delivery.ts: 401 or 400); a signature that matches
+ *            none of a function's secrets has it read again, at most once a minute (a rotation)
+ *   claim    the delivery_id claimed in the dedupe store (done already: 200; being processed: 409)
+ *   on       the verified event delivered: on(event), its claim renewed while it runs (it threw: the
+ *            claim released, 500). The one place an event is handed over: a durable inbox replaces this stage.
+ *   record   the delivery marked done in the store, then 200
+ * Every wait has a deadline: the secret function (secretTimeoutMs), every store call (storeTimeoutMs),
+ * the body (bodyTimeoutMs, in the adapters). Every refusal is answered from refusals.ts and reaches
+ * onVerificationError. With `hooks`, the delivery's record (hooks.ts) hears the stages and the answer.
  */
 import { checkDelivery, Refusal } from './check-delivery.js';
-import { coarseDeadlines } from './deadlines.js';
+import { coarseDeadlines, StoreTimeoutError, withDeadline } from './deadlines.js';
 import { memoryStore } from './dedupe-memory.js';
 import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
-import type { WebhookHandlerOptions, WebhookRejectReason } from './handler.js';
-// hooks: receiver hooks and the per-delivery record they read
-import { observeDeliveries, webhookHookSets, type DeliveryRecord, type ObservedReceive } from './hooks.js';
+import { DeliveryRecord, webhookHookSets } from './hooks.js';
+import { refusalAnswer } from './refusals.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
-import { malformedSecret, secretResolver, type MissingSecretError } from './secrets.js';
-import { isThenable, next, settle, StoreTimeoutError, withDeadline } from './steps.js';
-import type { HmacVerify } from './verify.js';
-
-/** What the receiver answers: a status, and for anything but success its error and extra headers. */
-export type Answer = [status: number, error?: string, headers?: Record<string, string>];
-
-/** Why no body could be had: it passed `maxBodyBytes`, it failed (the sender went away), or it did not arrive within `bodyTimeoutMs`. */
-export type BodyFailure = 'too_large' | 'unreadable' | 'timeout';
-
-/**
- * The receiver's work on one delivery. `body`: the raw bytes, or why there are none. `request`
- * makes the fetch `Request` that `onVerificationError` hears. `keepAlive`: when given, the answer
- * does not wait for the store to record completion, and the recording's promise is handed to it (a
- * Node server outlives its answers; a serverless runtime needs its `waitUntil`); without it, or when
- * it throws, the answer waits. The answer is given at once when every step was synchronous
- * (node:crypto, the memory store, a synchronous `on`), as a promise otherwise.
- */
-export type Receive = (
-  method: string | undefined,
-  signature: unknown,
-  body: Uint8Array | BodyFailure,
-  request: () => Request,
-  keepAlive?: (recording: Promise<unknown>) => void,
-) => Answer | Promise<Answer>;
-
-/** One handler's receiver, shared by its fetch handler and `toNodeListener`. */
-export interface Receiver {
-  /** The work on one delivery. */
-  receive: Receive;
-  /** The largest body read, in bytes. */
-  maxBodyBytes: number;
-  /** The handler's `waitUntil`, for the fetch handler. */
-  waitUntil: ((promise: Promise<unknown>) => void) | undefined;
-}
+import { isThenable, malformedSecret, secretSource, type MissingSecretError } from './secrets.js';
+import type { Answer, BodyFailure, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
 
 const OK: Answer = [200];
-const METHOD_NOT_ALLOWED: Answer = [405, 'method_not_allowed', { allow: 'POST' }];
 // Being processed by another request right now: the service may come back in a minute.
 const IN_PROGRESS: Answer = [409, 'delivery_in_progress', { 'retry-after': '60' }];
 const HANDLER_FAILED: Answer = [500, 'handler_failed'];
@@ -69,12 +36,6 @@ const BODY_REFUSALS: Record<BodyFailure, WebhookRejectReason> = {
   too_large: 'body_too_large',
   unreadable: 'unreadable_body',
   timeout: 'body_timeout',
-};
-const STATUS: Partial<Record<WebhookRejectReason, number>> = {
-  body_too_large: 413,
-  body_timeout: 408,
-  missing_signature: 401,
-  invalid_signature: 401,
 };
 
 /** The receiver of `createWebhookHandler(options)` over an HMAC back end; throws a clear error for bad options. */
@@ -87,112 +48,155 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     maxBodyBytes = 1_048_576,
     tolerance = DEFAULT_TOLERANCE_MS,
     storeTimeoutMs = 2000,
+    secretTimeoutMs = 5000,
+    bodyTimeoutMs = 10_000,
     onVerificationError,
     waitUntil,
     hooks,
   } = options ?? ({} as WebhookHandlerOptions);
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
   checkOptions(options, store);
-  const hookSets = webhookHookSets(hooks); // hooks: checked after the other options (a TypeError)
-  const secrets = secretResolver(secret);
+  const hookSets = webhookHookSets(hooks); // checked after the other options (a TypeError)
+  const secrets = secretSource(secret, secretTimeoutMs);
   // How often a running on()'s claim is renewed: three times per processingTtlMs, so one late renewal never loses it.
   const renewEveryMs = Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3);
-
-  // hooks: `delivery`, the delivery's record when there are hooks, hears the stages below
-  const receiveDelivery: ObservedReceive = (method, signature, body, request, keepAlive, delivery) => {
-    if (method !== 'POST') return METHOD_NOT_ALLOWED;
-    if (typeof body === 'string') return refuse(BODY_REFUSALS[body], request, delivery);
-    return withSecrets(
-      (list) =>
-        next(
-          // hooks: verified once the signature and envelope checked out, before the timestamp
-          () => checkDelivery(hmac, body, signature, list, tolerance, delivery && ((event) => delivery.verified(event))),
-          (checked) => (checked instanceof Refusal ? refuse(checked, request, delivery) : claim(checked, keepAlive, delivery)),
-        ),
-      delivery,
-    );
-  };
-  // hooks: with hooks, each delivery gets a record and its answer is reported (toNodeListener shares this receive)
-  const receive: Receive = hookSets ? observeDeliveries(hookSets, receiveDelivery) : receiveDelivery;
-
   // One timer for every store call pending, not one per call (deadlines.ts).
   const storeDeadlines = coarseDeadlines(storeTimeoutMs);
   /** Calls one method of the store, by its name (the name a timeout's message gives), under storeTimeoutMs. */
   const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string) =>
     withDeadline<unknown>(store![call]!(id), storeDeadlines, storeTimeoutMs, call);
 
-  /** Runs `proceed` with the usable secrets; while there are none, answers 500 with the fix and logs it. */
-  const withSecrets = (proceed: (secrets: string[]) => Answer | Promise<Answer>, delivery?: DeliveryRecord) =>
-    next(secrets, proceed, (error): Answer => {
-      delivery?.failed('no_secret'); // hooks:
-      // Only the resolver's own MissingSecretError comes here: its message names the fix, never a secret.
-      const { message } = error as MissingSecretError;
-      // A setup error, not a bad delivery: the operator must see it; the service retries meanwhile.
-      console.error(message);
-      return [500, message];
-    });
+  /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
+  async function receive({ method, signature, body, request, keepAlive }: Delivery): Promise<Answer> {
+    const record = hookSets && new DeliveryRecord(hookSets); // hooks: onReceive
+    if (method !== 'POST') return answer(record, refusalAnswer('method_not_allowed'));
+    if (typeof body === 'string') return answer(record, refuse(BODY_REFUSALS[body], request, record));
+    let keys: string[];
+    try {
+      keys = await secrets.read();
+    } catch (error) {
+      return answer(record, noSecret(error as MissingSecretError, record));
+    }
+    const event = await check(body, signature, keys, record);
+    if (event instanceof Refusal) return answer(record, refuse(event, request, record));
+    const duplicate = await claim(event, record);
+    if (duplicate) return answer(record, duplicate);
+    const failed = await deliver(event);
+    return answer(record, failed ?? (await recordDone(event.delivery_id, keepAlive)));
+  }
 
-  /** A refused delivery: onVerificationError hears it (its errors ignored), the sender gets the status. */
-  const refuse = (refusal: Refusal | WebhookRejectReason, request: () => Request, delivery?: DeliveryRecord): Answer => {
+  /** No secret to check against: 500 with the fix (secrets.ts logged it, once a minute); the service retries meanwhile. */
+  const noSecret = ({ message }: MissingSecretError, record?: DeliveryRecord): Answer => {
+    record?.failed('no_secret');
+    // Only the source's own MissingSecretError comes here: its message names the fix, never a secret.
+    return [500, message];
+  };
+
+  /** Stage check: the event, or why it was refused. A signature that matches none of the secrets may be a rotation: a secret function is read again (at most once a minute) and, when its secrets changed, asked once more. */
+  const check = async (body: Uint8Array, signature: unknown, keys: string[], record?: DeliveryRecord) => {
+    // hooks: onVerified, once the signature and envelope checked out, before the timestamp
+    const checked = await checkDelivery(hmac, body, signature, keys, tolerance, record);
+    if (checked instanceof Refusal && checked.reason === 'invalid_signature') {
+      const rotated = await secrets.reread();
+      if (rotated) return checkDelivery(hmac, body, signature, rotated, tolerance, record);
+    }
+    return checked;
+  };
+
+  /** A refused delivery: onVerificationError hears it (its errors ignored), the sender gets the table's answer. */
+  const refuse = (refusal: Refusal | WebhookRejectReason, request: () => Request, record?: DeliveryRecord): Answer => {
     const reason = typeof refusal === 'string' ? refusal : refusal.reason;
-    delivery?.refused(reason); // hooks:
+    record?.refused(reason);
     try {
       onVerificationError?.(reason, request());
     } catch {
       // A logging hook must not change the answer.
     }
-    // Only the payload's message is sent: it names the field, never a value; the others say their reason.
-    return [STATUS[reason] ?? 400, reason === 'invalid_payload' ? (refusal as Refusal).problem! : reason];
+    // Only the payload's problem is sent: it names the field, never a value; the others say their reason.
+    return refusalAnswer(reason, reason === 'invalid_payload' ? (refusal as Refusal).problem : undefined);
   };
 
-  /** Claims the delivery in the dedupe store: a new one runs, a processed one is acknowledged, a running one waits. */
-  const claim = (event: WebhookEvent, keepAlive?: (recording: Promise<unknown>) => void, delivery?: DeliveryRecord) => {
-    if (!store) return runOn(event, keepAlive);
-    const id = event.delivery_id;
-    return next(
-      () => callStore('claim', id) as ClaimResult | Promise<ClaimResult>,
-      (state) => {
-        if (state === 'claimed') return runOn(event, keepAlive);
-        delivery?.duplicate(state); // hooks:
-        return state === 'done' ? OK : IN_PROGRESS;
-      },
+  /** Stage claim: `undefined` once the delivery is ours to run; else the answer: 200 for one processed before, 409 for one running elsewhere, 500 for a store that failed. */
+  const claim = async (event: WebhookEvent, record?: DeliveryRecord): Promise<Answer | undefined> => {
+    if (!store) return undefined;
+    let state: ClaimResult;
+    try {
+      state = (await callStore('claim', event.delivery_id)) as ClaimResult;
+    } catch (error) {
       // The store is down or silent: refuse rather than risk processing twice; the service retries.
-      (error) => storeFailed(error, event),
-    );
-  };
-
-  /** Runs on(event) with its claim kept alive; a failure releases the claim, so the service's retry runs it. */
-  const runOn = (event: WebhookEvent, keepAlive?: (recording: Promise<unknown>) => void) =>
-    next(
-      () => holdClaim(on(event), event.delivery_id),
-      () => record(event.delivery_id, keepAlive),
-      async (failure): Promise<Answer> => {
-        // The error goes to onError, not into the answer: it may hold internals.
-        await settle(() => onError(failure, event));
-        await settle(() => store && callStore('release', event.delivery_id));
-        return HANDLER_FAILED;
-      },
-    );
-
-  /**
-   * Keeps the claim of a running on() alive: renewed every third of processingTtlMs until it settles
-   * (a synchronous on() needs none), so an on() slower than processingTtlMs never runs twice beside
-   * itself; a receiver that crashes stops renewing, and its claim expires after processingTtlMs.
-   */
-  const holdClaim = (running: unknown, id: string): unknown => {
-    if (!isThenable(running) || !store?.renew) return running;
-    const timer = setInterval(() => void settle(() => callStore('renew', id)), renewEveryMs);
-    return Promise.resolve(running).finally(() => clearInterval(timer));
+      return storeFailed(error, event);
+    }
+    if (state === 'claimed') return undefined;
+    record?.duplicate(state);
+    return state === 'done' ? OK : IN_PROGRESS;
   };
 
   /**
-   * Marks the processed delivery done, and answers 200 even if that fails (the claim then expires,
-   * and a retry, if any, is processed again, which beats the service retrying for hours). Where the
-   * runtime outlives the answer (keepAlive), the answer goes at once and the recording carries on.
+   * Stage on: delivers the verified event to on(event), its claim kept while it runs. `undefined`
+   * once it resolved; 500 when it threw (onError hears why, never the sender: it may hold internals),
+   * its claim released, so the service's retry runs it. The one place an event is handed over.
    */
-  const record = (id: string, keepAlive?: (recording: Promise<unknown>) => void): Answer | Promise<Answer> => {
-    const recording = settle(() => store && callStore('complete', id));
-    if (!recording) return OK;
+  const deliver = async (event: WebhookEvent): Promise<Answer | undefined> => {
+    let lease: ReturnType<typeof setInterval> | undefined;
+    try {
+      const running = on(event);
+      // A synchronous on() needs no lease, and costs no timer.
+      if (isThenable(running)) {
+        lease = holdClaim(event);
+        await running;
+      }
+      return undefined;
+    } catch (failure) {
+      await settle(() => onError(failure, event));
+      await settle(() => store && callStore('release', event.delivery_id));
+      return HANDLER_FAILED;
+    } finally {
+      clearInterval(lease);
+    }
+  };
+
+  /**
+   * Keeps the claim of a running on() alive: renewed every third of processingTtlMs, so an on()
+   * slower than processingTtlMs never runs twice beside itself (a receiver that crashes stops
+   * renewing: its claim expires). A renewal that fails or misses storeTimeoutMs, or finds the claim
+   * gone, is reported to onError, once: past processingTtlMs, a retry may run on() beside this one.
+   */
+  const holdClaim = (event: WebhookEvent) => {
+    if (!store?.renew) return undefined;
+    const id = event.delivery_id;
+    let reported = false;
+    const lost = (cause: unknown) => {
+      if (reported) return;
+      reported = true;
+      const message = `[svc-sdk] webhook delivery ${id}: its claim could not be renewed while on() ran (${cause instanceof Error ? cause.name : 'the store no longer held it'}); once it expires (processingTtlMs), a retry may run on() beside this one`;
+      void settle(() => onError(new Error(message, { cause }), event));
+    };
+    const renew = async () => {
+      try {
+        if ((await callStore('renew', id)) === false) lost(undefined);
+      } catch (error) {
+        lost(error);
+      }
+    };
+    return setInterval(() => void renew(), renewEveryMs);
+  };
+
+  /**
+   * Stage record: marks the processed delivery done, and answers 200 even if that fails (the claim
+   * then expires, and a retry, if any, is processed again, which beats the service retrying for
+   * hours). Where the runtime outlives the answer (keepAlive), the answer goes at once and the
+   * recording carries on.
+   */
+  const recordDone = async (id: string, keepAlive?: (recording: Promise<unknown>) => void): Promise<Answer> => {
+    let recorded;
+    try {
+      recorded = store && callStore('complete', id);
+    } catch {
+      return OK;
+    }
+    // Recorded already (the memory store): nothing to keep alive.
+    if (!isThenable(recorded)) return OK;
+    const recording = settle(() => recorded);
     if (keepAlive) {
       try {
         keepAlive(recording);
@@ -201,7 +205,8 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
         // A waitUntil that throws (ctx.waitUntil passed unbound): wait for the recording here instead.
       }
     }
-    return recording.then(() => OK);
+    await recording;
+    return OK;
   };
 
   /** A store that failed or missed its deadline: onError hears it; a claim that may land late is released. */
@@ -213,12 +218,27 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     return STORE_FAILED;
   };
 
-  return { receive, maxBodyBytes, waitUntil };
+  return { receive, maxBodyBytes, bodyTimeoutMs, waitUntil };
+}
+
+/** The answer, reported to the delivery's hooks (onOutcome) when it has a record. */
+function answer(record: DeliveryRecord | undefined, reply: Answer): Answer {
+  record?.finish(reply);
+  return reply;
+}
+
+/** Runs a step whose failure must not change the answer: waits for it, and ignores what it throws or rejects with. */
+async function settle(step: () => unknown): Promise<void> {
+  try {
+    await step();
+  } catch {
+    // Ignored: the answer is decided already.
+  }
 }
 
 /** Throws a `[svc-sdk] createWebhookHandler:` error naming the first bad option and its fix. */
 function checkOptions(options: WebhookHandlerOptions, store: DedupeStore | undefined): void {
-  const { secret, on, dedupe = true, maxBodyBytes = 1, tolerance = DEFAULT_TOLERANCE_MS, storeTimeoutMs = 1, waitUntil } = options ?? {};
+  const { secret, on, dedupe = true, maxBodyBytes = 1, tolerance = DEFAULT_TOLERANCE_MS, storeTimeoutMs = 1, secretTimeoutMs = 1, bodyTimeoutMs = 1, waitUntil } = options ?? {};
   // In order: the first that is wrong is named.
   const problems: Array<[wrong: boolean, problem: string | undefined]> = [
     [true, malformedSecret(secret)],
@@ -226,8 +246,9 @@ function checkOptions(options: WebhookHandlerOptions, store: DedupeStore | undef
     [dedupe !== false && typeof store?.claim !== 'function', 'dedupe must be true, false or a DedupeStore'],
     [!(maxBodyBytes > 0), 'maxBodyBytes must be a number of bytes > 0'],
     [!isTolerance(tolerance), 'tolerance must be a number of ms >= 0, or false'],
-    // setTimeout's own limit: a longer delay fires at once.
-    [!(typeof storeTimeoutMs === 'number' && storeTimeoutMs > 0 && storeTimeoutMs <= 2_147_483_647), 'storeTimeoutMs must be a number of ms > 0'],
+    [!isDelay(storeTimeoutMs), 'storeTimeoutMs must be a number of ms > 0'],
+    [!isDelay(secretTimeoutMs), 'secretTimeoutMs must be a number of ms > 0'],
+    [!isDelay(bodyTimeoutMs), 'bodyTimeoutMs must be a number of ms > 0'],
     [waitUntil !== undefined && typeof waitUntil !== 'function', 'waitUntil must be a function'],
     [
       tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity),
@@ -236,6 +257,11 @@ function checkOptions(options: WebhookHandlerOptions, store: DedupeStore | undef
   ];
   const problem = problems.find(([wrong, text]) => wrong && text)?.[1];
   if (problem) throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
+}
+
+/** Whether `ms` is a usable timer delay: a number > 0 within setTimeout's own limit (a longer delay fires at once). */
+export function isDelay(ms: unknown): boolean {
+  return typeof ms === 'number' && ms > 0 && ms <= 2_147_483_647;
 }
 
 function logError(error: unknown, event: WebhookEvent): void {

@@ -1,21 +1,22 @@
 // Where the handler's signing secret comes from, and when: at the first delivery, not when the
 // handler is made. Frameworks evaluate route modules while building (Next.js during `next build`),
 // where the secret is rightly absent; a handler made there must not throw, only answer 500 (naming
-// the fix) to a delivery that arrives while the secret is still missing.
-import type { SigningSecret } from './signature.js';
-import { isThenable } from './steps.js';
-
-/** The handler's `secret` option: the secret(s), or a function that returns them (possibly async), read at the first delivery. */
-export type WebhookSecretOption = SigningSecret | (() => SigningSecret | undefined | Promise<SigningSecret | undefined>);
+// the fix) to a delivery that arrives while the secret is still missing. Every wait on a secret
+// function has a deadline, and its secret is read again when a signature stops matching (a rotation).
+import type { SigningSecret, WebhookSecretOption } from './types.js';
 
 /** The environment variable read when `secret` is omitted. */
 export const SECRET_VARIABLE = 'SVC_WEBHOOK_SECRET';
+
+/** How often, at most, a secret function is read again for a signature that did not match, and a missing secret logged: once a minute. */
+export const SECRET_INTERVAL_MS = 60_000;
 
 /** A secret that is present but can never be one (an empty string, a number, an array of non-strings): the message says why, else `undefined`. */
 export function malformedSecret(secret: unknown): string | undefined {
   if (secret === undefined || typeof secret === 'function') return undefined;
   const list = Array.isArray(secret) ? (secret as unknown[]) : [secret];
-  return list.length && list.every((s) => typeof s === 'string' && s)
+  // Blank counts as empty: it is used trimmed.
+  return list.length && list.every((s) => typeof s === 'string' && s.trim())
     ? undefined
     : `secret must be the webhook's signing secret (an array of them while rotating; an empty string is never a secret), or a function returning it, or omitted to read ${SECRET_VARIABLE} when the first delivery arrives`;
 }
@@ -25,40 +26,107 @@ export class MissingSecretError extends Error {
   override name = 'MissingSecretError';
 }
 
-/**
- * The usable secrets, read once: a given string or array at once; a function's result, or
- * `SVC_WEBHOOK_SECRET`, at the first delivery (and again at the next while it is missing). Throws
- * (or rejects with) `MissingSecretError` while there is none.
- */
-export function secretResolver(secret: WebhookSecretOption | undefined): () => string[] | Promise<string[]> {
-  if (secret !== undefined && typeof secret !== 'function') {
-    const list = [secret].flat();
-    return () => list;
-  }
-  let known: string[] | undefined;
+/** The handler's signing secrets, as the receiver's first stage reads them. */
+export interface SecretSource {
+  /**
+   * The usable secrets: the known ones at once; else the function's answer (or
+   * `SVC_WEBHOOK_SECRET`), within `secretTimeoutMs`. Concurrent deliveries share one call. Throws
+   * (or rejects with) `MissingSecretError` while there is none, logged at most once a minute.
+   */
+  read(): string[] | Promise<string[]>;
+  /**
+   * For a delivery whose signature matched none of them: the function's secrets read again, when
+   * they changed (a rotation) and no re-read happened in the last minute; else `undefined`. Never rejects.
+   */
+  reread(): Promise<string[] | undefined>;
+}
+
+/** The secret source of the `secret` option; `timeoutMs` bounds every call of a secret function. */
+export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs: number): SecretSource {
+  let warned = false;
+  let loggedAt = -Infinity;
+  let rereadAt = -Infinity;
   let pending: Promise<string[]> | undefined;
+
+  /** The secrets of a value, trimmed (a file's trailing newline), or `MissingSecretError`. */
   const accept = (value: unknown): string[] => {
-    const problem = value === undefined || value === '' ? missing(secret) : malformedSecret(value);
+    const list = value === undefined ? [] : [value as SigningSecret].flat();
+    const trimmed = list.map((s) => (typeof s === 'string' ? s.trim() : s));
+    const problem = !trimmed.length || trimmed[0] === '' ? missing(secret) : malformedSecret(trimmed);
     if (problem) throw new MissingSecretError(`[svc-sdk] createWebhookHandler: ${problem}`);
-    return (known = [value as SigningSecret].flat());
+    if (!warned && trimmed.some((s, i) => s !== list[i])) {
+      warned = true;
+      console.warn('[svc-sdk] createWebhookHandler: the secret has whitespace around it (a trailing newline from a file?); it is used trimmed: remove it where the secret is kept');
+    }
+    return trimmed;
   };
-  return () => {
-    if (known) return known;
-    if (pending) return pending;
+  // A given secret is checked (malformedSecret) and trimmed once, when the handler is made.
+  let known = secret !== undefined && typeof secret !== 'function' ? accept(secret) : undefined;
+
+  /** A setup error, not a bad delivery: the operator must see it, but once a minute, not once per request. */
+  const report = (error: unknown): never => {
+    const now = Date.now();
+    if (now - loggedAt >= SECRET_INTERVAL_MS) {
+      loggedAt = now;
+      console.error((error as Error).message);
+    }
+    throw error;
+  };
+
+  /** Calls the secret function (or reads the variable) once, under the deadline. */
+  const lookup = (): string[] | Promise<string[]> => {
     let value;
     try {
-      value = secret ? secret() : readVariable();
+      value = secret ? (secret as () => unknown)() : readVariable();
     } catch (error) {
-      throw failed(error);
+      return report(failed(error));
     }
-    if (!isThenable(value)) return accept(value);
-    // Concurrent first deliveries share one call; a failed one is tried again by the next delivery.
-    return (pending = Promise.resolve(value)
-      .then(accept, (error: unknown) => {
-        throw failed(error);
-      })
-      .finally(() => (pending = undefined)));
+    if (!isThenable(value)) {
+      try {
+        return (known = accept(value));
+      } catch (error) {
+        return report(error);
+      }
+    }
+    const answer = new Promise<unknown>((resolve, reject) => {
+      // Past the deadline the call is given up (its late answer ignored): the next delivery asks again.
+      const timer = setTimeout(
+        () => reject(new MissingSecretError(`[svc-sdk] createWebhookHandler: the secret function did not answer within ${timeoutMs} ms (secretTimeoutMs)`)),
+        timeoutMs,
+      );
+      value.then(resolve, (error: unknown) => reject(failed(error))).then(() => clearTimeout(timer));
+    });
+    const read = answer.then((result) => (known = accept(result))).catch(report);
+    // Concurrent deliveries share this call until it settles; a failed one is tried again by the next delivery.
+    pending = read;
+    void read.then(forget, forget);
+    return read;
   };
+  const forget = () => {
+    pending = undefined;
+  };
+
+  return {
+    read: () => known ?? pending ?? lookup(),
+    async reread() {
+      const now = Date.now();
+      if (typeof secret !== 'function' || !known || now - rereadAt < SECRET_INTERVAL_MS) return undefined;
+      rereadAt = now;
+      const before = known.join('\n');
+      try {
+        // The known secrets stay until the function answers with others.
+        const list = await (pending ?? lookup());
+        return list.join('\n') === before ? undefined : list;
+      } catch {
+        return undefined; // Logged (once a minute) by the lookup; the delivery stays refused.
+      }
+    },
+  };
+}
+
+/** Whether `value` is a promise or any other thenable. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }
 
 /** The secret function threw: its name only, since its message may hold the secret or a vault's answer. */

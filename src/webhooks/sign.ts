@@ -1,7 +1,7 @@
 import type { SignPayload } from './api.js';
 import { toHex } from '../shared/hex.js';
-import { toBody, type RawBody } from './signature.js';
-import type { HmacSign } from './verify.js';
+import { toBody } from './signature.js';
+import type { HmacSign, RawBody } from './types.js';
 
 const encoder = /* @__PURE__ */ new TextEncoder();
 

@@ -2,18 +2,6 @@
 // so that the constant-time comparison only ever sees two 32-byte digests, and junk never throws.
 import { asBytes } from '../shared/bytes.js';
 
-/** The raw request body, exactly as received: text (UTF-8), bytes (Node `Buffer` included) or an ArrayBuffer. */
-export type RawBody = string | Uint8Array | ArrayBuffer;
-
-/** One signing secret, or several at once while a secret is being rotated. */
-export type SigningSecret = string | readonly string[];
-
-/**
- * The `X-Svc-Signature` value as your framework gives it: Node's `req.headers` may hold an array
- * (a repeated header), which never verifies since it is ambiguous.
- */
-export type SignatureHeader = string | readonly string[] | null | undefined;
-
 /** The HTTP header that carries the signature (the spec's `X-Svc-Signature`; headers are case-insensitive). */
 export const SIGNATURE_HEADER = 'x-svc-signature';
 

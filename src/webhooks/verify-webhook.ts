@@ -3,19 +3,8 @@ import { checkDelivery, Refusal } from './check-delivery.js';
 import { WebhookPayloadError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import { DEFAULT_TOLERANCE_MS, isTolerance } from './replay.js';
-import { toBody, toSecrets, type RawBody, type SignatureHeader, type SigningSecret } from './signature.js';
-import type { HmacVerify } from './verify.js';
-
-/** Options of `verifyWebhook`. */
-export interface VerifyWebhookOptions {
-  /**
-   * The replay window, in ms: a delivery whose signed `timestamp` is older is refused
-   * (`reason: 'stale_timestamp'`), as is one more than 5 minutes ahead. Default 12 h (the
-   * service retries for about 10.6 h); `false` turns the check off. Keep it within your dedupe
-   * store's memory, so that a replay inside the window is a known duplicate.
-   */
-  tolerance?: number | false | undefined;
-}
+import { toBody, toSecrets } from './signature.js';
+import type { HmacVerify, RawBody, SignatureHeader, SigningSecret, VerifyWebhookOptions } from './types.js';
 
 const MESSAGES: Record<WebhookVerificationReason, string> = {
   no_secret: 'no secret given: pass the secret returned when the webhook was registered (an empty string is never a secret)',

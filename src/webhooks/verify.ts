@@ -1,14 +1,6 @@
 import type { VerifySignature } from './api.js';
 import { signatureHex, toBody, toSecrets } from './signature.js';
-
-/**
- * One HMAC back end's check: whether `hex` (64 lowercase hex digits, already checked) is the
- * HMAC-SHA256 of `body` under `secret`, compared in constant time. A string body is UTF-8.
- */
-export type HmacVerify = (secret: string, body: string | Uint8Array, hex: string) => boolean | Promise<boolean>;
-
-/** One HMAC back end's digest: HMAC-SHA256 of `body` under `secret`. */
-export type HmacSign = (secret: string, body: Uint8Array) => Uint8Array | Promise<Uint8Array>;
+import type { HmacVerify } from './types.js';
 
 /**
  * The one verification routine both entries use, each with its own HMAC back end: `hex` is the
