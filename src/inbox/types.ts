@@ -1,31 +1,9 @@
-// The types of svc-sdk/inbox, at the bottom of its imports: the receiver's seam (`WebhookInbox`) and
-// what a worker, the dead letters and the stats are made of. No runtime code here.
+// The types of svc-sdk/inbox, at the bottom of its imports: what a worker, the dead letters and the
+// stats are made of. No runtime code here.
 import type { WebhookEvent } from '../webhooks/events.js';
 
-/** One verified delivery as the receiver stores it: all a worker needs to run `on` later. */
-export interface InboxEntry {
-  /** The delivery's `delivery_id`: the entry's key, the same on every retry of the service. */
-  readonly deliveryId: string;
-  /** The event kind, like `document.uploaded`. */
-  readonly kind: string;
-  /** The body exactly as received and verified, as text: a worker parses it into the same `WebhookEvent`. */
-  readonly body: string;
-  /** When the receiver stored it, in milliseconds since the epoch. */
-  readonly receivedAt: number;
-}
-
-/**
- * Where `createWebhookHandler({ secret, inbox })` puts a verified delivery before it answers 2xx:
- * `bullmqInbox(...)` (Node, Redis), `cloudflareQueueInbox(queue)` (Workers), or your own.
- */
-export interface WebhookInbox {
-  /**
-   * Stores the entry durably, keyed by `deliveryId`: an entry already there is kept as it is (the
-   * service's retry adds nothing). Resolves once stored; rejects when it could not store it (the
-   * receiver then answers 500, so the service tries again).
-   */
-  put(entry: InboxEntry): Promise<void>;
-}
+// The receiver's seam lives with the receiver (createWebhookHandler's `inbox` option); re-exported here.
+export type { InboxEntry, WebhookInbox } from '../webhooks/types.js';
 
 /** BullMQ's backoff: a fixed delay in ms, or `{ type: 'fixed' | 'exponential', delay, jitter }`. */
 export type InboxBackoff = number | { type: 'fixed' | 'exponential'; delay?: number; jitter?: number };
