@@ -22,10 +22,10 @@ import { memoryStore } from './dedupe-memory.js';
 import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
 import { DeliveryRecord, webhookHookSets } from './hooks.js';
-import { refusalAnswer } from './refusals.js';
+import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
 import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
-import { isThenable, malformedSecret, secretSource, type MissingSecretError } from './secrets.js';
-import type { Answer, BodyFailure, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
+import { malformedSecret, secretSource, type MissingSecretError } from './secrets.js';
+import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
 
 const OK: Answer = [200];
 // Being processed by another request right now: the service may come back in a minute.
@@ -33,12 +33,6 @@ const IN_PROGRESS: Answer = [409, 'delivery_in_progress', { 'retry-after': '60' 
 const HANDLER_FAILED: Answer = [500, 'handler_failed'];
 const STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
 const INBOX_FAILED: Answer = [500, 'inbox_failed'];
-
-const BODY_REFUSALS: Record<BodyFailure, WebhookRejectReason> = {
-  too_large: 'body_too_large',
-  unreadable: 'unreadable_body',
-  timeout: 'body_timeout',
-};
 
 /** The receiver of `createWebhookHandler(options)` over an HMAC back end; throws a clear error for bad options. */
 export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions): Receiver {
@@ -66,18 +60,23 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   const renewEveryMs = Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3);
   // One timer for every store call pending, not one per call (deadlines.ts).
   const storeDeadlines = coarseDeadlines(storeTimeoutMs);
-  /** Calls one method of the store, by its name (the name a timeout's message gives), under storeTimeoutMs. */
-  const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string) =>
-    withDeadline<unknown>(store![call]!(id), storeDeadlines, storeTimeoutMs, call);
+  /** Calls one method of the store, by its name (the name a timeout's message gives): a promise it returns runs under storeTimeoutMs. */
+  const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string): unknown => {
+    const result: unknown = store![call]!(id);
+    return isThenable(result) ? withDeadline(result, storeDeadlines, storeTimeoutMs, call) : result;
+  };
 
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
   async function receive({ method, signature, body, request, keepAlive }: Delivery): Promise<Answer> {
     const record = hookSets && new DeliveryRecord(hookSets); // hooks: onReceive
     if (method !== 'POST') return answer(record, refusalAnswer('method_not_allowed'));
     if (typeof body === 'string') return answer(record, refuse(BODY_REFUSALS[body], request, record));
+    // Stage secret (secrets.ts): the signing secrets, or why there are none.
     let keys: string[];
     try {
-      keys = await secrets.read();
+      // Known secrets come at once: no promise to wait for on every delivery.
+      const read = secrets.read();
+      keys = isThenable(read) ? await read : read;
     } catch (error) {
       return answer(record, noSecret(error as MissingSecretError, record));
     }
@@ -96,7 +95,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     return [500, message];
   };
 
-  /** Stage check: the event, or why it was refused. A signature that matches none of the secrets may be a rotation: a secret function is read again (at most once a minute) and, when its secrets changed, asked once more. */
+  /**
+   * Stage check: the event, or why it was refused. A signature that matches none of the secrets may
+   * be a rotation: a secret function is read again (at most once a minute), and the delivery checked
+   * once more against what it answers.
+   */
   const check = async (body: Uint8Array, signature: unknown, keys: string[], record?: DeliveryRecord) => {
     // hooks: onVerified, once the signature and envelope checked out, before the timestamp
     const checked = await checkDelivery(hmac, body, signature, keys, tolerance, record);
@@ -248,6 +251,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
 /** A body's bytes as text (an inbox stores text; a delivery is JSON, so UTF-8). */
 function textOf(body: Uint8Array): string {
   return new TextDecoder().decode(body);
+}
+
+/** Whether `value` is a promise or any other thenable. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
 }
 
 /** The answer, reported to the delivery's hooks (onOutcome) when it has a record. */

@@ -35,8 +35,8 @@ export interface SecretSource {
    */
   read(): string[] | Promise<string[]>;
   /**
-   * For a delivery whose signature matched none of them: the function's secrets read again, when
-   * they changed (a rotation) and no re-read happened in the last minute; else `undefined`. Never rejects.
+   * For a delivery whose signature matched none of them (a rotation?): a secret function's secrets
+   * read again, unless it was called in the last minute; else `undefined`. Never rejects.
    */
   reread(): Promise<string[] | undefined>;
 }
@@ -45,14 +45,14 @@ export interface SecretSource {
 export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs: number): SecretSource {
   let warned = false;
   let loggedAt = -Infinity;
-  let rereadAt = -Infinity;
+  let readAt = -Infinity;
   let pending: Promise<string[]> | undefined;
 
   /** The secrets of a value, trimmed (a file's trailing newline), or `MissingSecretError`. */
   const accept = (value: unknown): string[] => {
     const list = value === undefined ? [] : [value as SigningSecret].flat();
     const trimmed = list.map((s) => (typeof s === 'string' ? s.trim() : s));
-    const problem = !trimmed.length || trimmed[0] === '' ? missing(secret) : malformedSecret(trimmed);
+    const problem = trimmed[0] === undefined || trimmed[0] === '' ? missing(secret) : malformedSecret(trimmed);
     if (problem) throw new MissingSecretError(`[svc-sdk] createWebhookHandler: ${problem}`);
     if (!warned && trimmed.some((s, i) => s !== list[i])) {
       warned = true;
@@ -63,70 +63,52 @@ export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs:
   // A given secret is checked (malformedSecret) and trimmed once, when the handler is made.
   let known = secret !== undefined && typeof secret !== 'function' ? accept(secret) : undefined;
 
-  /** A setup error, not a bad delivery: the operator must see it, but once a minute, not once per request. */
-  const report = (error: unknown): never => {
-    const now = Date.now();
-    if (now - loggedAt >= SECRET_INTERVAL_MS) {
-      loggedAt = now;
-      console.error((error as Error).message);
-    }
-    throw error;
-  };
-
-  /** Calls the secret function (or reads the variable) once, under the deadline. */
-  const lookup = (): string[] | Promise<string[]> => {
-    let value;
-    try {
-      value = secret ? (secret as () => unknown)() : readVariable();
-    } catch (error) {
-      return report(failed(error));
-    }
-    if (!isThenable(value)) {
+  /**
+   * Calls the secret function (or reads the variable) under the deadline; concurrent deliveries
+   * share the call until it settles. Past the deadline the call is given up (a late answer is
+   * ignored), and the next delivery calls again. A failure is logged once a minute: a setup error,
+   * not a bad delivery, that the operator must see, but not once per request.
+   */
+  const lookup = (): Promise<string[]> =>
+    (pending ??= (async () => {
+      readAt = Date.now();
+      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
+        const value = await Promise.race([
+          new Promise((resolve) => resolve(secret ? (secret as () => unknown)() : readVariable())).catch((error: unknown) => {
+            throw failed(error);
+          }),
+          new Promise((_, reject) => {
+            timer = setTimeout(reject, timeoutMs, new MissingSecretError(`[svc-sdk] createWebhookHandler: the secret function did not answer within ${timeoutMs} ms (secretTimeoutMs)`));
+          }),
+        ]);
         return (known = accept(value));
       } catch (error) {
-        return report(error);
+        const now = Date.now();
+        if (now - loggedAt >= SECRET_INTERVAL_MS) {
+          loggedAt = now;
+          console.error((error as Error).message);
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        pending = undefined;
       }
-    }
-    const answer = new Promise<unknown>((resolve, reject) => {
-      // Past the deadline the call is given up (its late answer ignored): the next delivery asks again.
-      const timer = setTimeout(
-        () => reject(new MissingSecretError(`[svc-sdk] createWebhookHandler: the secret function did not answer within ${timeoutMs} ms (secretTimeoutMs)`)),
-        timeoutMs,
-      );
-      value.then(resolve, (error: unknown) => reject(failed(error))).then(() => clearTimeout(timer));
-    });
-    const read = answer.then((result) => (known = accept(result))).catch(report);
-    // Concurrent deliveries share this call until it settles; a failed one is tried again by the next delivery.
-    pending = read;
-    void read.then(forget, forget);
-    return read;
-  };
-  const forget = () => {
-    pending = undefined;
-  };
+    })());
 
   return {
-    read: () => known ?? pending ?? lookup(),
+    read: () => known ?? lookup(),
     async reread() {
-      const now = Date.now();
-      if (typeof secret !== 'function' || !known || now - rereadAt < SECRET_INTERVAL_MS) return undefined;
-      rereadAt = now;
-      const before = known.join('\n');
+      // At most once a minute, counted from the last call: a flood of forgeries costs the vault one call a minute.
+      if (typeof secret !== 'function' || Date.now() - readAt < SECRET_INTERVAL_MS) return undefined;
       try {
-        // The known secrets stay until the function answers with others.
-        const list = await (pending ?? lookup());
-        return list.join('\n') === before ? undefined : list;
+        // The known secrets stay in use until the function answers.
+        return await lookup();
       } catch {
-        return undefined; // Logged (once a minute) by the lookup; the delivery stays refused.
+        return undefined; // Logged by the lookup; the delivery stays refused.
       }
     },
   };
-}
-
-/** Whether `value` is a promise or any other thenable. */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }
 
 /** The secret function threw: its name only, since its message may hold the secret or a vault's answer. */

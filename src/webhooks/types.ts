@@ -143,7 +143,6 @@ export interface WebhookHandlerOptions {
    * once it answers. `toNodeListener` never waits.
    */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
-  // hooks:
   /**
    * Hooks that observe each delivery: its arrival, its verification and its outcome (processed,
    * duplicate, refused with its reason, failed) with the time taken; see `WebhookHooks`.

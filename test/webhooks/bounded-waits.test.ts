@@ -56,7 +56,7 @@ describe('a secret function that hangs, then recovers', () => {
 });
 
 describe('a rotated secret', () => {
-  test('a delivery signed with the new secret has the secret function read again, and is processed; forged ones re-read it at most once a minute', async () => {
+  test('a delivery signed with the new secret has the secret function read again, and is processed; forged ones make it read at most once a minute', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     let vault = 'whsec_old';
     const secret = vi.fn(async () => vault);
@@ -64,6 +64,10 @@ describe('a rotated secret', () => {
     served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret, on })));
     expect((await deliverSigned(served.url, 'whsec_old')).status).toBe(200);
     expect(secret).toHaveBeenCalledTimes(1);
+    // Within a minute of the last call, the vault is not asked again.
+    expect((await deliverSigned(served.url, 'whsec_new')).status).toBe(401);
+    expect(secret).toHaveBeenCalledTimes(1);
+    vi.setSystemTime(Date.now() + 60_000);
     vault = 'whsec_new';
     expect(await deliverSigned(served.url, 'whsec_new')).toEqual({ status: 200, body: { received: true } });
     expect(secret).toHaveBeenCalledTimes(2);
@@ -72,8 +76,15 @@ describe('a rotated secret', () => {
     for (let i = 0; i < 5; i++) expect(await deliverSigned(served.url, 'whsec_forged')).toEqual({ status: 401, body: { error: 'invalid_signature' } });
     expect(secret).toHaveBeenCalledTimes(2);
     expect((await deliverSigned(served.url, 'whsec_new')).status).toBe(200);
-    vi.setSystemTime(Date.now() + 60_001);
+    // Refusals that are not about the signature never ask the vault.
+    expect((await deliverSigned(served.url, 'whsec_new', envelope(undefined, '2001-01-01T00:00:00Z'))).status).toBe(400);
+    expect(secret).toHaveBeenCalledTimes(2);
+    // A minute after the last call, to the millisecond, the vault may be asked again.
+    vi.setSystemTime(Date.now() + 59_999);
     vault = 'whsec_newer';
+    expect((await deliverSigned(served.url, 'whsec_newer')).status).toBe(401);
+    expect(secret).toHaveBeenCalledTimes(2);
+    vi.setSystemTime(Date.now() + 1);
     expect((await deliverSigned(served.url, 'whsec_newer')).status).toBe(200);
     expect(secret).toHaveBeenCalledTimes(3);
   });
@@ -97,9 +108,20 @@ describe('a rotated secret', () => {
     }
   });
 
-  test('a static secret is never re-read (nothing to rotate): a wrong signature is 401', async () => {
+  test('a static secret is never re-read (nothing to rotate): a wrong signature is 401, nothing logged', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {} })));
     expect((await deliverSigned(served.url, 'whsec_forged')).status).toBe(401);
+    expect(log).not.toHaveBeenCalled();
+  });
+
+  test('the deadline\'s timer is cleared once the secret function answers', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const handler = sdk.createWebhookHandler({ secret: async () => SECRET, on() {} });
+    const body = envelope();
+    const response = await handler(new Request('http://localhost/webhooks', { method: 'POST', body, headers: { 'x-svc-signature': sign(body) } }));
+    expect(response.status).toBe(200);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 
@@ -109,6 +131,23 @@ describe('a secret with surrounding whitespace', () => {
     ['the secret itself', () => `  ${SECRET}\r\n`],
     ['SVC_WEBHOOK_SECRET', () => undefined],
   ];
+  test('a clean secret gives no warning; one read again with its whitespace still warns only once', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {} })));
+    expect((await deliver(served.url)).status).toBe(200);
+    expect(warn).not.toHaveBeenCalled();
+    await served.close();
+    const secret = vi.fn(async () => `${SECRET}\n`);
+    served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret, on() {} })));
+    for (let i = 0; i < 3; i++) {
+      expect((await deliverSigned(served.url, 'whsec_forged')).status).toBe(401);
+      vi.setSystemTime(Date.now() + 60_000);
+    }
+    expect(secret).toHaveBeenCalledTimes(3);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
   test.each(cases)('%s: used trimmed, with one warning that never shows the secret', async (_name, secret) => {
     vi.stubEnv('SVC_WEBHOOK_SECRET', `${SECRET}\n`);
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
@@ -149,7 +188,10 @@ describe('a missing secret under a flood', () => {
       }
       expect(log).toHaveBeenCalledTimes(1);
       expect(String(log.mock.calls[0]![0])).toContain('set SVC_WEBHOOK_SECRET');
-      vi.setSystemTime(Date.now() + 60_001);
+      vi.setSystemTime(Date.now() + 59_999);
+      expect((await fetch(served.url, { method: 'POST', body: 'junk' })).status).toBe(500);
+      expect(log).toHaveBeenCalledTimes(1);
+      vi.setSystemTime(Date.now() + 1);
       expect((await fetch(served.url, { method: 'POST', body: 'junk' })).status).toBe(500);
       expect(log).toHaveBeenCalledTimes(2);
     } finally {
