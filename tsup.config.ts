@@ -37,6 +37,10 @@ export default defineConfig({
     testing: 'src/testing/index.ts',
     // svc-sdk/otel: its peer @opentelemetry/api stays external (tsup leaves peers out), loaded by this entry alone.
     otel: 'src/otel/index.ts',
+    // svc-sdk/inbox: its peer bullmq stays external, loaded by the node build of this entry alone;
+    // the build for other runtimes (Workers) has the Cloudflare Queues inbox only.
+    'inbox.node': 'src/inbox/index.ts',
+    inbox: 'src/inbox/edge.ts',
     cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],

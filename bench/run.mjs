@@ -1,7 +1,7 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,http,hooks,bundle,cold,upload-many,upload   some sections (after `npm run build`
+//   node bench/run.mjs --only webhooks,receiver,inbox,http,hooks,bundle,cold,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 //   npm run bench -- --baseline <ref>   A/B: that commit's build measured beside this one, in the same rounds
 //                                (per-request overhead, hooks, receivers, bundle sizes)
@@ -12,6 +12,7 @@ import { benchBundleSize, renderBundleSize, summarizeBundleSize } from './bundle
 import { benchColdStart, renderColdStart, summarizeColdStart } from './cold-start.mjs';
 import { benchHooksOverhead, renderHooksOverhead, summarizeHooksOverhead } from './hooks-overhead.mjs';
 import { benchHttpOverhead, renderHttpOverhead, summarizeHttpOverhead } from './http-overhead.mjs';
+import { benchInbox, renderInbox, summarizeInbox } from './inbox.mjs';
 import { table } from './lib/stats.mjs';
 import { benchUploadMany, renderUploadMany, summarizeUploadMany } from './upload-many.mjs';
 import { benchWebhookThroughput, renderWebhookThroughput, summarizeWebhookThroughput } from './webhook-throughput.mjs';
@@ -121,6 +122,19 @@ await section({
   bench: benchWebhookThroughput,
   summarize: summarizeWebhookThroughput,
   render: renderWebhookThroughput,
+});
+await section({
+  key: 'inbox',
+  title: 'Webhook inbox',
+  intro: [
+    'The durable inbox (`svc-sdk/inbox` on BullMQ): the ingress, `toNodeListener(createWebhookHandler({ secret, inbox }))`, against a',
+    'bare node:http server that verifies and calls `queue.add` itself (the floor of any BullMQ ingress), each in its own process,',
+    'on a redis-server with `appendfsync always`; autocannon sends unique signed deliveries 1 and 64 at a time, cases interleaved.',
+    'Then worker throughput: 1 and 4 worker processes running a no-op `on` over a filled inbox.',
+  ].join('\n'),
+  bench: benchInbox,
+  summarize: summarizeInbox,
+  render: renderInbox,
 });
 await section({
   key: 'http',

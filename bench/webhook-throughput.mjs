@@ -7,7 +7,10 @@
 // a time, cases interleaved. Plus: the memory of the default dedupe store over 1 000 000 deliveries.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { fixed, median, table, times, verdict } from './lib/stats.mjs';
@@ -29,7 +32,8 @@ const NAMES = {
   'hono-redis-waiting': '@hono/node-server, Redis dedupe, no `waitUntil` (answers after the recording)',
 };
 
-function startServer(kind, redisPort) {
+/** Starts a receiver of `kind` (bench/lib/webhook-server.mjs) in its own process. */
+export function startServer(kind, redisPort) {
   const child = fork(SERVER, [kind, String(redisPort ?? '')], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -48,10 +52,12 @@ function freePort() {
   });
 }
 
-async function startRedis() {
+/** A redis-server on a free port (`args` after the defaults: no persistence), or undefined when it is not installed. */
+export async function startRedis(args = []) {
   if (spawnSync('redis-server', ['--version']).status !== 0) return undefined;
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-redis-'));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args]);
   await new Promise((resolve, reject) => {
     let output = '';
     child.stdout.on('data', (chunk) => {
@@ -60,7 +66,13 @@ async function startRedis() {
     });
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
   });
-  return { port, stop: () => child.kill() };
+  return {
+    port,
+    stop: () => {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 let sequence = 0;
@@ -91,14 +103,14 @@ function cpuOf(child) {
 }
 
 /** Deliveries per second of one server at a concurrency, its CPU µs per delivery, and how many answers were not 200. */
-async function measure({ url, child }, connections, seconds) {
+export async function measure({ url, child }, connections, seconds) {
   const before = await cpuOf(child);
   const result = await load(url, connections, seconds);
   return { ...result, cpuMicros: (await cpuOf(child)) - before };
 }
 
 /** Deliveries per second of one server at a concurrency, and how many answers were not 200. */
-async function load(url, connections, seconds) {
+export async function load(url, connections, seconds) {
   const result = await autocannon({
     url,
     connections,
@@ -113,7 +125,7 @@ async function load(url, connections, seconds) {
       },
     ],
   });
-  return { perSecond: result.requests.average, total: result.requests.total, non2xx: result.non2xx + result.errors + result.timeouts };
+  return { perSecond: result.requests.average, total: result.requests.total, non2xx: result.non2xx + result.errors + result.timeouts, p99Ms: result.latency.p99 };
 }
 
 /** Heap and RSS of the default memory store over a million unique deliveries, in a fresh process. */

@@ -14,6 +14,10 @@
 //                checked, the delivery_id claimed and then recorded in two Maps bounded at 50 000 ids
 //                (the memory store's default): the floor of a receiver with memory dedupe
 //   hono-receiver   the same work behind @hono/node-server
+//   bare-bullmq  the bare server plus the least a BullMQ inbox must do: read delivery_id and the kind, then
+//                queue.add(kind, { body, receivedAt }, { jobId, removeOnComplete, removeOnFail }) (awaited), and
+//                answer: the floor of any BullMQ ingress (bench/inbox.mjs)
+//   node-inbox   toNodeListener(createWebhookHandler({ secret, inbox: bullmqInbox(...) }))
 //   <kind>-baseline  a receiver kind above from the A/B baseline's build (`npm run bench -- --baseline <ref>`)
 //   bare-redis   the bare server plus the least a Redis dedupe must do: read delivery_id, claim it with SET NX
 //                (awaited), answer, then mark it done (not awaited): the ceiling of any Redis-backed dedupe
@@ -112,7 +116,38 @@ function bareHono(accept) {
   server.keepAliveTimeout = 60_000;
 }
 
-if (kind === 'bare') bareNode();
+if (kind === 'bare-bullmq' || kind === 'node-inbox') {
+  const connection = { host: '127.0.0.1', port: Number(redisPort) };
+  const queue = `bench-inbox-${process.pid}`;
+  let listener;
+  if (kind === 'bare-bullmq') {
+    const { Queue } = await import('bullmq');
+    const bull = new Queue(queue, { connection });
+    listener = (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks);
+        if (!verified(req.headers['x-svc-signature'], body)) {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end('{"error":"invalid_signature"}');
+          return;
+        }
+        const text = body.toString();
+        const { delivery_id: id, event } = JSON.parse(text);
+        await bull.add(event, { body: text, receivedAt: Date.now() }, { jobId: `d_${id}`, removeOnComplete: { age: 86_400 }, removeOnFail: false });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"received":true}');
+      });
+    };
+  } else {
+    const { bullmqInbox } = await import(kindAsked === kind ? 'svc-sdk/inbox' : 'svc-sdk-baseline/inbox');
+    listener = toNodeListener(createWebhookHandler({ secret: SECRET, inbox: bullmqInbox({ connection, queue, warn: () => {} }) }));
+  }
+  const server = createServer(listener);
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => ready(server));
+} else if (kind === 'bare') bareNode();
 else if (kind === 'bare-receiver') bareNode(floorReceiver());
 else if (kind === 'hono-bare') bareHono();
 else if (kind === 'hono-receiver') bareHono(floorReceiver());

@@ -51,7 +51,7 @@ export function webhookTelemetry(options?: WebhookTelemetryOptions): WebhookHook
         attributes['svc.webhook.delivery_id'] = event.delivery_id;
       }
       // What the dedupe store said: a delivery that was processed (or failed) was new to it.
-      const seen = dedupe ?? (outcome === 'processed' || (outcome === 'failed' && failure === 'handler_failed') ? 'new' : undefined);
+      const seen = dedupe ?? (outcome === 'processed' || outcome === 'stored' || (outcome === 'failed' && (failure === 'handler_failed' || failure === 'inbox_failed')) ? 'new' : undefined);
       if (seen) attributes['svc.webhook.dedupe'] = seen;
       const errorType = reason ?? failure;
       if (errorType) attributes['error.type'] = errorType;
@@ -73,7 +73,7 @@ export function webhookTelemetry(options?: WebhookTelemetryOptions): WebhookHook
 function makeInstruments(meter: Meter): ReceiverInstruments {
   return {
     deliveries: meter.createCounter('svc.webhook.deliveries', {
-      description: 'Webhook deliveries received, by outcome (processed, duplicate, refused, failed).',
+      description: 'Webhook deliveries received, by outcome (processed, stored in the inbox, duplicate, refused, failed).',
       unit: '{delivery}',
     }),
     duration: meter.createHistogram('svc.webhook.delivery.duration', {

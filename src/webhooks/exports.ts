@@ -36,6 +36,8 @@ export type {
   DeliveryInfo,
   DeliveryOutcome,
   DeliveryOutcomeKind,
+  InboxEntry,
+  WebhookInbox,
 } from './types.js';
 export { toNodeListener, type NodeListenerOptions, type NodeWebhookListener, type NodeRequestLike, type NodeResponseLike } from './node-listener.js';
 export type { DedupeStore, ClaimResult } from './dedupe.js';

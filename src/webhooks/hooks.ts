@@ -35,6 +35,7 @@ export class DeliveryRecord implements DeliveryInfo {
   #reason: DeliveryOutcome['reason'];
   #dedupe: DeliveryOutcome['dedupe'];
   #failure: DeliveryOutcome['failure'];
+  #stored = false;
 
   constructor(sets: readonly WebhookHooks[]) {
     this.#sets = sets;
@@ -57,6 +58,11 @@ export class DeliveryRecord implements DeliveryInfo {
     this.#dedupe = state;
   }
 
+  /** Put in the handler's inbox (answered 200 once stored): its outcome is `stored`, not `processed`. */
+  stored(): void {
+    this.#stored = true;
+  }
+
   /** Failed for a reason its answer does not name (a missing secret's answer names the fix instead). */
   failed(failure: 'no_secret'): void {
     this.#failure = failure;
@@ -70,7 +76,7 @@ export class DeliveryRecord implements DeliveryInfo {
     // One literal with the one detail its outcome has (the same objects as a literal per outcome, 191 B less minified).
     const outcome: DeliveryOutcome = {
       delivery: this,
-      outcome: dedupe ? 'duplicate' : reason ? 'refused' : status === 200 ? 'processed' : 'failed',
+      outcome: dedupe ? 'duplicate' : reason ? 'refused' : status === 200 ? (this.#stored ? 'stored' : 'processed') : 'failed',
       status,
       // The handler's answers to a failure name it: 'handler_failed' or 'dedupe_store_failed'.
       ...(dedupe ? { dedupe } : reason ? { reason } : status === 200 ? {} : { failure: this.#failure ?? (error as DeliveryOutcome['failure']) }),

@@ -9,7 +9,8 @@
  *            none of a function's secrets has it read again, at most once a minute (a rotation)
  *   claim    the delivery_id claimed in the dedupe store (done already: 200; being processed: 409)
  *   on       the verified event delivered: on(event), its claim renewed while it runs (it threw: the
- *            claim released, 500). The one place an event is handed over: a durable inbox replaces this stage.
+ *            claim released, 500). The one place an event is handed over: with an `inbox`, the delivery is
+ *            put in it instead (putInInbox: stored, or 500 'inbox_failed'), and workers run on later.
  *   record   the delivery marked done in the store, then 200
  * Every wait has a deadline: the secret function (secretTimeoutMs), every store call (storeTimeoutMs),
  * the body (bodyTimeoutMs, in the adapters). Every refusal is answered from refusals.ts and reaches
@@ -31,13 +32,16 @@ const OK: Answer = [200];
 const IN_PROGRESS: Answer = [409, 'delivery_in_progress', { 'retry-after': '60' }];
 const HANDLER_FAILED: Answer = [500, 'handler_failed'];
 const STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
+const INBOX_FAILED: Answer = [500, 'inbox_failed'];
 
 /** The receiver of `createWebhookHandler(options)` over an HMAC back end; throws a clear error for bad options. */
 export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions): Receiver {
   const {
     secret,
     on,
-    dedupe = true,
+    inbox,
+    // With an inbox, its key (delivery_id) deduplicates: no store of our own unless one is given.
+    dedupe = inbox === undefined,
     onError = logError,
     maxBodyBytes = 1_048_576,
     tolerance = DEFAULT_TOLERANCE_MS,
@@ -80,7 +84,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     if (event instanceof Refusal) return answer(record, refuse(event, request, record));
     const duplicate = await claim(event, record);
     if (duplicate) return answer(record, duplicate);
-    const failed = await deliver(event);
+    const failed = await (inbox ? putInInbox(event, body, record) : deliver(event));
     return answer(record, failed ?? (await recordDone(event.delivery_id, keepAlive)));
   }
 
@@ -142,7 +146,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   const deliver = async (event: WebhookEvent): Promise<Answer | undefined> => {
     let lease: ReturnType<typeof setInterval> | undefined;
     try {
-      const running = on(event);
+      const running = on!(event);
       // A synchronous on() needs no lease, and costs no timer.
       if (isThenable(running)) {
         lease = holdClaim(event);
@@ -155,6 +159,26 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
       return HANDLER_FAILED;
     } finally {
       clearInterval(lease);
+    }
+  };
+
+  /**
+   * Stage on, with an inbox: puts the verified delivery in it (the body as received, keyed by its
+   * delivery_id) under storeTimeoutMs. `undefined` once it is stored, so the answer is 2xx only then;
+   * 500 when the inbox failed or did not answer (onError hears why; the claim, if any, released):
+   * the service retries, and a retry of a delivery stored already adds nothing.
+   */
+  const putInInbox = async (event: WebhookEvent, body: Uint8Array, record?: DeliveryRecord): Promise<Answer | undefined> => {
+    try {
+      const entry = { deliveryId: event.delivery_id, kind: event.event, body: textOf(body), receivedAt: Date.now() };
+      await withDeadline(inbox!.put(entry), storeDeadlines, storeTimeoutMs, 'put');
+      record?.stored();
+      return undefined;
+    } catch (failure) {
+      const error = failure instanceof StoreTimeoutError ? new Error(`[svc-sdk] webhook inbox: put() did not answer within ${storeTimeoutMs} ms (storeTimeoutMs)`) : failure;
+      await settle(() => onError(error, event));
+      await settle(() => store && callStore('release', event.delivery_id));
+      return INBOX_FAILED;
     }
   };
 
@@ -224,6 +248,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   return { receive, maxBodyBytes, bodyTimeoutMs, waitUntil };
 }
 
+/** A body's bytes as text (an inbox stores text; a delivery is JSON, so UTF-8). */
+function textOf(body: Uint8Array): string {
+  return new TextDecoder().decode(body);
+}
+
 /** Whether `value` is a promise or any other thenable. */
 function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | undefined)?.then === 'function';
@@ -246,11 +275,13 @@ async function settle(step: () => unknown): Promise<void> {
 
 /** Throws a `[svc-sdk] createWebhookHandler:` error naming the first bad option and its fix. */
 function checkOptions(options: WebhookHandlerOptions, store: DedupeStore | undefined): void {
-  const { secret, on, dedupe = true, maxBodyBytes = 1, tolerance = DEFAULT_TOLERANCE_MS, storeTimeoutMs = 1, secretTimeoutMs = 1, bodyTimeoutMs = 1, waitUntil } = options ?? {};
+  const { secret, on, inbox, dedupe = inbox === undefined, maxBodyBytes = 1, tolerance = DEFAULT_TOLERANCE_MS, storeTimeoutMs = 1, secretTimeoutMs = 1, bodyTimeoutMs = 1, waitUntil } = options ?? {};
   // In order: the first that is wrong is named.
   const problems: Array<[wrong: boolean, problem: string | undefined]> = [
     [true, malformedSecret(secret)],
-    [typeof on !== 'function', 'on must be a function'],
+    [on !== undefined && inbox !== undefined, 'on and inbox are exclusive: with an inbox, workers run on (inbox.process(on)); pass one of them'],
+    [inbox === undefined && typeof on !== 'function', 'on must be a function (or pass an inbox)'],
+    [inbox !== undefined && typeof inbox?.put !== 'function', 'inbox must have a put(entry) method (bullmqInbox(...), cloudflareQueueInbox(queue))'],
     [dedupe !== false && typeof store?.claim !== 'function', 'dedupe must be true, false or a DedupeStore'],
     [!(maxBodyBytes > 0), 'maxBodyBytes must be a number of bytes > 0'],
     [!isTolerance(tolerance), 'tolerance must be a number of ms >= 0, or false'],

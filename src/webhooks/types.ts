@@ -80,8 +80,19 @@ export interface WebhookHandlerOptions {
    * `toNodeListener` uses it too, unless given its own.
    */
   bodyTimeoutMs?: number | undefined;
-  /** Processes one verified event; the delivery is acknowledged (200) once it resolves, retried when it throws. */
-  on: (event: WebhookEvent) => unknown;
+  /**
+   * Processes one verified event; the delivery is acknowledged (200) once it resolves, retried when it
+   * throws. Exactly one of `on` and `inbox` is given (checked when the handler is made).
+   */
+  on?: ((event: WebhookEvent) => unknown) | undefined;
+  /**
+   * A durable inbox instead of `on` (`bullmqInbox(...)` or `cloudflareQueueInbox(queue)` from
+   * `svc-sdk/inbox`): each verified delivery is put in it, keyed by its `delivery_id`, and answered
+   * 2xx only once stored (500 `inbox_failed` when the inbox fails or misses `storeTimeoutMs`: the
+   * service retries); workers run `on` later (`inbox.process(on)`). Deduplication is then the
+   * inbox's (by `delivery_id`): `dedupe` defaults to `false`.
+   */
+  inbox?: WebhookInbox | undefined;
   /**
    * Deduplication by `delivery_id`: on by default (in memory, 50 000 ids, 12 h 5 min); `false`
    * turns it off; a `DedupeStore` (e.g. `createRedisDedupeStore`) replaces the store. While `on`
@@ -179,8 +190,33 @@ export interface Receiver {
   waitUntil: ((promise: Promise<unknown>) => void) | undefined;
 }
 
-/** How a delivery ended. */
-export type DeliveryOutcomeKind = 'processed' | 'duplicate' | 'refused' | 'failed';
+/** One verified delivery as the receiver puts it in an inbox: all a worker needs to run `on` later. */
+export interface InboxEntry {
+  /** The delivery's `delivery_id`: the entry's key, the same on every retry of the service. */
+  readonly deliveryId: string;
+  /** The event kind, like `document.uploaded`. */
+  readonly kind: string;
+  /** The body exactly as received and verified, as text: a worker parses it into the same `WebhookEvent`. */
+  readonly body: string;
+  /** When the receiver stored it, in milliseconds since the epoch. */
+  readonly receivedAt: number;
+}
+
+/**
+ * Where `createWebhookHandler({ secret, inbox })` puts each verified delivery before it answers 2xx:
+ * `bullmqInbox(...)` (Node, Redis), `cloudflareQueueInbox(queue)` (Workers), or your own.
+ */
+export interface WebhookInbox {
+  /**
+   * Stores the entry durably, keyed by `deliveryId`: an entry already there is kept as it is (the
+   * service's retry adds nothing). Resolves once stored; rejects when it could not store it (the
+   * receiver then answers 500, so the service tries again).
+   */
+  put(entry: InboxEntry): Promise<void>;
+}
+
+/** How a delivery ended: `stored` is a delivery put in the handler's inbox (answered 200). */
+export type DeliveryOutcomeKind = 'processed' | 'stored' | 'duplicate' | 'refused' | 'failed';
 
 /** What every receiver hook of one delivery is told: the same object for all of them (a `WeakMap` key). */
 export interface DeliveryInfo {
@@ -202,9 +238,10 @@ export interface DeliveryOutcome {
   readonly dedupe?: Exclude<ClaimResult, 'claimed'> | undefined;
   /**
    * For `outcome: 'failed'`: `'handler_failed'` (`on` threw, answered 500), `'dedupe_store_failed'`
-   * (the store failed or missed `storeTimeoutMs`), or `'no_secret'` (no signing secret configured yet, answered 500).
+   * (the store failed or missed `storeTimeoutMs`), `'inbox_failed'` (the inbox could not store it, or missed
+   * `storeTimeoutMs`), or `'no_secret'` (no signing secret configured yet, answered 500).
    */
-  readonly failure?: 'handler_failed' | 'dedupe_store_failed' | 'no_secret' | undefined;
+  readonly failure?: 'handler_failed' | 'dedupe_store_failed' | 'inbox_failed' | 'no_secret' | undefined;
   /** Milliseconds from the delivery's arrival (its body read) to the answer. */
   readonly durationMs: number;
 }

@@ -38,6 +38,6 @@ describe('receiver hooks', () => {
   test('createWebhookHandler takes them, webhookTelemetry() makes them', () => {
     expectTypeOf(webhookTelemetry()).toEqualTypeOf<WebhookHooks>();
     createWebhookHandler({ secret: 'whsec_x', on: () => {}, hooks: [webhookTelemetry(), { onOutcome: ({ outcome }) => console.log(outcome) }] });
-    expectTypeOf<DeliveryOutcome['outcome']>().toEqualTypeOf<'processed' | 'duplicate' | 'refused' | 'failed'>();
+    expectTypeOf<DeliveryOutcome['outcome']>().toEqualTypeOf<'processed' | 'stored' | 'duplicate' | 'refused' | 'failed'>();
   });
 });

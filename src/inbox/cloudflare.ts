@@ -1,0 +1,105 @@
+// The inbox on Cloudflare Queues, for a receiver on Workers: the receiver verifies and sends the
+// delivery to a queue, answering 2xx once the queue has it; the queue's consumer runs `on`.
+// Cloudflare Queues deliver at least once and do not deduplicate, and a delivery the service
+// retried (its 2xx lost) is sent twice: the consumer deduplicates by delivery_id.
+import { createMemoryDedupeStore } from '../webhooks/dedupe-memory.js';
+import type { DedupeStore } from '../webhooks/dedupe.js';
+import { readWebhookEvent } from '../webhooks/events.js';
+import type { InboxEntry, InboxHandler, WebhookInbox } from './types.js';
+
+/** The part of a Workers `Queue` binding the inbox uses (`env.WEBHOOKS`). */
+export interface CloudflareQueue {
+  send(body: InboxEntry, options?: { contentType?: 'json' }): Promise<unknown>;
+}
+
+/** The part of a queue consumer's message the inbox uses. */
+export interface CloudflareQueueMessage {
+  readonly body: unknown;
+  /** 1 for the first delivery of this message to a consumer. */
+  readonly attempts: number;
+  ack(): void;
+  retry(options?: { delaySeconds?: number }): void;
+}
+
+/** The batch a queue consumer's `queue(batch, env, ctx)` gets. */
+export interface CloudflareMessageBatch {
+  readonly messages: readonly CloudflareQueueMessage[];
+}
+
+/** Options of `processQueueBatch`. */
+export interface ProcessQueueBatchOptions {
+  /**
+   * Where processed delivery ids are kept. Default: one memory store per isolate, which catches a
+   * repeat within that isolate only; pass a shared store (your own `DedupeStore` over KV, D1 or a
+   * Durable Object) to deduplicate across isolates.
+   */
+  dedupe?: DedupeStore | undefined;
+  /** Seconds before a message whose `on` threw is delivered again. Default 30. */
+  retryDelaySeconds?: number | undefined;
+}
+
+/**
+ * An inbox that sends each verified delivery to a Cloudflare Queue (`createWebhookHandler({ secret,
+ * inbox: cloudflareQueueInbox(env.WEBHOOKS) })`): the receiver answers 2xx once the queue has it.
+ */
+export function cloudflareQueueInbox(queue: CloudflareQueue): WebhookInbox {
+  if (typeof queue?.send !== 'function') throw new TypeError('[svc-sdk] cloudflareQueueInbox: pass a Queue binding (env.<QUEUE>, with a [[queues.producers]] entry in wrangler.toml)');
+  return {
+    async put(entry) {
+      await queue.send({ deliveryId: entry.deliveryId, kind: entry.kind, body: entry.body, receivedAt: entry.receivedAt }, { contentType: 'json' });
+    },
+  };
+}
+
+/** The default store of `processQueueBatch`: one per isolate, made on first use. */
+let isolateStore: DedupeStore | undefined;
+
+/**
+ * Runs `on(event)` for each message of a queue consumer's batch, once per `delivery_id`: a message
+ * already processed is acknowledged without running `on`; one whose `on` throws is retried (after
+ * `retryDelaySeconds`; the queue's `max_retries` and dead-letter queue decide when it stops).
+ *
+ * @example
+ * ```ts
+ * import { processQueueBatch, type CloudflareMessageBatch } from 'svc-sdk/inbox';
+ *
+ * export default {
+ *   async queue(batch: CloudflareMessageBatch) {
+ *     await processQueueBatch(batch, async (event) => {
+ *       if (event.event === 'document.uploaded') console.log(event.data.filename);
+ *     });
+ *   },
+ * };
+ * ```
+ */
+export async function processQueueBatch(batch: CloudflareMessageBatch, on: InboxHandler, options: ProcessQueueBatchOptions = {}): Promise<void> {
+  const store = options.dedupe ?? (isolateStore ??= createMemoryDedupeStore());
+  const delaySeconds = options.retryDelaySeconds ?? 30;
+  for (const message of batch.messages) {
+    const entry = message.body as Partial<InboxEntry> | null;
+    const event = typeof entry?.body === 'string' ? readWebhookEvent(entry.body) : 'no body';
+    // Not an entry of this inbox: retrying cannot help, and keeping it would block nothing; acknowledge it.
+    if (typeof event === 'string' || typeof entry?.deliveryId !== 'string') {
+      message.ack();
+      continue;
+    }
+    const claim = await store.claim(entry.deliveryId);
+    if (claim === 'done') {
+      message.ack();
+      continue;
+    }
+    if (claim === 'processing') {
+      message.retry({ delaySeconds });
+      continue;
+    }
+    try {
+      await on(event);
+    } catch {
+      await store.release(entry.deliveryId);
+      message.retry({ delaySeconds });
+      continue;
+    }
+    await store.complete(entry.deliveryId);
+    message.ack();
+  }
+}

@@ -1,0 +1,13 @@
+// svc-sdk/inbox: a durable webhook inbox. `createWebhookHandler({ secret, inbox })` stores each
+// verified delivery and answers 2xx only then; workers run `on` later, with retries and dead letters.
+// bullmq is an optional peer, loaded by this entry alone (under the `node` condition; see edge.ts).
+export { bullmqInbox, type BullmqInbox, type BullmqInboxOptions, type BullmqProcessOptions } from './bullmq.js';
+export {
+  cloudflareQueueInbox,
+  processQueueBatch,
+  type CloudflareMessageBatch,
+  type CloudflareQueue,
+  type CloudflareQueueMessage,
+  type ProcessQueueBatchOptions,
+} from './cloudflare.js';
+export type { DeadLetter, InboxBackoff, InboxEntry, InboxHandler, InboxOutcome, InboxProcessOptions, InboxStats, InboxWorker, WebhookInbox } from './types.js';

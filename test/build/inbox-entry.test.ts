@@ -1,0 +1,52 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+// Zero cost when unused, in the built package (npm test builds it before vitest runs): only the
+// node build of `svc-sdk/inbox` mentions bullmq; its build for other runtimes (Workers) does not;
+// a Node process that imports every other entry loads none of it.
+const root = new URL('../../', import.meta.url);
+
+describe('the built svc-sdk/inbox is the only entry that loads BullMQ', () => {
+  it('of the built entries, only inbox.node reaches bullmq by static imports (the CLI by a lazy import() in its inbox command)', () => {
+    const dist = new URL('dist/', root);
+    const files = readdirSync(dist).filter((name) => /\.(c?js)$/.test(name));
+    const text = new Map(files.map((name) => [name, readFileSync(new URL(name, dist), 'utf8')]));
+    /** The chunks a file imports statically (ESM `import … from`, `import '…'`; CJS `require(…)`), not by `import()`. */
+    const staticImports = (name: string) =>
+      [...(text.get(name) ?? '').matchAll(/(?:\bfrom\s*|^import\s*|\brequire\()["']\.\/([^"']+)["']/gm)].map((match) => match[1] as string);
+    const reachesBullmq = (name: string, seen = new Set<string>()): boolean => {
+      if (seen.has(name)) return false;
+      seen.add(name);
+      if (/(?:from\s*|require\()["']bullmq["']/.test(text.get(name) ?? '')) return true;
+      return staticImports(name).some((chunk) => reachesBullmq(chunk, seen));
+    };
+    const entries = files.filter((name) => !/^(chunk|bullmq)-/.test(name));
+    expect(entries).toEqual(expect.arrayContaining(['inbox.js', 'inbox.node.js', 'cli.js', 'index.js']));
+    expect(entries.filter((name) => reachesBullmq(name)).sort()).toEqual(['inbox.node.cjs', 'inbox.node.js']);
+  });
+
+  it('importing every other entry loads no bullmq module; svc-sdk/inbox under node does', () => {
+    const script = `
+      const { registerHooks } = await import('node:module');
+      const loaded = [];
+      registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); loaded.push(result.url); return result; } });
+      await import('svc-sdk'); await import('svc-sdk/webhooks'); await import('svc-sdk/testing'); await import('svc-sdk/otel');
+      const before = loaded.filter((url) => url.includes('/bullmq/')).length;
+      const inbox = await import('svc-sdk/inbox');
+      const after = loaded.filter((url) => url.includes('/bullmq/')).length;
+      console.log(JSON.stringify({ before, after, exports: Object.keys(inbox).sort() }));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('.', root), encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    const { before, after, exports } = JSON.parse(run.stdout) as { before: number; after: number; exports: string[] };
+    expect(before).toBe(0);
+    expect(after).toBeGreaterThan(0);
+    expect(exports).toEqual(['bullmqInbox', 'cloudflareQueueInbox', 'processQueueBatch']);
+  });
+
+  it('the build for other runtimes has the Cloudflare inbox, and a bullmqInbox that says it needs Node', async () => {
+    const edge = (await import(new URL('dist/inbox.js', root).href)) as typeof import('../../src/inbox/edge.js');
+    expect(Object.keys(edge).sort()).toEqual(['bullmqInbox', 'cloudflareQueueInbox', 'processQueueBatch']);
+    expect(() => edge.bullmqInbox({ connection: {} })).toThrow(/bullmqInbox needs Node, Bun or Deno.*cloudflareQueueInbox/);
+  });
+});

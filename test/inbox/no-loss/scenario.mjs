@@ -1,0 +1,214 @@
+// The inbox's promise, proven: no delivery lost once the receiver answered 2xx, whatever the
+// handler does and however long it is down; `on` at least once per delivery, a second time only
+// where a worker died while running it. The service is the emulator (its retry schedule
+// shortened); the receiver, the workers and redis-server (append-only, appendfsync always) are
+// real processes, killed at random points:
+//   1. deliveries arrive while no worker runs, for longer than the service's whole retry horizon;
+//      the receiver SIGKILLs itself at random points between the durable write and its answer,
+//      and redis-server is SIGKILLed and restarted;
+//   2. workers start and are SIGKILLed at random points (and redis-server again);
+//   3. the check: every delivery_id in the effect ledger, repeats no more than worker kills, dead
+//      letters exactly the deliveries whose on() always throws; then each is replayed and
+//      processed once.
+// Used by test/inbox/no-loss.test.ts (scaled to a minute) and scripts/prove-inbox.mjs (the full run).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { Client } from 'svc-sdk';
+import { bullmqInbox } from 'svc-sdk/inbox';
+import { createEmulator } from 'svc-sdk/testing';
+import { freePort } from '../../webhooks/redis-server.ts';
+import { startTestRedis } from '../redis.ts';
+
+const here = (file) => fileURLToPath(new URL(file, import.meta.url));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const randomInt = (min, max) => min + Math.floor(Math.random() * (max - min + 1));
+
+/** A child process kept running: restarted whenever it exits, until stopped. */
+function supervised(script, env, ready) {
+  let child;
+  let stopped = false;
+  let lives = 0;
+  const start = (extra = {}) =>
+    new Promise((resolve, reject) => {
+      lives++;
+      child = spawn(process.execPath, [here(script)], { env: { ...process.env, ...env, ...extra() }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const current = child;
+      current.stdout.on('data', (chunk) => {
+        if (String(chunk).includes(ready)) resolve();
+      });
+      current.once('exit', (code, signal) => {
+        if (process.env.NO_LOSS_DEBUG) console.error(`${new Date().toISOString()} ${script} exited (${signal ?? code})`);
+        reject(new Error(`${script} exited before it was ready`));
+        if (!stopped && current === child) setTimeout(() => void start(extra).catch(() => {}), 50);
+      });
+    });
+  return {
+    start,
+    get lives() {
+      return lives;
+    },
+    kill() {
+      child?.kill('SIGKILL');
+    },
+    async stop() {
+      stopped = true;
+      if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}
+
+/**
+ * Runs the scenario; resolves with what was measured, or rejects naming what broke the promise.
+ * @param {{ deliveries: number, receiverKills: number, workerKills: number, redisRestarts: number, poisonEvery: number, workers?: number, log?: (line: string) => void }} plan
+ */
+export async function proveNoLoss(plan) {
+  const { deliveries, receiverKills, workerKills, redisRestarts, poisonEvery, workers: workerCount = 2, log = () => {} } = plan;
+  const redis = await startTestRedis(['--appendonly', 'yes', '--appendfsync', 'always']);
+  const queue = `no-loss-${process.pid}`;
+  const ledger = new Redis({ host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null });
+  ledger.on('error', () => {});
+  const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, queue, warn: () => {} });
+  // The service, its retries shortened: 6 attempts over 15.5 s instead of 10 h 36 min.
+  const retryDelaysMs = [500, 1000, 2000, 4000, 8000];
+  const emulator = createEmulator({ deliveryDelayMs: 0, retryDelaysMs });
+  const horizonMs = retryDelaysMs.reduce((a, b) => a + b, 0);
+  const port = await freePort();
+  let receiverKillsLeft = receiverKills;
+  // Each life of the receiver dies after a random number of stored deliveries, until the kills are spent.
+  const spread = Math.max(2, Math.floor(deliveries / Math.max(1, receiverKills)));
+  const receiver = supervised('receiver.mjs', { REDIS_PORT: String(redis.port), QUEUE: queue, PORT: String(port) }, 'listening');
+  const workerProcesses = [];
+  const redisRestart = async () => {
+    await redis.stop(true);
+    await sleep(randomInt(50, 300));
+    await redis.restart();
+  };
+  try {
+    const client = new Client({ apiKey: 'vdr_no_loss', baseUrl: 'https://svc.test', fetch: emulator.fetch });
+    const webhook = await client.webhooks.create({ url: `http://127.0.0.1:${port}/webhooks`, name: 'no-loss', event_types: ['document.uploaded'] });
+    Object.assign(receiver, { secret: webhook.secret });
+    await receiver.start(() => ({ SECRET: webhook.secret, DIE_AFTER: String(receiverKillsLeft-- > 0 ? randomInt(1, spread) : 0) }));
+
+    // 1. Deliveries while no worker runs; Redis restarted at random points among them.
+    const started = Date.now();
+    const restartAt = new Set(Array.from({ length: Math.ceil(redisRestarts / 2) }, () => randomInt(1, deliveries)));
+    const ids = [];
+    const poisoned = new Set();
+    for (let n = 1; n <= deliveries; n++) {
+      const poison = n % poisonEvery === 0;
+      const [scheduled] = await emulator.trigger('document.uploaded', { room_id: 1, document_id: n, filename: `doc-${n}.pdf`, uploader_id: 1, ...(poison && { poison: true }) });
+      ids.push(scheduled.deliveryId);
+      if (poison) poisoned.add(scheduled.deliveryId);
+      if (restartAt.has(n)) await redisRestart();
+      if (n % 5 === 0) await sleep(40); // a sender's pace (about 100 a second), not one burst
+    }
+    // Every delivery answered 2xx by the receiver, or its retries spent (then the check below fails).
+    await emulator.settled(horizonMs + 1000);
+    const answered = new Set(emulator.deliveries.filter((attempt) => attempt.ok).map((attempt) => attempt.deliveryId));
+    const unanswered = ids.filter((id) => !answered.has(id));
+    if (unanswered.length) {
+      const why = new Map();
+      for (const attempt of emulator.deliveries) {
+        const key = attempt.ok ? 'ok' : String(attempt.status ?? attempt.error);
+        why.set(key, (why.get(key) ?? 0) + 1);
+      }
+      throw new Error(`the receiver never answered 2xx for ${unanswered.length} deliveries (first: ${unanswered[0]}; attempts ${JSON.stringify(Object.fromEntries(why))}): the scenario's receiver was down too long`);
+    }
+    // Workers stay down for the whole retry horizon after the last delivery.
+    await sleep(horizonMs);
+    const phase1Ms = Date.now() - started;
+    const stored = await inbox.stats();
+    log(`phase 1: ${deliveries} deliveries answered in ${phase1Ms} ms with no worker; receiver lives ${receiver.lives}; inbox ${JSON.stringify(stored)}`);
+
+    // 2. Workers, SIGKILLed at random points; Redis restarted again.
+    for (let index = 0; index < workerCount; index++) {
+      const worker = supervised('worker.mjs', { REDIS_PORT: String(redis.port), QUEUE: queue }, 'working');
+      workerProcesses.push(worker);
+      await worker.start(() => ({}));
+    }
+    let workerKillsDone = 0;
+    let restartsLeft = redisRestarts - restartAt.size;
+    const deadline = Date.now() + 60_000 + deliveries * 10;
+    let idleSince;
+    for (;;) {
+      const stats = await inbox.stats().catch(() => undefined);
+      // Done once nothing is left to run, for a second (a killed worker's delivery is active until its lock expires).
+      const idle = stats && stats.waiting + stats.active + stats.delayed === 0 && workerKillsDone >= workerKills;
+      if (!idle) idleSince = undefined;
+      else if ((idleSince ??= Date.now()) < Date.now() - 1000 || stats.completed + stats.dead === deliveries) break;
+      if (Date.now() > deadline) throw new Error(`the workers did not finish: ${JSON.stringify(stats)}`);
+      if (workerKillsDone < workerKills && Math.random() < 0.5) {
+        workerProcesses[workerKillsDone % workerCount].kill();
+        workerKillsDone++;
+      } else if (restartsLeft > 0 && Math.random() < 0.2) {
+        await redisRestart();
+        restartsLeft--;
+      }
+      await sleep(randomInt(20, 120));
+    }
+    const processed = await ledgerCounts(ledger, ids);
+    const missing = ids.filter((id) => !poisoned.has(id) && !processed.get(id));
+    const repeats = [...processed.values()].reduce((sum, count) => sum + Math.max(0, count - 1), 0);
+    const dead = (await inbox.deadLetters()).map((letter) => letter.deliveryId).sort();
+    const expectedDead = [...poisoned].sort();
+    log(`phase 2: workers killed ${workerKillsDone} times, Redis restarted ${redisRestarts - restartsLeft} times; missing ${missing.length}, repeats ${repeats}, dead ${dead.length}`);
+    if (missing.length) throw new Error(`${missing.length} deliveries never processed (first: ${missing[0]})`);
+    if (repeats > workerKillsDone) throw new Error(`on() ran again ${repeats} times, more than the ${workerKillsDone} worker kills`);
+    if (JSON.stringify(dead) !== JSON.stringify(expectedDead)) throw new Error(`dead letters ${dead.length} are not the ${expectedDead.length} poisoned deliveries`);
+    if ([...poisoned].some((id) => processed.get(id))) throw new Error('a poisoned delivery was processed');
+
+    // 3. Replay the dead letters, now curable: each processed once.
+    await ledger.set('poison-cured', '1');
+    const replayed = (await inbox.replay({ all: true })).sort();
+    if (JSON.stringify(replayed) !== JSON.stringify(expectedDead)) throw new Error(`replayed ${replayed.length}, expected ${expectedDead.length}`);
+    const replayDeadline = Date.now() + 60_000;
+    for (;;) {
+      const stats = await inbox.stats();
+      if (stats.waiting + stats.active + stats.delayed === 0 && stats.dead === 0) break;
+      if (Date.now() > replayDeadline) throw new Error(`the replays did not finish: ${JSON.stringify(stats)}`);
+      await sleep(50);
+    }
+    const afterReplay = await ledgerCounts(ledger, [...poisoned]);
+    const replayedOnce = [...afterReplay.values()].filter((count) => count === 1).length;
+    if (replayedOnce !== poisoned.size) throw new Error(`of ${poisoned.size} replayed dead letters, ${replayedOnce} were processed exactly once`);
+    const result = {
+      deliveries,
+      // Every life but the last ended in a SIGKILL after a durable write.
+      receiverKills: receiver.lives - 1,
+      workerKills: workerKillsDone,
+      redisRestarts: redisRestarts - restartsLeft,
+      missing: missing.length,
+      repeats,
+      dead: dead.length,
+      replayedOnce,
+      serviceAttempts: emulator.deliveries.length,
+      phase1Ms,
+    };
+    log(`result: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await receiver.stop();
+    for (const worker of workerProcesses) await worker.stop();
+    await inbox.close().catch(() => {});
+    ledger.disconnect();
+    await emulator.close();
+    await redis.stop();
+    redis.remove();
+  }
+}
+
+/** ledger:<id> for each id, as numbers (0 when absent). */
+async function ledgerCounts(ledger, ids) {
+  const counts = new Map();
+  for (let start = 0; start < ids.length; start += 500) {
+    const slice = ids.slice(start, start + 500);
+    const values = await ledger.mget(...slice.map((id) => `ledger:${id}`));
+    slice.forEach((id, index) => counts.set(id, Number(values[index] ?? 0)));
+  }
+  return counts;
+}
