@@ -134,11 +134,14 @@ describe.skipIf(!built)('svc-sdk listen under attack', () => {
     const listen = start(['listen', '--forward-to', `${app.url}/hook`, '--events', 'ping.test'], env);
     try {
       const [, listener] = await listen.waitFor(/ to (http:\/\/127\.0\.0\.1:\d+\/)$/m);
-      expect((await fetch(listener!, { method: 'POST', body: new Uint8Array(1024 * 1024 + 1) })).status).toBe(413);
+      // Each answered as the receiver answers it, from its one table of refusals: status and { error }.
+      const large = await fetch(listener!, { method: 'POST', body: new Uint8Array(1024 * 1024 + 1) });
+      expect([large.status, await large.json()]).toEqual([413, { error: 'body_too_large' }]);
       const get = await fetch(listener!);
-      expect(get.status).toBe(405);
+      expect([get.status, await get.json()]).toEqual([405, { error: 'method_not_allowed' }]);
       expect(get.headers.get('allow')).toBe('POST');
-      expect((await fetch(listener!, { method: 'POST', body: '{}' })).status).toBe(401);
+      const unsigned = await fetch(listener!, { method: 'POST', body: '{}' });
+      expect([unsigned.status, await unsigned.json()]).toEqual([401, { error: 'missing_signature' }]);
       expect(forwarded).toBe(0);
     } finally {
       expect(await listen.stop()).toBe(0);

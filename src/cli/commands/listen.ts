@@ -12,6 +12,7 @@ import { randomHex } from '../../shared/hex.js';
 import { parseUrl } from '../../shared/parse-url.js';
 import { describeFetchFailure } from '../../shared/fetch-failure.js';
 import { WEBHOOK_EVENT_KINDS, type EventKind } from '../../webhooks/event-kinds.js';
+import { refusalAnswer, type RefusalReason } from '../../webhooks/refusals.js';
 import { signPayload, verifyWebhook, WebhookVerificationError } from '../../webhooks/index.node.js';
 import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
@@ -151,6 +152,17 @@ function describeClientError(error: unknown): string {
   return escapeControl(message);
 }
 
+/**
+ * Answers a refused delivery as the receiver does, from its one table (src/webhooks/refusals.ts):
+ * status, `{ error }` and headers. A delivery that arrives before the registration's secret is known
+ * (`no_secret`) is answered 500, as the receiver answers it, so the service tries again. Returns the status.
+ */
+function refuse(response: ServerResponse, reason: RefusalReason | 'no_secret'): number {
+  const [status, error, headers] = reason === 'no_secret' ? [500, reason, undefined] : refusalAnswer(reason);
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ error }));
+  return status;
+}
+
 /** Verifies deliveries with the registration's secret and forwards them, re-signed, to the app. */
 class Relay {
   /** The registration's secret; until it is known, every delivery is refused. */
@@ -165,12 +177,12 @@ class Relay {
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method !== 'POST') {
-      response.writeHead(405, { allow: 'POST' }).end();
+      refuse(response, 'method_not_allowed');
       return;
     }
     const body = await readBody(request);
     if (body === undefined) {
-      response.writeHead(413).end();
+      refuse(response, 'body_too_large');
       return;
     }
     let event;
@@ -178,11 +190,7 @@ class Relay {
       event = await verifyWebhook(body, request.headers['x-svc-signature'], this.secret);
     } catch (error) {
       const reason = error instanceof WebhookVerificationError ? error.reason : 'invalid_payload';
-      // When the receiver's one table from refusal to status and answer lands (issue 32, src/webhooks),
-      // this status and the JSON answer below come from it.
-      const status = reason === 'invalid_signature' || reason === 'missing_signature' || reason === 'no_secret' ? 401 : 400;
-      println(this.io.stdout, `refused a delivery: ${reason} → ${status}`);
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: reason }));
+      println(this.io.stdout, `refused a delivery: ${reason} → ${refuse(response, reason)}`);
       return;
     }
     const attempt = this.#count(event.delivery_id);
