@@ -80,6 +80,18 @@ const verified = (header, body) => {
   return expected.length === 32 && timingSafeEqual(digest, expected);
 };
 
+/** A node:http listener that reads the body and verifies it (401 when it does not check out), then hands it to `handle(body, res)`. */
+const verifyingListener = (handle) => (req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    if (verified(req.headers['x-svc-signature'], body)) return void handle(body, res);
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end('{"error":"invalid_signature"}');
+  });
+};
+
 /** A node:http server that reads the body, verifies it, and answers 200 when `accept(body)` too (the floor's work, or nothing). */
 function bareNode(accept) {
   const server = createServer((req, res) => {
@@ -123,23 +135,13 @@ if (kind === 'bare-bullmq' || kind === 'node-inbox') {
   if (kind === 'bare-bullmq') {
     const { Queue } = await import('bullmq');
     const bull = new Queue(queue, { connection });
-    listener = (req, res) => {
-      const chunks = [];
-      req.on('data', (chunk) => chunks.push(chunk));
-      req.on('end', async () => {
-        const body = Buffer.concat(chunks);
-        if (!verified(req.headers['x-svc-signature'], body)) {
-          res.writeHead(401, { 'content-type': 'application/json' });
-          res.end('{"error":"invalid_signature"}');
-          return;
-        }
-        const text = body.toString();
-        const { delivery_id: id, event } = JSON.parse(text);
-        await bull.add(event, { body: text, receivedAt: Date.now() }, { jobId: `d_${id}`, removeOnComplete: { age: 86_400 }, removeOnFail: false });
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"received":true}');
-      });
-    };
+    listener = verifyingListener(async (body, res) => {
+      const text = body.toString();
+      const { delivery_id: id, event } = JSON.parse(text);
+      await bull.add(event, { body: text, receivedAt: Date.now() }, { jobId: `d_${id}`, removeOnComplete: { age: 86_400 }, removeOnFail: false });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"received":true}');
+    });
   } else {
     const { bullmqInbox } = await import(kindAsked === kind ? 'svc-sdk/inbox' : 'svc-sdk-baseline/inbox');
     listener = toNodeListener(createWebhookHandler({ secret: SECRET, inbox: bullmqInbox({ connection, queue, warn: () => {} }) }));
@@ -154,23 +156,15 @@ else if (kind === 'hono-receiver') bareHono(floorReceiver());
 else if (kind === 'bare-redis') {
   const redis = await createClient({ url: `redis://127.0.0.1:${redisPort}` }).connect();
   const ok = JSON.stringify({ received: true });
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      if (!verified(req.headers['x-svc-signature'], body)) {
-        res.writeHead(401, { 'content-type': 'application/json' });
-        res.end('{"error":"invalid_signature"}');
-        return;
-      }
+  const server = createServer(
+    verifyingListener(async (body, res) => {
       const key = `bare:${process.pid}:${JSON.parse(body.toString()).delivery_id}`;
       const claimed = (await redis.set(key, 'processing', { NX: true, PX: 300_000 })) !== null;
       res.writeHead(claimed ? 200 : 409, { 'content-type': 'application/json' });
       res.end(claimed ? ok : '{"error":"delivery_in_progress"}');
       if (claimed) redis.set(key, 'done', { PX: 43_500_000 }).catch(() => {});
-    });
-  });
+    }),
+  );
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => ready(server));
 } else {
