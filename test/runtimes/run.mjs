@@ -312,7 +312,8 @@ async function main() {
           return {
             note:
               `forged ${observed.statuses.forged}, never queued; a delivery and its retry answered ${observed.statuses.normal}/${observed.statuses.retry}, ` +
-              `queued ${normal.seen}x, on run ${normal.runs}x; on throwing once: delivered ${flaky.seen}x, done ${flaky.done}x`,
+              `queued ${normal.seen}x, on run ${normal.runs}x; on throwing once: delivered ${flaky.seen}x, done ${flaky.done}x; ` +
+              `over 128 KB: ${observed.statuses.oversized}, onError told why`,
           };
         })
       : notRun(queuesRow, unpacked));

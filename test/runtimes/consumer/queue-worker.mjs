@@ -6,6 +6,7 @@
 //   runs:<delivery_id>  runs of `on` for it
 //   done:<delivery_id>  runs of `on` that returned
 //   attempts:<delivery_id>  the queue's `attempts` of the message whose `on` returned
+//   error:<delivery_id>  what the receiver's onError heard (a delivery it could not store)
 // A delivery whose `data.throwOnce` is true makes `on` throw on its first run.
 import { cloudflareQueueInbox, processQueueBatch } from 'svc-sdk/inbox';
 import { createWebhookHandler } from 'svc-sdk/webhooks';
@@ -24,7 +25,12 @@ export default {
   async fetch(request, env) {
     // Without nodejs_compat there is no `process`: proves the Node shims are really off.
     if (typeof globalThis.process !== 'undefined') return new Response('process exists: nodejs_compat is on', { status: 500 });
-    handler ??= createWebhookHandler({ secret: env.SECRET, inbox: cloudflareQueueInbox(env.WEBHOOKS) });
+    handler ??= createWebhookHandler({
+      secret: env.SECRET,
+      inbox: cloudflareQueueInbox(env.WEBHOOKS),
+      // Awaited before the 500 goes out: the test reads what the integrator would have been told.
+      onError: (error, event) => env.RUNS.put(`error:${event.delivery_id}`, String(error?.message ?? error)),
+    });
     return handler(request);
   },
 

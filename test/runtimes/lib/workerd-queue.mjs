@@ -4,7 +4,8 @@
 // namespace RUNS as its ledger. From Node it sends signed deliveries as the service would: a forged
 // one (401, never queued), a normal one, the same one again (the service's retry after a lost 2xx:
 // answered 200, queued twice, `on` run once), and one whose `on` throws on its first run (retried by
-// the queue, done once). Then it waits for the consumer and checks the ledger.
+// the queue, done once), and one over a queue message's 128 KB (answered 500, onError told why). Then
+// it waits for the consumer and checks the ledger.
 // Usage: workerd-queue.mjs <consumerDir>; prints `SCENARIO_RESULT {json}` or fails naming what differed.
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
@@ -64,17 +65,20 @@ try {
   const forged = delivery('dlv_forged', { documentId: 'doc_forged' }, 'whsec_not-the-secret');
   const normal = delivery('dlv_normal', { documentId: 'doc_1' });
   const flaky = delivery('dlv_throw_once', { documentId: 'doc_2', throwOnce: true });
+  // Within the receiver's maxBodyBytes (1 MiB) but over a queue message's 128 KB: the binding refuses it.
+  const oversized = delivery('dlv_oversized', { documentId: 'doc_3', note: 'x'.repeat(200_000) });
   const answers = {
     forged: await send(forged),
     normal: await send(normal),
     retry: await send(normal), // the very same bytes: the service's retry of a delivery whose 2xx it lost
     throwOnce: await send(flaky),
+    oversized: await send(oversized),
   };
 
   const kv = await miniflare.getKVNamespace('RUNS');
   const ledger = async () => {
     const entries = {};
-    for (const { id } of [forged, normal, flaky]) {
+    for (const { id } of [forged, normal, flaky, oversized]) {
       const counts = {};
       for (const key of ['seen', 'runs', 'done', 'attempts']) counts[key] = Number((await kv.get(`${key}:${id}`)) ?? 0);
       entries[id] = counts;
@@ -94,17 +98,24 @@ try {
   entries = await ledger();
 
   const expected = {
-    statuses: { forged: 401, normal: 200, retry: 200, throwOnce: 200 },
+    // The oversized one was not stored: answered 500, so the service retries it (never a 2xx for a delivery not stored).
+    statuses: { forged: 401, normal: 200, retry: 200, throwOnce: 200, oversized: 500 },
     [forged.id]: { seen: 0, runs: 0, done: 0, attempts: 0 },
     // Queued twice (Cloudflare Queues do not deduplicate), run once.
     [normal.id]: { seen: 2, runs: 1, done: 1, attempts: 1 },
     // Its first run threw: the queue delivered it again (attempts 2), and the second run was done.
     [flaky.id]: { seen: 2, runs: 2, done: 1, attempts: 2 },
+    [oversized.id]: { seen: 0, runs: 0, done: 0, attempts: 0 },
   };
   const observed = {
     statuses: Object.fromEntries(Object.entries(answers).map(([name, { status }]) => [name, status])),
     ...entries,
   };
+  // What the integrator's onError heard about the oversized delivery: the limit and the fix, not the
+  // binding's bare `Unknown Internal Error`.
+  const error = (await kv.get(`error:${oversized.id}`)) ?? '(onError was not called)';
+  const said = /^\[svc-sdk\] cloudflareQueueInbox: delivery dlv_oversized is \d+ bytes as a queue message, over Cloudflare Queues' 128000 bytes, so it was not stored.*R2 or KV/.test(error);
+  if (!said) throw new Error(`onError was not told why the oversized delivery was not stored: ${error}`);
   if (JSON.stringify(observed) !== JSON.stringify(expected)) {
     const bodies = Object.entries(answers).map(([name, { status, text }]) => `${name}: ${status} ${text.slice(0, 200)}`);
     throw new Error(`the inbox on Cloudflare Queues did not keep its promise\nexpected ${JSON.stringify(expected)}\nobserved ${JSON.stringify(observed)}\nanswers:\n${bodies.join('\n')}`);
