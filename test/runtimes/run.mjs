@@ -308,12 +308,12 @@ async function main() {
           const workerd = (await versionOf(matrixBin('workerd'))).split(' ')[1];
           meta.version = `${workerd} (mf ${(await packageVersion('miniflare')).split('.')[0]})`;
           const observed = await scenario(process.execPath, [path.join(here, 'lib/workerd-queue.mjs'), cwd], { cwd: root, timeoutMs: 60_000 });
-          const { dlv_normal: normal, dlv_throw_once: flaky } = observed;
+          const { dlv_normal: normal, dlv_throw_once: flaky, dlv_always_throws: failing } = observed;
           return {
             note:
               `forged ${observed.statuses.forged}, never queued; a delivery and its retry answered ${observed.statuses.normal}/${observed.statuses.retry}, ` +
               `queued ${normal.seen}x, on run ${normal.runs}x; on throwing once: delivered ${flaky.seen}x, done ${flaky.done}x; ` +
-              `over 128 KB: ${observed.statuses.oversized}, onError told why`,
+              `on always throwing: run ${failing.runs}x, dead-lettered ${failing.dead}x; over 128 KB: ${observed.statuses.oversized}, onError told why`,
           };
         })
       : notRun(queuesRow, unpacked));

@@ -7,7 +7,8 @@
 //   done:<delivery_id>  runs of `on` that returned
 //   attempts:<delivery_id>  the queue's `attempts` of the message whose `on` returned
 //   error:<delivery_id>  what the receiver's onError heard (a delivery it could not store)
-// A delivery whose `data.throwOnce` is true makes `on` throw on its first run.
+//   dead:<delivery_id>  messages that reached the dead-letter queue
+// A delivery whose `data.throwOnce` is true makes `on` throw on its first run; `data.alwaysThrow`, on every run.
 import { cloudflareQueueInbox, processQueueBatch } from 'svc-sdk/inbox';
 import { createWebhookHandler } from 'svc-sdk/webhooks';
 
@@ -35,6 +36,15 @@ export default {
   },
 
   async queue(batch, env) {
+    // The dead-letter queue (DEAD_LETTER_QUEUE): where the queue moves a message whose retries are
+    // spent; an integrator keeps or replays these, the test records them.
+    if (batch.queue === env.DEAD_LETTER_QUEUE) {
+      for (const message of batch.messages) {
+        await bump(env.RUNS, `dead:${message.body?.deliveryId}`);
+        message.ack();
+      }
+      return;
+    }
     // What the queue delivered, counted before processQueueBatch deduplicates: shows that a retried
     // delivery really reached the consumer twice, and that a refused one never reached it.
     for (const message of batch.messages) {
@@ -47,6 +57,7 @@ export default {
       async (event) => {
         const run = await bump(env.RUNS, `runs:${event.delivery_id}`);
         if (event.data.throwOnce === true && run === 1) throw new Error(`on() fails the first run of ${event.delivery_id}, as asked`);
+        if (event.data.alwaysThrow === true) throw new Error(`on() fails every run of ${event.delivery_id}, as asked`);
         await bump(env.RUNS, `done:${event.delivery_id}`);
         await env.RUNS.put(`attempts:${event.delivery_id}`, String(attempts.get(event.delivery_id)));
       },
