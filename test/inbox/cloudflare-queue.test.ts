@@ -9,19 +9,29 @@ import { cloudflareQueueInbox, processQueueBatch, type CloudflareQueue, type Clo
 import { createMemoryDedupeStore, type DedupeStore, type InboxEntry, type WebhookEvent } from '../../src/webhooks/index.js';
 
 /** A binding that refuses a message whose JSON is over `limit` bytes, as workerd does, and keeps the others. */
-function queueWithLimit(limit = 128_000): CloudflareQueue & { sent: InboxEntry[]; down?: Error } {
-  const queue: CloudflareQueue & { sent: InboxEntry[]; down?: Error } = {
+function queueWithLimit(limit = 128_000): CloudflareQueue & { sent: InboxEntry[]; options: unknown[]; down?: Error } {
+  const queue: CloudflareQueue & { sent: InboxEntry[]; options: unknown[]; down?: Error } = {
     sent: [],
-    async send(body) {
+    options: [],
+    async send(body, options) {
       if (queue.down) throw queue.down;
       if (new TextEncoder().encode(JSON.stringify(body)).byteLength > limit) throw new Error('Unknown Internal Error (15000)');
       queue.sent.push(body);
+      queue.options.push(options);
     },
   };
   return queue;
 }
 
 const entry = (deliveryId: string, body: string): InboxEntry => ({ deliveryId, kind: 'document.uploaded', body, receivedAt: 1_700_000_000_000 });
+
+describe('cloudflareQueueInbox(queue)', () => {
+  test.each([undefined, null, {}, { send: 'not a function' }, { put: () => {} }])('throws a [svc-sdk] TypeError naming the Queue binding and wrangler.toml for %j', (queue) => {
+    expect(() => cloudflareQueueInbox(queue as unknown as CloudflareQueue)).toThrow(
+      new TypeError('[svc-sdk] cloudflareQueueInbox: pass a Queue binding (env.<QUEUE>, with a [[queues.producers]] entry in wrangler.toml)'),
+    );
+  });
+});
 
 describe('cloudflareQueueInbox(queue).put', () => {
   test('a delivery over a queue message limit rejects with the size, the limit and the fix, keeping the binding error as cause', async () => {
@@ -43,6 +53,8 @@ describe('cloudflareQueueInbox(queue).put', () => {
     const small = entry('dlv_small', '{"event":"document.uploaded"}');
     await inbox.put(small);
     expect(queue.sent).toEqual([small]);
+    // As JSON: the consumer gets the entry as an object (a `v8` message would not cross to a pull consumer as JSON).
+    expect(queue.options).toEqual([{ contentType: 'json' }]);
 
     const down = new Error('Queue send failed: the queue is paused');
     queue.down = down;
