@@ -3,14 +3,16 @@
 // it, then runs one scenario (test/runtimes/consumer/scenario.mjs) in the oldest Node that
 // `engines` admits, Node 22, 24 and 26 (import and require), Bun, Deno, workerd and Chromium, runs
 // svc-sdk/inbox on Cloudflare Queues in workerd (the receiver and the queue's consumer in one Worker,
-// lib/workerd-queue.mjs), builds and serves the README's Next.js recipe, and type-checks TypeScript consumers. The tools come from test/runtimes/package.json, installed on
-// demand by the first row, never by the root install.
+// lib/workerd-queue.mjs), builds and serves the README's Next.js recipe, and type-checks TypeScript
+// consumers. The tools come from test/runtimes/package.json, installed on demand by the first row,
+// never by the root install.
 // Rows run one after another (CI has 2 cores); each prints `runtime  version  result  seconds`,
 // and the stage ends with `N passed, N failed, N skipped` and a non-zero exit code when any row
 // failed. Only a row that needs a system package (Chromium) may skip, and only outside CI.
 // RUNTIMES_ROWS=<part>[,<part>…] runs only the rows whose name contains one of the parts (case
 // ignored), besides the tools, build and pack rows every row needs, and the server when a selected
 // row talks to it; e.g. `RUNTIMES_ROWS='queues' npm run test:runtimes`. Unset (as in CI): every row.
+// A selection that matches no row fails the run (a misspelt name must not pass on the setup rows alone).
 import { spawn } from 'node:child_process';
 import { access, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -46,6 +48,8 @@ const ROW_FILTER = process.env.RUNTIMES_ROWS?.trim()
   ? process.env.RUNTIMES_ROWS.split(',').map((part) => part.trim().toLowerCase()).filter(Boolean)
   : undefined;
 let unselected = 0;
+/** Rows run because RUNTIMES_ROWS named them (the setup rows aside). */
+let chosen = 0;
 
 /** Whether the row `runtime` runs: every row, unless RUNTIMES_ROWS names others. */
 function selected(runtime) {
@@ -65,6 +69,7 @@ async function row(runtime, body) {
     unselected += 1;
     return true;
   }
+  if (!ALWAYS_RUN.has(runtime)) chosen += 1;
   const started = performance.now();
   const meta = {};
   let outcome;
@@ -357,6 +362,10 @@ async function main() {
   }
 
   if (unselected) console.log(`RUNTIMES_ROWS=${process.env.RUNTIMES_ROWS}: ${unselected} rows not run`);
+  if (ROW_FILTER && chosen === 0) {
+    console.log(`RUNTIMES_ROWS=${process.env.RUNTIMES_ROWS} matches no row: name a part of a row's name, as printed`);
+    counts.failed += 1;
+  }
   if (counts.failed === 0) await rm(workDir, { recursive: true, force: true });
   else console.log(`consumer project kept for inspection: ${workDir}`);
   console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
