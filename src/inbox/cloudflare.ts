@@ -46,9 +46,32 @@ export function cloudflareQueueInbox(queue: CloudflareQueue): WebhookInbox {
   if (typeof queue?.send !== 'function') throw new TypeError('[svc-sdk] cloudflareQueueInbox: pass a Queue binding (env.<QUEUE>, with a [[queues.producers]] entry in wrangler.toml)');
   return {
     async put(entry) {
-      await queue.send({ deliveryId: entry.deliveryId, kind: entry.kind, body: entry.body, receivedAt: entry.receivedAt }, { contentType: 'json' });
+      const message = { deliveryId: entry.deliveryId, kind: entry.kind, body: entry.body, receivedAt: entry.receivedAt };
+      try {
+        await queue.send(message, { contentType: 'json' });
+      } catch (error) {
+        throw tooLargeForQueue(message, error) ?? error;
+      }
     },
   };
+}
+
+/** The most a Cloudflare Queues message may hold, in bytes (128 KB; workerd and Miniflare count 128 000). */
+const QUEUE_MESSAGE_LIMIT_BYTES = 128_000;
+
+/**
+ * The clear error for a message the queue refused because of its size, or `undefined` when it is
+ * within the limit (another failure, passed on as it is). Measured only once `send` failed: the
+ * binding's own error says no more than `Unknown Internal Error`, and a delivery within the receiver's
+ * `maxBodyBytes` (1 MiB by default) can be over a queue message's limit.
+ */
+function tooLargeForQueue(message: InboxEntry, cause: unknown): Error | undefined {
+  const bytes = new TextEncoder().encode(JSON.stringify(message)).byteLength;
+  if (bytes <= QUEUE_MESSAGE_LIMIT_BYTES) return undefined;
+  return new Error(
+    `[svc-sdk] cloudflareQueueInbox: delivery ${message.deliveryId} is ${bytes} bytes as a queue message, over Cloudflare Queues' ${QUEUE_MESSAGE_LIMIT_BYTES} bytes, so it was not stored (answered 500; the service retries it, and each retry fails the same way): keep large bodies in R2 or KV and queue their key, with a WebhookInbox of your own`,
+    { cause },
+  );
 }
 
 /** The default store of `processQueueBatch`: one per isolate, made on first use. */

@@ -1,12 +1,18 @@
 // The cross-runtime stage of `npm test` (`npm run test:runtimes`): builds and packs the package,
 // installs the tarball into a throwaway consumer project, checks the package as npm would publish
 // it, then runs one scenario (test/runtimes/consumer/scenario.mjs) in the oldest Node that
-// `engines` admits, Node 22, 24 and 26 (import and require), Bun, Deno, workerd and Chromium, builds
-// and serves the README's Next.js recipe, and type-checks TypeScript consumers. The tools come from test/runtimes/package.json, installed on
-// demand by the first row, never by the root install.
+// `engines` admits, Node 22, 24 and 26 (import and require), Bun, Deno, workerd and Chromium, runs
+// svc-sdk/inbox on Cloudflare Queues in workerd (the receiver and the queue's consumer in one Worker,
+// lib/workerd-queue.mjs), builds and serves the README's Next.js recipe, and type-checks TypeScript
+// consumers. The tools come from test/runtimes/package.json, installed on demand by the first row,
+// never by the root install.
 // Rows run one after another (CI has 2 cores); each prints `runtime  version  result  seconds`,
 // and the stage ends with `N passed, N failed, N skipped` and a non-zero exit code when any row
 // failed. Only a row that needs a system package (Chromium) may skip, and only outside CI.
+// RUNTIMES_ROWS=<part>[,<part>…] runs only the rows whose name contains one of the parts (case
+// ignored), besides the tools, build and pack rows every row needs, and the server when a selected
+// row talks to it; e.g. `RUNTIMES_ROWS='queues' npm run test:runtimes`. Unset (as in CI): every row.
+// A selection that matches no row fails the run (a misspelt name must not pass on the setup rows alone).
 import { spawn } from 'node:child_process';
 import { access, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -35,6 +41,21 @@ const here = path.join(root, 'test', 'runtimes');
 const NODE_MAJORS = ['22', '24', '26'];
 const counts = { passed: 0, failed: 0, skipped: 0 };
 
+/** The rows every other row needs: they run whatever RUNTIMES_ROWS selects (the server joins them when a selected row needs it). */
+const ALWAYS_RUN = new Set(['matrix tools (npm install)', 'build (npm run build)', 'npm pack + install']);
+/** What RUNTIMES_ROWS selects (lowercase parts of row names), or undefined for every row. */
+const ROW_FILTER = process.env.RUNTIMES_ROWS?.trim()
+  ? process.env.RUNTIMES_ROWS.split(',').map((part) => part.trim().toLowerCase()).filter(Boolean)
+  : undefined;
+let unselected = 0;
+/** Rows run because RUNTIMES_ROWS named them (the setup rows aside). */
+let chosen = 0;
+
+/** Whether the row `runtime` runs: every row, unless RUNTIMES_ROWS names others. */
+function selected(runtime) {
+  return !ROW_FILTER || ALWAYS_RUN.has(runtime) || ROW_FILTER.some((part) => runtime.toLowerCase().includes(part));
+}
+
 /** Thrown by a row whose system package is missing outside CI: the row reports `skip` and why. */
 class Skipped extends Error {}
 
@@ -44,6 +65,11 @@ class Skipped extends Error {}
  * what was tested.
  */
 async function row(runtime, body) {
+  if (!selected(runtime)) {
+    unselected += 1;
+    return true;
+  }
+  if (!ALWAYS_RUN.has(runtime)) chosen += 1;
   const started = performance.now();
   const meta = {};
   let outcome;
@@ -208,14 +234,6 @@ async function main() {
     : notRun('size budget (min+gzip)', unpacked));
   if (sizes) printSizes(sizes);
 
-  // The service the scenario talks to, served over HTTP on 127.0.0.1 by the consumer project itself.
-  if (installed) {
-    await row('server (serve.mjs)', async (meta) => {
-      meta.version = `node ${process.versions.node}`;
-      server = await startServer(consumer.consumerDir);
-      return { note: `the emulator of svc-sdk/testing at ${server.url}, with CORS` };
-    });
-  }
   const blocked = installed ? 'the server did not start' : unpacked;
   const cwd = consumer?.consumerDir;
 
@@ -267,6 +285,17 @@ async function main() {
     }],
   );
 
+  // The service the scenario talks to, served over HTTP on 127.0.0.1 by the consumer project itself.
+  const SERVER_ROW = 'server (serve.mjs)';
+  if (scenarioRows.some(([name]) => selected(name))) ALWAYS_RUN.add(SERVER_ROW);
+  if (installed) {
+    await row(SERVER_ROW, async (meta) => {
+      meta.version = `node ${process.versions.node}`;
+      server = await startServer(consumer.consumerDir);
+      return { note: `the emulator of svc-sdk/testing at ${server.url}, with CORS` };
+    });
+  }
+
   try {
     for (const [name, body] of scenarioRows) {
       if (!server) {
@@ -275,6 +304,24 @@ async function main() {
       }
       await row(name, async (meta) => ({ note: summarize(await body(meta)) }));
     }
+
+    // svc-sdk/inbox on Cloudflare Queues: the receiver and the queue's consumer in one Worker, under
+    // Miniflare (lib/workerd-queue.mjs); it needs no emulator, only the packed package.
+    const queuesRow = 'workerd queues (inbox)';
+    await (installed
+      ? row(queuesRow, async (meta) => {
+          const workerd = (await versionOf(matrixBin('workerd'))).split(' ')[1];
+          meta.version = `${workerd} (mf ${(await packageVersion('miniflare')).split('.')[0]})`;
+          const observed = await scenario(process.execPath, [path.join(here, 'lib/workerd-queue.mjs'), cwd], { cwd: root, timeoutMs: 60_000 });
+          const { dlv_normal: normal, dlv_throw_once: flaky, dlv_always_throws: failing } = observed;
+          return {
+            note:
+              `forged ${observed.statuses.forged}, never queued; a delivery and its retry answered ${observed.statuses.normal}/${observed.statuses.retry}, ` +
+              `queued ${normal.seen}x, on run ${normal.runs}x; on throwing once: delivered ${flaky.seen}x, done ${flaky.done}x; ` +
+              `on always throwing: run ${failing.runs}x, dead-lettered ${failing.dead}x; over 128 KB: ${observed.statuses.oversized}, onError told why`,
+          };
+        })
+      : notRun(queuesRow, unpacked));
 
     // Next.js: the README's App Router recipe built (without SVC_WEBHOOK_SECRET) and served by Next itself.
     await (installed
@@ -314,6 +361,11 @@ async function main() {
     }
   }
 
+  if (unselected) console.log(`RUNTIMES_ROWS=${process.env.RUNTIMES_ROWS}: ${unselected} rows not run`);
+  if (ROW_FILTER && chosen === 0) {
+    console.log(`RUNTIMES_ROWS=${process.env.RUNTIMES_ROWS} matches no row: name a part of a row's name, as printed`);
+    counts.failed += 1;
+  }
   if (counts.failed === 0) await rm(workDir, { recursive: true, force: true });
   else console.log(`consumer project kept for inspection: ${workDir}`);
   console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);

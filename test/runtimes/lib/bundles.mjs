@@ -1,5 +1,6 @@
 // What a bundler makes of the packed package for the web: esbuild metafiles show every module a
-// browser bundle pulls in (no Node built-in, no form-data; no ky or zod under svc-sdk/webhooks),
+// browser bundle pulls in (no Node built-in, no form-data; no ky or zod under svc-sdk/webhooks; no
+// bullmq under svc-sdk/inbox, bundled for the web and for workerd),
 // and minified + gzipped bundles are measured against the size budget.
 import { builtinModules } from 'node:module';
 import { gzipSync } from 'node:zlib';
@@ -11,16 +12,22 @@ export const VERIFY_BUDGET_BYTES = 1536;
 // Built-ins are marked external so that a reached one shows in the metafile instead of failing the build.
 const BUILTINS = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
-/** Bundles `contents` (an entry written in place) as the web gets it; resolves with esbuild's result. */
-async function bundle(consumerDir, contents, { loader = 'js', minify = false, platform = 'browser' } = {}) {
+/** How wrangler resolves a Worker's imports (as lib/workerd.mjs bundles the workerd rows). */
+const WORKERD = { platform: 'neutral', conditions: ['workerd', 'worker', 'browser'], mainFields: ['module', 'main'] };
+
+/**
+ * Bundles `contents` (an entry written in place) as the web gets it, or as wrangler does for a
+ * Worker with `workerd: true`; resolves with esbuild's result.
+ */
+async function bundle(consumerDir, contents, { loader = 'js', minify = false, platform = 'browser', workerd = false } = {}) {
   return esbuild.build({
+    ...(workerd ? WORKERD : { platform }),
     stdin: { contents, resolveDir: consumerDir, loader, sourcefile: 'entry.js' },
     absWorkingDir: consumerDir,
     bundle: true,
     write: false,
     metafile: true,
     format: 'esm',
-    platform,
     target: 'es2023',
     minify,
     external: BUILTINS,
@@ -50,10 +57,14 @@ export async function checkBrowserBuilds(consumerDir) {
     { name: 'svc-sdk (require)', contents: `module.exports = require('svc-sdk');`, forbidden: ['form-data'] },
     { name: 'svc-sdk/webhooks (import)', contents: `export * from 'svc-sdk/webhooks';`, forbidden: ['form-data', 'ky', 'zod'] },
     { name: 'svc-sdk/webhooks (require)', contents: `module.exports = require('svc-sdk/webhooks');`, forbidden: ['form-data', 'ky', 'zod'] },
+    // The inbox outside Node is the Cloudflare Queues inbox alone: BullMQ (installed here, a peer)
+    // needs Node's sockets, and a Worker without nodejs_compat has no Node built-in to give it.
+    { name: 'svc-sdk/inbox (workerd)', contents: `export * from 'svc-sdk/inbox';`, forbidden: ['bullmq', 'ioredis', 'form-data'], workerd: true },
+    { name: 'svc-sdk/inbox (import)', contents: `export * from 'svc-sdk/inbox';`, forbidden: ['bullmq', 'ioredis', 'form-data'] },
   ];
   const problems = [];
-  for (const { name, contents, forbidden } of cases) {
-    const { metafile, outputFiles } = await bundle(consumerDir, contents);
+  for (const { name, contents, forbidden, workerd } of cases) {
+    const { metafile, outputFiles } = await bundle(consumerDir, contents, { workerd });
     const { packages, externals } = contentsOf(metafile);
     // The build may inline zod into the package's own chunks, out of sight of the metafile's paths:
     // `_zod` is the internal property every zod 4 schema carries.
@@ -65,7 +76,7 @@ export async function checkBrowserBuilds(consumerDir) {
     if (found.length) problems.push(`${name}: ${found.join(', ')} bundled`);
   }
   if (problems.length) throw new Error(`browser builds are not clean:\n${problems.join('\n')}`);
-  return `${cases.length} bundles: no Node built-in, no form-data; webhooks without ky/zod`;
+  return `${cases.length} bundles: no Node built-in, no form-data; webhooks without ky/zod; inbox (workerd too) without bullmq`;
 }
 
 /** Minified + gzipped size of a browser bundle of `contents`, with minified bytes per package. */
