@@ -10,7 +10,7 @@ export const REDACTED = '[redacted]';
 
 // A name is split into its words (`X-Goog-Signature`, `accessToken`, `auth[token]`, `AWSAccessKeyId`) and
 // is a credential when one word holds one of these stems (`tokens`, `client_secret`, `passwd`, `sessionid`)…
-const CREDENTIAL_STEM = /token|secret|passw|signature|credential|session|jwt|apikey|accesskey|privatekey|authoriz|bearer|cookie/;
+const CREDENTIAL_STEM = /token|secret|passw|signature|credential|session|sessid|jwt|apikey|accesskey|privatekey|authoriz|bearer|cookie/;
 // …or is one of these short words, which would be too eager as stems (`sig` in `design`, `key` in `keyword`,
 // `code` in `barcode`, `sid` in `inside`). `code` is an OAuth grant in a URL; `pass`, `pwd` and `pw` passwords.
 const CREDENTIAL_WORD = new Set(['key', 'sig', 'sid', 'code', 'auth', 'pass', 'pwd', 'pw', 'otp', 'ticket', 'nonce', 'hmac']);
