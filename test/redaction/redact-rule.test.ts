@@ -3,17 +3,24 @@
 import { describe, expect, it } from 'vitest';
 import { hasSecretValue, isCredentialName, redactBody, redactEveryString, redactSecretValues, redactUrl, templatePath } from '../../src/shared/redact.js';
 
+/** Names the rule calls credentials: each also checked through redactUrl (whose quick pre-check must let every one through). */
+const CREDENTIAL_NAMES = [
+  'token', 'access_token', 'accessToken', 'id_token', 'refresh-token', 'X-Amz-Security-Token', 'oauth_token', 'tokens',
+  'key', 'api_key', 'ApiKey', 'apikey', 'x-api-key', 'AWSAccessKeyId', 'private_key', 'signing_key',
+  'secret', 'client_secret', 'new_secret', 'SECRET',
+  'signature', 'Signature', 'X-Goog-Signature', 'sig',
+  'password', 'passwd', 'pass', 'pwd', 'user_password',
+  'auth', 'authorization', 'x_auth', 'auth[token]',
+  'jwt', 'sid', 'session', 'sessionId', 'PHPSESSID', 'code', 'auth_code', 'otp', 'credentials', 'cookie', 'hmac', 'nonce', 'ticket',
+  'bearer_value', 'accesskey', 'privatekey', 'authorize_with',
+];
+
 describe('isCredentialName', () => {
-  it.each([
-    'token', 'access_token', 'accessToken', 'id_token', 'refresh-token', 'X-Amz-Security-Token', 'oauth_token', 'tokens',
-    'key', 'api_key', 'ApiKey', 'apikey', 'x-api-key', 'AWSAccessKeyId', 'private_key', 'signing_key',
-    'secret', 'client_secret', 'new_secret', 'SECRET',
-    'signature', 'Signature', 'X-Goog-Signature', 'sig',
-    'password', 'passwd', 'pass', 'pwd', 'user_password',
-    'auth', 'authorization', 'x_auth', 'auth[token]',
-    'jwt', 'sid', 'session', 'sessionId', 'PHPSESSID', 'code', 'auth_code', 'otp', 'credentials', 'cookie', 'hmac', 'nonce', 'ticket',
-  ])('%s is a credential', (name) => {
+  it.each(CREDENTIAL_NAMES)('%s is a credential, and its value is hidden in a URL (its name as written, or %-escaped)', (name) => {
     expect(isCredentialName(name)).toBe(true);
+    expect(redactUrl(`https://svc.test/a?page=1&${name}=v1&q=2`)).toBe(`https://svc.test/a?page=1&${name}=[redacted]&q=2`);
+    const escaped = [...name].map((char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    expect(redactUrl(`https://svc.test/a?${escaped}=v1`)).toBe(`https://svc.test/a?${escaped}=[redacted]`);
   });
 
   it.each(['q', 'page', 'deal_id', 'room_type', 'cursor', 'keyword', 'monkey', 'design', 'inside', 'author', 'barcode', 'passthrough', 'limit', 'event_types', ''])(
