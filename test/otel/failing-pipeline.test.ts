@@ -213,6 +213,22 @@ describe('clientTelemetry() with a pipeline that throws', () => {
     expect(lines[0]).not.toContain('vdr_leaked_0123456789');
   });
 
+  it('the report quotes a thrown non-Error as text, and at most 200 characters of what was thrown', async () => {
+    const quoted = async (thrown: unknown): Promise<string> => {
+      const { logger, lines } = warnings();
+      const tracerProvider: TracerProvider = {
+        getTracer: () => {
+          throw thrown;
+        },
+      };
+      await client(clientTelemetry({ tracerProvider, logger })).rooms.create({ name: 'Quoted', room_type: 'company_investment' });
+      expect(lines).toHaveLength(1);
+      return lines[0]!.slice(lines[0]!.indexOf('(') + 1, lines[0]!.lastIndexOf(')'));
+    };
+    expect(await quoted('a plain string')).toBe('a plain string');
+    expect(await quoted(new RangeError('x'.repeat(500)))).toBe(`RangeError: ${'x'.repeat(188)}`);
+  });
+
   it('a working pipeline is not reported, and records what it did before (a control for the tests above)', async () => {
     const telemetry = createTelemetry();
     const { logger, lines } = warnings();
