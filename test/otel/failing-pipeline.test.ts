@@ -135,6 +135,22 @@ describe('clientTelemetry() with a pipeline that throws', () => {
     expect(lines).toHaveLength(1);
   });
 
+  it('a histogram that throws once, at the end of an attempt that is retried: the retry goes out, and that failure is reported', async () => {
+    const telemetry = createTelemetry();
+    let failures = 1;
+    const histogram = {
+      record: () => {
+        if (failures-- > 0) throw new Error('first record down');
+      },
+    };
+    const meterProvider: MeterProvider = { getMeter: () => ({ createHistogram: () => histogram }) as unknown as Meter };
+    const { logger, lines } = warnings();
+    unavailable = 1;
+    await expect(client(clientTelemetry({ tracerProvider: telemetry.tracerProvider, meterProvider, logger })).webhooks.list({ maxPages: 1 })).resolves.toBeInstanceOf(Array);
+    expect(sent.map(({ status }) => status)).toEqual([503, 200]);
+    expect(lines).toEqual([expect.stringContaining('while tracing webhooks.list (Error: first record down)')]);
+  });
+
   it('a meter provider whose getMeter throws: the call succeeds, traced; getMeter is asked again on the next call', async () => {
     const telemetry = createTelemetry();
     const meterProvider = throwingMeters('getMeter');
