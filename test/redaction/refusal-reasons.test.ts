@@ -32,7 +32,7 @@ describe('a refused webhooks.create keeps the service’s reason', () => {
       secret: SECRET,
     };
     server.use(http.post(CREATE, () => HttpResponse.json(answer, { status: 422 })));
-    const error = await failure(client.webhooks.create(params));
+    const error = (await failure(client.webhooks.create(params))) as APIError;
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect((error as APIError).body).toEqual({ ...answer, secret: '[redacted]' });
     expect(error.message).toBe('POST /api/v1/webhooks/ failed with 422: url must use https');
@@ -42,7 +42,7 @@ describe('a refused webhooks.create keeps the service’s reason', () => {
   it('409 with a message and the endpoint it conflicts with: the message stays, the endpoint’s secret and signing key do not', async () => {
     const answer = { message: 'an endpoint with this url exists', endpoint: { id: 7, url: 'https://example.com/hook', secret: 'plain-looking', signing_key: 'k-123' } };
     server.use(http.post(CREATE, () => HttpResponse.json(answer, { status: 409 })));
-    const error = await failure(client.webhooks.create(params));
+    const error = (await failure(client.webhooks.create(params))) as APIError;
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as APIError).body).toEqual({ message: answer.message, endpoint: { id: 7, url: 'https://example.com/hook', secret: '[redacted]', signing_key: '[redacted]' } });
     expect(error.message).toBe('POST /api/v1/webhooks/ failed with 409: an endpoint with this url exists');
@@ -51,7 +51,7 @@ describe('a refused webhooks.create keeps the service’s reason', () => {
 
   it('a text refusal (a proxy’s page) keeps its words, its secret-looking values hidden', async () => {
     server.use(http.post(CREATE, () => HttpResponse.text(`upstream refused: {"id":3,"secret":"${SECRET}"} with Bearer ${API_KEY}`, { status: 502 })));
-    const error = await failure(client.webhooks.create(params));
+    const error = (await failure(client.webhooks.create(params))) as APIError;
     expect((error as APIError).body).toBe('upstream refused: {"id":3,"secret":"[redacted]"} with [redacted]');
     expectNoSecret(error, API_KEY);
   });
@@ -60,7 +60,7 @@ describe('a refused webhooks.create keeps the service’s reason', () => {
 describe('a refused rotateSecret keeps the service’s reason', () => {
   it('500 whose detail quotes the key and the new secret: the detail’s words stay, the values do not', async () => {
     server.use(http.post(ROTATE, () => HttpResponse.json({ detail: `rotation failed after issuing ${SECRET} for ${API_KEY}`, new_secret: 'n-1' }, { status: 500 })));
-    const error = await failure(client.webhooks.rotateSecret(3));
+    const error = (await failure(client.webhooks.rotateSecret(3))) as APIError;
     expect(error).toBeInstanceOf(InternalServerError);
     expect((error as APIError).body).toEqual({ detail: 'rotation failed after issuing [redacted] for [redacted]', new_secret: '[redacted]' });
     expect(error.message).toBe('POST /api/v1/webhooks/3/rotate-secret/ failed with 500: rotation failed after issuing [redacted] for [redacted]');
@@ -69,7 +69,7 @@ describe('a refused rotateSecret keeps the service’s reason', () => {
 
   it('409 with a structured error: its code and message stay', async () => {
     server.use(http.post(ROTATE, () => HttpResponse.json({ error: { code: 'rotation_in_progress', message: 'a rotation is in progress' } }, { status: 409 })));
-    const error = await failure(client.webhooks.rotateSecret(3));
+    const error = (await failure(client.webhooks.rotateSecret(3))) as APIError;
     expect((error as APIError).body).toEqual({ error: { code: 'rotation_in_progress', message: 'a rotation is in progress' } });
     expect(error.message).toBe('POST /api/v1/webhooks/3/rotate-secret/ failed with 409: {"code":"rotation_in_progress","message":"a rotation is in progress"}');
   });
@@ -78,7 +78,7 @@ describe('a refused rotateSecret keeps the service’s reason', () => {
 describe('a successful answer of an unexpected shape still hides every string', () => {
   it('webhooks.create answered 201 without a secret field: the secret may be under any name', async () => {
     server.use(http.post(CREATE, () => HttpResponse.json({ id: 4, signing: 'plain-secret-value', event_types: null, note: 'created' }, { status: 201 })));
-    const error = await failure(client.webhooks.create(params));
+    const error = (await failure(client.webhooks.create(params)));
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect((error as ResponseValidationError).body).toEqual({ id: 4, signing: '[redacted]', event_types: null, note: '[redacted]' });
     expectNoSecret(error, 'plain-secret-value');
@@ -86,7 +86,7 @@ describe('a successful answer of an unexpected shape still hides every string', 
 
   it('rotateSecret answered 200 with the secret under another name', async () => {
     server.use(http.post(ROTATE, () => HttpResponse.json({ success: true, data: { value: 'plain-rotated', message: 'rotated' } })));
-    const error = await failure(client.webhooks.rotateSecret(3));
+    const error = (await failure(client.webhooks.rotateSecret(3)));
     expect((error as ResponseValidationError).body).toEqual({ value: '[redacted]', message: '[redacted]' });
     expectNoSecret(error, 'plain-rotated');
   });
