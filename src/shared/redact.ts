@@ -92,7 +92,8 @@ function redactParams(query: string, marker: string): string {
   // Split at the separators, kept in the result: `?`, `#`, `&` and `;`.
   return query.replace(/([?#&;])([^?#&;]*)/g, (whole, separator: string, pair: string) => {
     const equals = pair.indexOf('=');
-    if (equals === -1) return whole;
+    // A pair without `=` is a name alone, or a bare token (`?vdr_…`): hidden whole when it looks secret.
+    if (equals === -1) return hasSecretValue(decodeName(pair)) ? `${separator}${marker}` : whole;
     const value = pair.slice(equals + 1);
     if (!isCredentialName(decodeName(pair.slice(0, equals))) && !hasSecretValue(decodeName(value))) return whole;
     return `${separator}${pair.slice(0, equals)}=${marker}`;

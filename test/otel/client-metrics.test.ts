@@ -46,7 +46,8 @@ describe('clientTelemetry() metrics', () => {
     await client((attempt) => answers[attempt - 1]!()).request({ method: 'GET', path: '/rooms' });
     await expect(client(refuse, { maxRetries: 0 }).request({ method: 'GET', path: '/rooms' })).rejects.toBeInstanceOf(APIConnectionError);
     const base = { 'http.request.method': 'GET', 'server.address': 'svc.test', 'server.port': 443, 'url.template': '/api/v1/rooms' };
-    expect(await durations()).toEqual([
+    // Strictly: an attribute set to undefined is an attribute too many.
+    expect(await durations()).toStrictEqual([
       [{ ...base, 'http.response.status_code': 200 }, 1],
       [{ ...base, 'http.response.status_code': 503, 'error.type': '503' }, 1],
       [{ ...base, 'error.type': 'APIConnectionError' }, 1],
@@ -57,6 +58,16 @@ describe('clientTelemetry() metrics', () => {
       [503, '503', SpanStatusCode.ERROR],
       [200, undefined, SpanStatusCode.UNSET],
       [undefined, 'APIConnectionError', SpanStatusCode.ERROR],
+    ]);
+  });
+
+  it('error.type is the status from 400 up, and the error’s class below it (a write answered a redirect)', async () => {
+    await client(() => Response.json({ error: 'bad' }, { status: 400 })).request({ method: 'POST', path: '/rooms', json: {} }).catch(() => undefined);
+    await client(() => new Response(null, { status: 307, headers: { location: '/api/v1/elsewhere' } })).request({ method: 'POST', path: '/rooms', json: {} }).catch(() => undefined);
+    const calls = (await telemetry.spans()).filter((span) => span.name === 'POST /rooms');
+    expect(calls.map((span) => [span.attributes['error.type'], span.status.message])).toEqual([
+      ['400', 'BadRequestError'],
+      ['APIError', 'APIError'],
     ]);
   });
 
