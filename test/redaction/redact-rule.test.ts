@@ -76,6 +76,7 @@ describe('redactUrl', () => {
     ['https://user:pa55@svc.test/a?page=1', 'https://[redacted]:[redacted]@svc.test/a?page=1'],
     ['https://tok_abc@svc.test/a', 'https://[redacted]@svc.test/a'],
     ['https://svc.test/a/b@c', 'https://svc.test/a/b@c'],
+    ['https://svc.test/@me', 'https://svc.test/@me'],
     ['https://u:p@svc.test', 'https://[redacted]:[redacted]@svc.test'],
     ['/rooms?access_token=t1', '/rooms?access_token=[redacted]'],
     ['GET /rooms?token=t1', 'GET /rooms?token=[redacted]'],
