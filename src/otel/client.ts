@@ -23,9 +23,6 @@ export interface ClientTelemetryOptions extends TelemetryProviders {
   propagate?: boolean | undefined;
 }
 
-/** `/`, after an origin in a URL. */
-const SLASH = 0x2f;
-
 /** The semantic conventions' bucket boundaries for `http.client.request.duration`, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
@@ -80,25 +77,6 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
   const tracer = lazyTracer(options);
   const instruments = lazyInstruments(options, makeInstruments);
   const report = reportOnce(options, 'clientTelemetry');
-  // Origins seen, parsed once: every attempt needs its host and port. A client calls one origin, so
-  // the last one is checked first, without cutting the origin out of the URL.
-  const servers = new Map<string, Server>();
-  let lastOrigin = '';
-  let lastServer: Server | undefined;
-  const serverOf = (url: string): Server => {
-    if (lastServer && url.startsWith(lastOrigin) && url.charCodeAt(lastOrigin.length) === SLASH) return lastServer;
-    const origin = url.slice(0, url.indexOf('/', url.indexOf('//') + 2) >>> 0);
-    let server = servers.get(origin);
-    if (!server) {
-      const parsed = new URL(url);
-      server = { address: parsed.hostname, port: Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80) };
-      if (servers.size < 64) servers.set(origin, server);
-    }
-    lastOrigin = origin;
-    lastServer = server;
-    return server;
-  };
-
   /**
    * Ends the open attempt span: its status code or error, at `endTime`, and records its duration.
    * The duration is recorded even when the span's end throws (a failing exporter), and the reverse.
@@ -233,6 +211,21 @@ function makeInstruments(meter: Meter): ClientInstruments {
       unit: 'By',
     }),
   };
+}
+
+/**
+ * `server.address` and `server.port` of a request's URL, read from its authority without a parse
+ * (a URL parse per call cost more than the rest of a span's attributes): the URL is the runtime's
+ * own (`Request.url`), so its host is normalized, a default port is left out, and no user info is
+ * left (a base URL with one is refused). An IPv6 host (`[::1]`) holds colons of its own: a port
+ * follows its closing bracket.
+ */
+function serverOf(url: string): Server {
+  const start = url.indexOf('//') + 2;
+  const authority = url.slice(start, url.indexOf('/', start) >>> 0);
+  const colon = authority.lastIndexOf(':');
+  if (colon > authority.lastIndexOf(']')) return { address: authority.slice(0, colon), port: Number(authority.slice(colon + 1)) };
+  return { address: authority, port: url.startsWith('https:') ? 443 : 80 };
 }
 
 /** The status of an `APIError`, else `undefined`. */

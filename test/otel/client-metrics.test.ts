@@ -113,10 +113,19 @@ describe('clientTelemetry() attempt spans', () => {
     expect(hrTimeToMilliseconds(retried!.startTime) - failedEnd).toBeGreaterThanOrEqual(800);
   }, 10_000);
 
-  it('an http origin without a port is port 80', async () => {
-    await client(() => Response.json({ success: true, data: [] }), { baseUrl: 'http://svc.test' }).request({ method: 'GET', path: '/rooms' });
+  it.each([
+    ['http://svc.test', 'svc.test', 80],
+    ['https://svc.test', 'svc.test', 443],
+    ['https://svc.test:443', 'svc.test', 443],
+    ['http://svc.test:8080', 'svc.test', 8080],
+    ['http://SVC.Test:80', 'svc.test', 80],
+    ['http://127.0.0.1:4010', '127.0.0.1', 4010],
+    ['http://[::1]:8080', '[::1]', 8080],
+    ['http://[::1]', '[::1]', 80],
+  ])('server.address and server.port of %s: %s, %d', async (baseUrl, address, port) => {
+    await client(() => Response.json({ success: true, data: [] }), { baseUrl }).request({ method: 'GET', path: '/rooms' });
     const [attempt] = (await telemetry.spans()).filter((span) => span.name === 'GET /api/v1/rooms');
-    expect(attempt!.attributes).toMatchObject({ 'server.address': 'svc.test', 'server.port': 80 });
+    expect(attempt!.attributes).toMatchObject({ 'server.address': address, 'server.port': port });
   });
 
   it('origins of the same length as the last one are told apart', async () => {
