@@ -94,22 +94,18 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
     if (status !== undefined) metricAttributes['http.response.status_code'] = status;
     if (errorType !== undefined) metricAttributes['error.type'] = errorType;
     try {
-      if (status !== undefined) span.setAttribute('http.response.status_code', status);
-      if (errorType !== undefined) {
-        span.setAttribute('error.type', errorType);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      }
+      // The span has the others already, with the same values: one call adds the status and error type.
+      span.setAttributes(metricAttributes);
+      if (errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end(endTime);
     } finally {
       instruments().duration.record(Math.max(0, endTime - spans.attemptStarted) / 1000, metricAttributes);
     }
   };
 
-  /** Ends the call: its open attempt, then its own span, which ends even when the attempt's end threw. */
-  const endCall = (call: CallInfo, spans: CallSpans, status: number | undefined, error: Error | undefined) => {
+  /** Ends the call: its open attempt (with its status and error type), then its own span, which ends even when the attempt's end threw. */
+  const endCall = (call: CallInfo, spans: CallSpans, status: number | undefined, errorType: string | undefined, error: Error | undefined) => {
     try {
-      // A retried DELETE answered 404 is a success of the call, but its attempt's status is an error.
-      const errorType = error ? errorTypeOf(error) : status !== undefined && status >= 400 ? String(status) : undefined;
       endAttempt(call, spans, status, errorType, Date.now());
     } finally {
       if (error) {
@@ -155,8 +151,9 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
         spans.attempt = span;
         spans.attemptStarted = Date.now();
         if (propagate) propagation.inject(trace.setSpan(parent, span), headers);
+        // NaN when there is no body, or none the SDK knows the size of.
         const length = Number(headers['content-length']);
-        if (length > 0) {
+        if (length) {
           span.setAttribute('http.request.body.size', length);
           instruments().bodySize.record(length, { 'http.request.method': call.method, 'url.template': template, 'server.address': server.address });
         }
@@ -180,7 +177,8 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       if (!spans) return;
       open.delete(call);
       try {
-        endCall(call, spans, response.status, undefined);
+        // A retried DELETE answered 404 is a success of the call, but its attempt's status is an error.
+        endCall(call, spans, response.status, response.ok ? undefined : String(response.status), undefined);
       } catch (error) {
         report(error, templatePath(call.operation));
       }
@@ -191,7 +189,7 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       if (!spans) return;
       open.delete(call);
       try {
-        endCall(call, spans, statusOf(error), error);
+        endCall(call, spans, statusOf(error), errorTypeOf(error), error);
       } catch (failure) {
         report(failure, templatePath(call.operation));
       }
@@ -228,14 +226,13 @@ function serverOf(url: string): Server {
   return { address: authority, port: url.startsWith('https:') ? 443 : 80 };
 }
 
-/** The status of an `APIError`, else `undefined`. */
+/** The status of an `APIError` (the core's errors have a numeric one or none). */
 function statusOf(error: Error): number | undefined {
-  const status = (error as { status?: unknown }).status;
-  return typeof status === 'number' ? status : undefined;
+  return (error as { status?: number }).status;
 }
 
 /** `error.type`: the HTTP status for an answer, else the error's class (`APITimeoutError`, `APIConnectionError`). */
 function errorTypeOf(error: Error): string {
-  const status = statusOf(error);
-  return status !== undefined && status >= 400 ? String(status) : error.name;
+  const status = statusOf(error) ?? 0;
+  return status >= 400 ? String(status) : error.name;
 }

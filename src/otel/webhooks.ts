@@ -74,7 +74,7 @@ export function webhookTelemetry(options?: WebhookTelemetryOptions): WebhookHook
           attributes['svc.webhook.delivery_id'] = event.delivery_id;
         }
         // What the dedupe store said: a delivery that was processed (or failed) was new to it.
-        const seen = dedupe ?? (outcome === 'processed' || (outcome === 'failed' && failure === 'handler_failed') ? 'new' : undefined);
+        const seen = dedupe ?? (outcome === 'processed' || failure === 'handler_failed' ? 'new' : undefined);
         if (seen) attributes['svc.webhook.dedupe'] = seen;
         if (errorType) attributes['error.type'] = errorType;
         if (event) span.updateName(`webhook ${event.event}`);

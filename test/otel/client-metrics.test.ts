@@ -153,6 +153,26 @@ describe('clientTelemetry() attempt spans', () => {
     expect(warned).toEqual([]);
   });
 
+  it('a set split by the app (no beforeRequest): the other hooks find no span, do nothing and report nothing', async () => {
+    const warned: string[] = [];
+    const { beforeRequest, ...rest } = clientTelemetry({ tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider, logger: { warn: (line) => void warned.push(line) } });
+    expect(beforeRequest).toBeTypeOf('function');
+    let attempt = 0;
+    const split = new Client({
+      apiKey: 'vdr_metrics_0123456789',
+      baseUrl: 'https://svc.test',
+      logLevel: 'off',
+      hooks: rest,
+      fetch: async () => (++attempt === 1 ? busy() : Response.json({ success: true, data: [] })),
+    });
+    await split.request({ method: 'GET', path: '/rooms' });
+    await split.request({ method: 'GET', path: '/missing' }).catch(() => undefined);
+    attempt = 0;
+    await expect(split.request({ method: 'POST', path: '/rooms', json: {} })).rejects.toMatchObject({ status: 503 });
+    expect(warned).toEqual([]);
+    expect(await telemetry.spans()).toEqual([]);
+  });
+
   it('a retried DELETE answered 404 (the first attempt deleted it): the call succeeds, its last attempt’s span says 404', async () => {
     const answers = [refuse, () => Response.json({ error: 'not found' }, { status: 404 })];
     await expect(client((attempt) => answers[attempt - 1]!()).webhooks.delete(5)).resolves.toBeUndefined();

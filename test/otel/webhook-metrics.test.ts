@@ -122,6 +122,30 @@ describe('webhookTelemetry() metrics and attributes', () => {
     expect(early.warned).toHaveLength(2);
   });
 
+  it('a span is given only the attributes its outcome has (none set to undefined); a set without onReceive does nothing and reports nothing', async () => {
+    const telemetry = createTelemetry();
+    const given: Array<Record<string, unknown>> = [];
+    const span = { updateName: () => {}, setAttributes: (attributes: Record<string, unknown>) => void given.push(attributes), setStatus: () => {}, end: () => {} };
+    const tracerProvider = { getTracer: () => ({ startSpan: () => span }) } as unknown as TracerProvider;
+    const { deliver } = receiver(telemetry, undefined, tracerProvider);
+    await deliver('dup-1');
+    await deliver('dup-1');
+    await deliver('z', true);
+    expect(given.map((attributes) => Object.keys(attributes).sort())).toEqual([
+      ['http.response.status_code', 'svc.webhook.dedupe', 'svc.webhook.delivery_id', 'svc.webhook.event', 'svc.webhook.outcome'],
+      ['http.response.status_code', 'svc.webhook.dedupe', 'svc.webhook.delivery_id', 'svc.webhook.event', 'svc.webhook.outcome'],
+      ['error.type', 'http.response.status_code', 'svc.webhook.outcome'],
+    ]);
+    const warned: string[] = [];
+    const { onReceive, ...rest } = webhookTelemetry({ tracerProvider, meterProvider: telemetry.meterProvider, logger: { warn: (line) => void warned.push(line) } });
+    expect(onReceive).toBeTypeOf('function');
+    const handler = createWebhookHandler({ secret: SECRET, on: () => {}, hooks: rest });
+    const body = envelope('split-1');
+    expect((await handler(new Request('https://receiver.test/hook', { method: 'POST', body, headers: { 'x-svc-signature': sign(body) } }))).status).toBe(200);
+    expect(warned).toEqual([]);
+    expect(given).toHaveLength(3);
+  });
+
   it('a span that fails at its end is reported with its delivery’s id', async () => {
     const telemetry = createTelemetry();
     const span = { updateName: () => {}, setAttributes: () => {}, setStatus: () => {}, end: () => {
