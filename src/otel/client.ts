@@ -91,12 +91,17 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       'server.port': spans.server.port,
       'url.template': spans.template,
     };
-    if (status !== undefined) metricAttributes['http.response.status_code'] = status;
-    if (errorType !== undefined) metricAttributes['error.type'] = errorType;
     try {
-      // The span has the others already, with the same values: one call adds the status and error type.
-      span.setAttributes(metricAttributes);
-      if (errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
+      // Each value goes to the metric's attributes first: a span call that throws leaves them whole.
+      if (status !== undefined) {
+        metricAttributes['http.response.status_code'] = status;
+        span.setAttribute('http.response.status_code', status);
+      }
+      if (errorType !== undefined) {
+        metricAttributes['error.type'] = errorType;
+        span.setAttribute('error.type', errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
       span.end(endTime);
     } finally {
       instruments().duration.record(Math.max(0, endTime - spans.attemptStarted) / 1000, metricAttributes);
