@@ -10,7 +10,7 @@ import { Search } from './resources/search.js';
 import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { settingsIssues } from './core/validate.js';
-import { isHttpUrl } from './shared/parse-url.js';
+import { isHttpUrl, parseUrl } from './shared/parse-url.js';
 import { runtime } from './shared/runtime.js';
 
 /** Settings of a `Client`; every one has a default. */
@@ -191,6 +191,10 @@ function checkOptions(options: CheckedOptions): void {
   if (!baseUrl) issues.push({ path: ['baseUrl'], message: 'baseUrl is missing: pass it or set SVC_BASE_URL' });
   else if (!isHttpUrl(baseUrl)) {
     issues.push({ path: ['baseUrl'], message: 'baseUrl must be an absolute http(s) URL, such as https://api.example.com' });
+  }
+  // fetch refuses such a URL, quoting it whole (credentials and all) in its error: refused here, unquoted.
+  else if (parseUrl(baseUrl)!.username || parseUrl(baseUrl)!.password) {
+    issues.push({ path: ['baseUrl'], message: 'baseUrl must not carry user:password@: the client authenticates with apiKey' });
   }
   // timeout, maxRetries and headers are checked as a call's are: the same rules, the same words.
   issues.push(...settingsIssues({ timeout, maxRetries, maxResponseBytes, headers, hooks })); // hooks: checked with the rest

@@ -1,5 +1,6 @@
 import { SvcError } from '../shared/svc-error.js';
 import { parseUrl } from '../shared/parse-url.js';
+import { redactBody, redactEveryString, redactUrl } from '../shared/redact.js';
 
 export { SvcError };
 
@@ -21,7 +22,11 @@ interface APIErrorInit {
   url: string;
   /** Bytes of the answer's body as it arrived: a text body is described by its type and length, not quoted. */
   size?: number | undefined;
-  /** The answer of an operation that returns a secret: every string value of the body is redacted. */
+  /**
+   * The operation returns a secret. A refusal (what an APIError always is) still keeps the service's
+   * reason: its body is redacted by the one rule (credential-named fields, secret-looking values),
+   * as every error's is; only a successful answer of an unexpected shape has every string redacted.
+   */
   secret?: boolean | undefined;
 }
 
@@ -49,20 +54,21 @@ export class APIError extends SvcError {
   readonly headers: Headers;
   /** The request method, upper-case. */
   readonly method: string;
-  /** The full request URL. */
+  /** The full request URL, its credentials (`user:password@`, `access_token=…`) shown as `[redacted]`. */
   readonly url: string;
   /** The service's request id (`x-request-id`), when it sent one: quote it when reporting a problem. */
   readonly requestId: string | undefined;
 
   /** Made by the client from a failed exchange; the message names the request and the service's words. */
   constructor(init: APIErrorInit, message?: string) {
-    const body = init.secret ? redactStrings(init.body) : redactSecrets(init.body);
+    // A refusal, even of an operation that returns a secret, says why: the one rule hides only credentials.
+    const body = redactBody(init.body);
     super(message ?? describeFailure({ ...init, body }));
     this.status = init.status;
     this.body = body;
     this.headers = init.headers;
     this.method = init.method;
-    this.url = init.url;
+    this.url = redactUrl(init.url);
     this.requestId = init.headers.get('x-request-id') ?? undefined;
   }
 
@@ -122,7 +128,7 @@ export class APIConnectionError extends SvcError {
   override name = 'APIConnectionError';
   /** The request method, upper-case. */
   readonly method: string;
-  /** The full request URL. */
+  /** The full request URL, its credentials (`user:password@`, `access_token=…`) shown as `[redacted]`. */
   readonly url: string;
 
   /** Made by the client when a request got no response; `options.cause` is the underlying failure. */
@@ -131,7 +137,7 @@ export class APIConnectionError extends SvcError {
       cause: options?.cause,
     });
     this.method = method;
-    this.url = url;
+    this.url = redactUrl(url);
   }
 }
 
@@ -160,7 +166,7 @@ export class ValidationError extends SvcError {
   }
 }
 
-/** The service answered 2xx, but a known field had the wrong type; `body` is what arrived, any `secret` redacted. */
+/** The service answered 2xx, but a known field had the wrong type; `body` is what arrived, its credentials redacted. */
 export class ResponseValidationError extends SvcError {
   override name = 'ResponseValidationError';
   /** Every problem found, with the path of the field in the response. */
@@ -170,44 +176,14 @@ export class ResponseValidationError extends SvcError {
 
   /**
    * Made from the problems found in a 2xx response `body` of `operation`; `secret` (an operation
-   * that returns a secret) redacts every string value of the body, whatever its field's name.
+   * that returns a secret) redacts every string value of the body: a successful answer of an
+   * unexpected shape may carry the secret under any field name (`new_secret`), or as text.
    */
   constructor(operation: string, issues: readonly Issue[], body: unknown, secret?: boolean) {
     super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);
     this.issues = issues;
-    this.body = secret ? redactStrings(body) : redactSecrets(body);
+    this.body = secret ? redactEveryString(body) : redactBody(body);
   }
-}
-
-const REDACTED = '[redacted]';
-const SECRET_IN_TEXT = /("secret"\s*:\s*)"(?:[^"\\]|\\.)*"?/g;
-
-/**
- * A body with the value of every `secret` field replaced (a webhook's signing secret must not reach
- * logs through an error); text that failed to parse as JSON is redacted too. Only on the error path.
- */
-function redactSecrets(body: unknown, depth = 0): unknown {
-  if (typeof body === 'string') return body.includes('"secret"') ? body.replace(SECRET_IN_TEXT, `$1"${REDACTED}"`) : body;
-  if (typeof body !== 'object' || body === null) return body;
-  if (depth > 16) return REDACTED; // nested deeper than any answer of the service: not worth the risk
-  if (Array.isArray(body)) return body.map((item) => redactSecrets(item, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) copy[key] = key === 'secret' ? REDACTED : redactSecrets(value, depth + 1);
-  return copy;
-}
-
-/**
- * A body with every string replaced by `[redacted]`, keys, numbers and booleans kept: the answer of
- * an operation that returns a secret may carry it under any field name (`new_secret`), or as text.
- */
-function redactStrings(body: unknown, depth = 0): unknown {
-  if (typeof body === 'string') return REDACTED;
-  if (typeof body !== 'object' || body === null) return body;
-  if (depth > 16) return REDACTED;
-  if (Array.isArray(body)) return body.map((item) => redactStrings(item, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) copy[key] = key === 'secret' ? REDACTED : redactStrings(value, depth + 1);
-  return copy;
 }
 
 /** `name must not be empty; id: expected number`: each issue once, its field named unless its message starts with it. */
@@ -248,10 +224,10 @@ function serverMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-/** `POST /api/v1/rooms`: how messages name a request (the path and query, not the host). */
+/** `POST /api/v1/rooms`: how messages name a request (the path and query, not the host; credentials in the query redacted). */
 export function describeRequest(method: string, url: string): string {
   const parsed = parseUrl(url);
-  return `${method} ${parsed ? parsed.pathname + parsed.search : url}`;
+  return `${method} ${redactUrl(parsed ? parsed.pathname + parsed.search : url)}`;
 }
 
 /** `127.0.0.1:4000`, `api.example.com:443`: where a connection was tried, the scheme's default port spelled out. */

@@ -1,3 +1,4 @@
+import { redactUrl } from '../shared/redact.js';
 import { ValidationError } from './errors.js';
 
 /** How much the client logs: each level includes the ones after it; `'off'` logs nothing. */
@@ -85,27 +86,11 @@ function quote(value: string): string {
   return `'${JSON.stringify(value.slice(0, 20)).slice(1, -1)}'`;
 }
 
-/** Query parameter names whose values are not logged. */
-const SECRET_NAME = /token|key|secret|signature|password|auth/i;
-
 /**
- * A URL as log lines show it: without `user:password@`, and with the values of query parameters
- * whose names look secret (token, key, secret, signature, password, auth) replaced by `[redacted]`.
+ * A URL as log lines show it, by the one redaction rule (shared/redact.ts) spans and errors use too:
+ * `user:password@` and the values of query parameters named like a credential (token, key, secret,
+ * signature, password, auth, jwt, sid, session, code, …) shown as `[redacted]`.
  */
 export function loggedUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  parsed.username = '';
-  parsed.password = '';
-  if (parsed.search && SECRET_NAME.test(parsed.search)) {
-    const pairs = [...parsed.searchParams].map(([name, value]) =>
-      SECRET_NAME.test(name) ? `${new URLSearchParams([[name, '']])}[redacted]` : String(new URLSearchParams([[name, value]])),
-    );
-    parsed.search = pairs.join('&');
-  }
-  return parsed.href;
+  return redactUrl(url);
 }

@@ -5,6 +5,7 @@
  * - a page of a list is never read from another origin (that origin's items would join the list);
  * - an upload on Node refuses redirects inside fetch (`redirect: 'error'`, see CoreRequest.redirect).
  */
+import { redactUrl } from '../shared/redact.js';
 import { APIError, describeRequest } from './errors.js';
 
 /** Redirects a GET follows at most (fetch's own limit is 20: a loop would cost 20 round trips). */
@@ -63,7 +64,7 @@ export async function followRedirects(response: Response, context: RedirectConte
 
 /** The APIError of a redirect the core does not follow: a write's, a page's to another origin, or one past the hop limit. */
 function redirectError(response: Response, method: string, url: string, location: string | undefined, crossOrigin: boolean): APIError {
-  const where = location === undefined ? 'a redirect (the browser hides where to)' : `a redirect to ${withoutCredentials(location, url)}`;
+  const where = location === undefined ? 'a redirect (the browser hides where to)' : `a redirect to ${redactUrl(location)}`;
   const why = crossOrigin
     ? 'a page of a list is never read from another origin, so its items cannot join the list'
     : method === 'GET'
@@ -73,17 +74,4 @@ function redirectError(response: Response, method: string, url: string, location
     { status: response.status, body: undefined, headers: response.headers, method, url },
     `${describeRequest(method, url)} failed with ${response.status}, ${where}: ${why}`,
   );
-}
-
-/** A Location as messages quote it: `user:password@` left out. */
-function withoutCredentials(location: string, base: string): string {
-  try {
-    const target = new URL(location, base);
-    if (!target.username && !target.password) return location;
-    target.username = '';
-    target.password = '';
-    return target.href;
-  } catch {
-    return location;
-  }
 }

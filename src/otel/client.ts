@@ -7,19 +7,21 @@
 //   beforeRetry    ends the failed attempt's span when it ended (before the wait)
 //   afterResponse  ends the last attempt's span and the call's
 //   onError        ends the open attempt's span (if any) and the call's, with the error
+// Telemetry observes, it never decides: a hook that throws fails its call, so each hook's body runs
+// in a guard (a try/catch, no promise), and an OpenTelemetry failure (a tracer, processor, exporter,
+// meter or propagator that throws) is reported once and costs the call nothing but its telemetry.
 // Nothing here sees the API key: beforeRequest's headers show it redacted, and no header is recorded.
+// What a span or a metric shows of a URL or an operation goes through the one redaction rule (shared/redact.ts).
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Meter, type Span } from '@opentelemetry/api';
 import type { CallInfo, ClientHooks } from '../core/hooks.js';
-import { lazyInstruments, msAgo, type TelemetryProviders } from './shared.js';
+import { redactUrl, templatePath } from '../shared/redact.js';
+import { lazyInstruments, lazyTracer, msAgo, reportOnce, type TelemetryProviders } from './shared.js';
 
 /** Options of `clientTelemetry`. */
 export interface ClientTelemetryOptions extends TelemetryProviders {
   /** Injects the trace context (`traceparent`, through the global propagator) into each request. Default `true`. */
   propagate?: boolean | undefined;
 }
-
-/** `/`, after an origin in a URL. */
-const SLASH = 0x2f;
 
 /** The semantic conventions' bucket boundaries for `http.client.request.duration`, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -29,7 +31,7 @@ interface ClientInstruments {
   bodySize: Histogram;
 }
 
-/** One call's open spans. */
+/** One call's open spans, and the names its spans and metrics show. */
 interface CallSpans {
   call: Span;
   /** The context attempts start in: the caller's, with the call's span. */
@@ -37,6 +39,10 @@ interface CallSpans {
   attempt: Span | undefined;
   attemptStarted: number;
   server: Server;
+  /** The call span's name and `svc.operation`: the operation, never a path's query or ids (`templatePath`). */
+  operation: string;
+  /** `url.template`: the call's template, with any id, uuid or token left in it as `{id}`. */
+  template: string;
 }
 
 /** `server.address` and `server.port` of an origin. */
@@ -45,12 +51,17 @@ interface Server {
   port: number;
 }
 
+/** The marker `url.full` shows for a credential: the semantic conventions' `REDACTED`. */
+const URL_MARKER = 'REDACTED';
+
 /**
  * Client hooks that trace every call with OpenTelemetry: a span per call named after its operation
  * (`rooms.create`), a client span per attempt with the HTTP semantic conventions' attributes,
  * `traceparent` sent with each request, and the metrics `http.client.request.duration` and
  * `http.client.request.body.size` (uploads). Pass them as a client's `hooks`; register your
- * OpenTelemetry SDK as usual. Never records a header, a body, or a secret-looking query value.
+ * OpenTelemetry SDK as usual. Never records a header, a body, or a credential in a URL. Never
+ * changes a call's outcome: an OpenTelemetry pipeline that throws is reported once through
+ * `options.logger` (console's `warn` by default), and the call goes on without its telemetry.
  *
  * @example
  * ```ts
@@ -63,27 +74,13 @@ interface Server {
 export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
   const propagate = options?.propagate ?? true;
   const open = new WeakMap<CallInfo, CallSpans>();
+  const tracer = lazyTracer(options);
   const instruments = lazyInstruments(options, makeInstruments);
-  // Origins seen, parsed once: every attempt needs its host and port. A client calls one origin, so
-  // the last one is checked first, without cutting the origin out of the URL.
-  const servers = new Map<string, Server>();
-  let lastOrigin = '';
-  let lastServer: Server | undefined;
-  const serverOf = (url: string): Server => {
-    if (lastServer && url.startsWith(lastOrigin) && url.charCodeAt(lastOrigin.length) === SLASH) return lastServer;
-    const origin = url.slice(0, url.indexOf('/', url.indexOf('//') + 2) >>> 0);
-    let server = servers.get(origin);
-    if (!server) {
-      const parsed = new URL(url);
-      server = { address: parsed.hostname, port: Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80) };
-      if (servers.size < 64) servers.set(origin, server);
-    }
-    lastOrigin = origin;
-    lastServer = server;
-    return server;
-  };
-
-  /** Ends the open attempt span: its status code or error, at `endTime`, and records its duration. */
+  const report = reportOnce(options, 'clientTelemetry');
+  /**
+   * Ends the open attempt span: its status code or error, at `endTime`, and records its duration.
+   * The duration is recorded even when the span's end throws (a failing exporter), and the reverse.
+   */
   const endAttempt = (call: CallInfo, spans: CallSpans, status: number | undefined, errorType: string | undefined, endTime: number) => {
     const span = spans.attempt;
     if (!span) return;
@@ -92,76 +89,115 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
       'http.request.method': call.method,
       'server.address': spans.server.address,
       'server.port': spans.server.port,
-      'url.template': call.urlTemplate,
+      'url.template': spans.template,
     };
-    if (status !== undefined) {
-      span.setAttribute('http.response.status_code', status);
-      metricAttributes['http.response.status_code'] = status;
+    try {
+      // Each value goes to the metric's attributes first: a span call that throws leaves them whole.
+      if (status !== undefined) {
+        metricAttributes['http.response.status_code'] = status;
+        span.setAttribute('http.response.status_code', status);
+      }
+      if (errorType !== undefined) {
+        metricAttributes['error.type'] = errorType;
+        span.setAttribute('error.type', errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end(endTime);
+    } finally {
+      instruments().duration.record(Math.max(0, endTime - spans.attemptStarted) / 1000, metricAttributes);
     }
-    if (errorType !== undefined) {
-      span.setAttribute('error.type', errorType);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      metricAttributes['error.type'] = errorType;
+  };
+
+  /** Ends the call: its open attempt (with its status and error type), then its own span, which ends even when the attempt's end threw. */
+  const endCall = (call: CallInfo, spans: CallSpans, status: number | undefined, errorType: string | undefined, error: Error | undefined) => {
+    try {
+      endAttempt(call, spans, status, errorType, Date.now());
+    } finally {
+      if (error) {
+        spans.call.setAttribute('error.type', errorTypeOf(error));
+        // The error's class and status only: its message may quote the service's answer.
+        spans.call.setStatus({ code: SpanStatusCode.ERROR, message: error.name });
+      }
+      spans.call.end();
     }
-    span.end(endTime);
-    instruments().instruments.duration.record(Math.max(0, endTime - spans.attemptStarted) / 1000, metricAttributes);
   };
 
   return {
     beforeRequest({ call, attempt, url, headers }) {
-      const { tracer, instruments: made } = instruments();
       let spans = open.get(call);
-      if (!spans) {
-        const span = tracer.startSpan(call.operation, { kind: SpanKind.INTERNAL, attributes: { 'svc.operation': call.operation } });
-        spans = { call: span, parent: trace.setSpan(context.active(), span), attempt: undefined, attemptStarted: 0, server: serverOf(url) };
-        open.set(call, spans);
+      try {
+        if (!spans) {
+          // Named after the operation, never after a path with its query: one name per operation, no credential in it.
+          const operation = templatePath(call.operation);
+          const span = tracer().startSpan(operation, { kind: SpanKind.INTERNAL, attributes: { 'svc.operation': operation } });
+          spans = {
+            call: span,
+            parent: trace.setSpan(context.active(), span),
+            attempt: undefined,
+            attemptStarted: 0,
+            server: serverOf(url),
+            operation,
+            template: templatePath(call.urlTemplate),
+          };
+          open.set(call, spans);
+        }
+        const { server, parent, operation, template } = spans;
+        const attributes: Attributes = {
+          'http.request.method': call.method,
+          'server.address': server.address,
+          'server.port': server.port,
+          'url.full': redactUrl(url, URL_MARKER),
+          'url.template': template,
+          'svc.operation': operation,
+        };
+        // The conventions set the resend count on resends only.
+        if (attempt > 1) attributes['http.request.resend_count'] = attempt - 1;
+        const span = tracer().startSpan(`${call.method} ${template}`, { kind: SpanKind.CLIENT, attributes }, parent);
+        spans.attempt = span;
+        spans.attemptStarted = Date.now();
+        if (propagate) propagation.inject(trace.setSpan(parent, span), headers);
+        // NaN when there is no body, or none the SDK knows the size of.
+        const length = Number(headers['content-length']);
+        if (length) {
+          span.setAttribute('http.request.body.size', length);
+          instruments().bodySize.record(length, { 'http.request.method': call.method, 'url.template': template, 'server.address': server.address });
+        }
+      } catch (error) {
+        report(error, templatePath(call.operation));
       }
-      const { server, parent } = spans;
-      const attributes: Attributes = {
-        'http.request.method': call.method,
-        'server.address': server.address,
-        'server.port': server.port,
-        'url.full': safeUrl(url),
-        'url.template': call.urlTemplate,
-        'svc.operation': call.operation,
-      };
-      // The conventions set the resend count on resends only.
-      if (attempt > 1) attributes['http.request.resend_count'] = attempt - 1;
-      const span = tracer.startSpan(`${call.method} ${call.urlTemplate}`, { kind: SpanKind.CLIENT, attributes }, parent);
-      spans.attempt = span;
-      spans.attemptStarted = Date.now();
-      const length = Number(headers['content-length']);
-      if (length > 0) {
-        span.setAttribute('http.request.body.size', length);
-        made.bodySize.record(length, { 'http.request.method': call.method, 'url.template': call.urlTemplate, 'server.address': server.address });
-      }
-      if (propagate) propagation.inject(trace.setSpan(parent, span), headers);
     },
 
     beforeRetry({ call, error, delayMs }) {
       const spans = open.get(call);
-      if (spans) endAttempt(call, spans, statusOf(error), errorTypeOf(error), msAgo(delayMs));
+      if (!spans) return;
+      try {
+        endAttempt(call, spans, statusOf(error), errorTypeOf(error), msAgo(delayMs));
+      } catch (failure) {
+        report(failure, templatePath(call.operation));
+      }
     },
 
     afterResponse({ call, response }) {
       const spans = open.get(call);
       if (!spans) return;
       open.delete(call);
-      // A retried DELETE answered 404 is a success of the call, but its attempt's status is an error.
-      endAttempt(call, spans, response.status, response.status >= 400 ? String(response.status) : undefined, Date.now());
-      spans.call.end();
+      try {
+        // A retried DELETE answered 404 is a success of the call, but its attempt's status is an error.
+        endCall(call, spans, response.status, response.ok ? undefined : String(response.status), undefined);
+      } catch (error) {
+        report(error, templatePath(call.operation));
+      }
     },
 
     onError({ call, error }) {
       const spans = open.get(call);
       if (!spans) return;
       open.delete(call);
-      const errorType = errorTypeOf(error);
-      endAttempt(call, spans, statusOf(error), errorType, Date.now());
-      spans.call.setAttribute('error.type', errorType);
-      // The error's class and status only: its message may quote the service's answer.
-      spans.call.setStatus({ code: SpanStatusCode.ERROR, message: error.name });
-      spans.call.end();
+      try {
+        endCall(call, spans, statusOf(error), errorTypeOf(error), error);
+      } catch (failure) {
+        report(failure, templatePath(call.operation));
+      }
     },
   };
 }
@@ -180,51 +216,28 @@ function makeInstruments(meter: Meter): ClientInstruments {
   };
 }
 
-/** The status of an `APIError`, else `undefined`. */
+/**
+ * `server.address` and `server.port` of a request's URL, read from its authority without a parse
+ * (a URL parse per call cost more than the rest of a span's attributes): the URL is the runtime's
+ * own (`Request.url`), so its host is normalized, a default port is left out, and no user info is
+ * left (a base URL with one is refused). An IPv6 host (`[::1]`) holds colons of its own: a port
+ * follows its closing bracket.
+ */
+function serverOf(url: string): Server {
+  const start = url.indexOf('//') + 2;
+  const authority = url.slice(start, url.indexOf('/', start) >>> 0);
+  const colon = authority.lastIndexOf(':');
+  if (colon > authority.lastIndexOf(']')) return { address: authority.slice(0, colon), port: Number(authority.slice(colon + 1)) };
+  return { address: authority, port: url.startsWith('https:') ? 443 : 80 };
+}
+
+/** The status of an `APIError` (the core's errors have a numeric one or none). */
 function statusOf(error: Error): number | undefined {
-  const status = (error as { status?: unknown }).status;
-  return typeof status === 'number' ? status : undefined;
+  return (error as { status?: number }).status;
 }
 
 /** `error.type`: the HTTP status for an answer, else the error's class (`APITimeoutError`, `APIConnectionError`). */
 function errorTypeOf(error: Error): string {
-  const status = statusOf(error);
-  return status !== undefined && status >= 400 ? String(status) : error.name;
-}
-
-// Query parameters whose values are redacted in `url.full`: anything named like a credential.
-const SECRET_NAME = /key|token|secret|sig|pass|auth|credential|session|code/i;
-
-/** `url.full` as the conventions ask: no user or password, and no secret-looking query value. */
-export function safeUrl(url: string): string {
-  const query = url.indexOf('?');
-  const authorityEnd = url.indexOf('/', url.indexOf('//') + 2) >>> 0;
-  // The common case, parsed no further: no user info, no query or none named like a secret.
-  if (url.lastIndexOf('@', authorityEnd) === -1 && (query === -1 || !SECRET_NAME.test(url.slice(query)))) return url;
-  const safe = new URL(url);
-  if (safe.username) safe.username = 'REDACTED';
-  if (safe.password) safe.password = 'REDACTED';
-  const params = [...safe.searchParams.keys()];
-  if (params.some((name) => SECRET_NAME.test(name))) {
-    // Rebuilt by hand: URLSearchParams would re-encode the other values.
-    safe.search = safe.search
-      .slice(1)
-      .split('&')
-      .map((pair) => {
-        const equals = pair.indexOf('=');
-        const name = decodeName(equals === -1 ? pair : pair.slice(0, equals));
-        return SECRET_NAME.test(name) && equals !== -1 ? `${pair.slice(0, equals)}=REDACTED` : pair;
-      })
-      .join('&');
-  }
-  return safe.href;
-}
-
-/** A query parameter's name, decoded; a malformed escape is left as written. */
-function decodeName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' '));
-  } catch {
-    return name;
-  }
+  const status = statusOf(error) ?? 0;
+  return status >= 400 ? String(status) : error.name;
 }

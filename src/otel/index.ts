@@ -8,4 +8,3 @@
 export { clientTelemetry, type ClientTelemetryOptions } from './client.js';
 export { webhookTelemetry, type WebhookTelemetryOptions } from './webhooks.js';
 export type { TelemetryProviders } from './shared.js';
-// Not exported: `safeUrl` (how url.full is cleaned; an internal the spans cover).

@@ -1,11 +1,14 @@
 // webhookTelemetry(): receiver hooks that trace each delivery (a span from its arrival to its answer)
 // and count deliveries by outcome. Attributes come from the hooks' outcome and the event's envelope
 // only (kind, delivery id): never the secret, the signature header, the body or the event's data.
+// The receiver ignores what a hook throws, but a throw halfway would lose the rest of the telemetry
+// (a failing counter leaving the span open) and go unheard: each hook guards its own work, spans and
+// metrics apart, and reports the first OpenTelemetry failure once.
 import { context, SpanKind, SpanStatusCode, type Attributes, type Counter, type Histogram, type Meter, type Span } from '@opentelemetry/api';
 import type { DeliveryInfo, WebhookHooks } from '../webhooks/types.js';
-import { lazyInstruments, type TelemetryProviders } from './shared.js';
+import { lazyInstruments, lazyTracer, reportOnce, type TelemetryProviders } from './shared.js';
 
-/** Options of `webhookTelemetry`. */
+/** Options of `webhookTelemetry`: the providers, and the logger a failing pipeline is reported to. */
 export type WebhookTelemetryOptions = TelemetryProviders;
 
 interface ReceiverInstruments {
@@ -18,6 +21,8 @@ interface ReceiverInstruments {
  * <event kind>`, or `webhook delivery` when refused before its kind was known) with its delivery
  * id, outcome, refusal reason and dedupe result, and the metrics `svc.webhook.deliveries` (by
  * outcome) and `svc.webhook.delivery.duration`. Pass them as `createWebhookHandler`'s `hooks`.
+ * An OpenTelemetry pipeline that throws changes no answer: it is reported once through
+ * `options.logger` (console's `warn` by default), and the span and the metrics fail apart.
  *
  * @example
  * ```ts
@@ -33,39 +38,52 @@ interface ReceiverInstruments {
  */
 export function webhookTelemetry(options?: WebhookTelemetryOptions): WebhookHooks {
   const open = new WeakMap<DeliveryInfo, Span>();
+  const tracer = lazyTracer(options);
   const instruments = lazyInstruments(options, makeInstruments);
+  const report = reportOnce(options, 'webhookTelemetry');
 
   return {
     onReceive(delivery) {
-      const { tracer } = instruments();
-      open.set(delivery, tracer.startSpan('webhook delivery', { kind: SpanKind.CONSUMER }, context.active()));
+      try {
+        open.set(delivery, tracer().startSpan('webhook delivery', { kind: SpanKind.CONSUMER }, context.active()));
+      } catch (error) {
+        report(error, 'a delivery');
+      }
     },
 
     onOutcome({ delivery, outcome, status, reason, dedupe, failure, durationMs }) {
       const span = open.get(delivery);
       open.delete(delivery);
       const event = delivery.event;
-      const attributes: Attributes = { 'svc.webhook.outcome': outcome, 'http.response.status_code': status };
-      if (event) {
-        attributes['svc.webhook.event'] = event.event;
-        attributes['svc.webhook.delivery_id'] = event.delivery_id;
-      }
-      // What the dedupe store said: a delivery that was processed (or failed) was new to it.
-      const seen = dedupe ?? (outcome === 'processed' || outcome === 'stored' || (outcome === 'failed' && (failure === 'handler_failed' || failure === 'inbox_failed')) ? 'new' : undefined);
-      if (seen) attributes['svc.webhook.dedupe'] = seen;
       const errorType = reason ?? failure;
-      if (errorType) attributes['error.type'] = errorType;
-      const metricAttributes: Attributes = { 'svc.webhook.outcome': outcome };
-      if (event) metricAttributes['svc.webhook.event'] = event.event;
-      if (errorType) metricAttributes['error.type'] = errorType;
-      const { instruments: made } = instruments();
-      made.deliveries.add(1, metricAttributes);
-      made.duration.record(durationMs / 1000, metricAttributes);
+      try {
+        const metricAttributes: Attributes = { 'svc.webhook.outcome': outcome };
+        if (event) metricAttributes['svc.webhook.event'] = event.event;
+        if (errorType) metricAttributes['error.type'] = errorType;
+        const made = instruments();
+        made.deliveries.add(1, metricAttributes);
+        made.duration.record(durationMs / 1000, metricAttributes);
+      } catch (error) {
+        report(error, event ? `delivery ${event.delivery_id}` : 'a delivery');
+      }
       if (!span) return;
-      if (event) span.updateName(`webhook ${event.event}`);
-      span.setAttributes(attributes);
-      if (outcome === 'refused' || outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
-      span.end();
+      try {
+        const attributes: Attributes = { 'svc.webhook.outcome': outcome, 'http.response.status_code': status };
+        if (event) {
+          attributes['svc.webhook.event'] = event.event;
+          attributes['svc.webhook.delivery_id'] = event.delivery_id;
+        }
+        // What the dedupe store said: a delivery that was processed (or failed) was new to it.
+        const seen = dedupe ?? (outcome === 'processed' || outcome === 'stored' || failure === 'handler_failed' || failure === 'inbox_failed' ? 'new' : undefined);
+        if (seen) attributes['svc.webhook.dedupe'] = seen;
+        if (errorType) attributes['error.type'] = errorType;
+        if (event) span.updateName(`webhook ${event.event}`);
+        span.setAttributes(attributes);
+        if (outcome === 'refused' || outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
+        span.end();
+      } catch (error) {
+        report(error, event ? `delivery ${event.delivery_id}` : 'a delivery');
+      }
     },
   };
 }

@@ -70,16 +70,16 @@ describe('structured error objects in error bodies', () => {
     expect(error.body).toEqual(body);
   });
 
-  it('an error answer of webhooks.create (which returns a secret) keeps no string value on body, message or inspect()', async () => {
+  it('an error answer of webhooks.create (which returns a secret) keeps its reason, and the secret on none of body, message or inspect()', async () => {
     const signingSecret = 'whsec_structured_error_secret_value';
     const body = { error: { code: 'conflict', message: 'endpoint exists', endpoint: { id: 3, secret: signingSecret } } };
     server.use(http.post(`${BASE_URL}/api/v1/webhooks`, () => HttpResponse.json(body, { status: 409 })));
     const error = await failure(client.webhooks.create({ url: 'https://example.com/hook', name: 'CRM', event_types: ['deal.created'] }));
-    expect(error.body).toEqual({ error: { code: '[redacted]', message: '[redacted]', endpoint: { id: 3, secret: '[redacted]' } } });
+    expect(error.body).toEqual({ error: { code: 'conflict', message: 'endpoint exists', endpoint: { id: 3, secret: '[redacted]' } } });
     expect(error.message).not.toContain(signingSecret);
     expect(inspect(error, { depth: 10 })).not.toContain(signingSecret);
     expect(JSON.stringify(error)).not.toContain(signingSecret);
-    expect(error.message).toBe('POST /api/v1/webhooks/ failed with 409: {"code":"[redacted]","message":"[redacted]","endpoint":{"id":3,"secret":"[redacted]"}}');
+    expect(error.message).toBe('POST /api/v1/webhooks/ failed with 409: {"code":"conflict","message":"endpoint exists","endpoint":{"id":3,"secret":"[redacted]"}}');
   });
 
   it('an empty error object is quoted as {} rather than dropped', async () => {

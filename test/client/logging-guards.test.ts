@@ -125,8 +125,8 @@ describe('URLs in log lines', () => {
     expect(new URL(requests[0]!.url).searchParams.get('token')).toBe('tok_123');
   });
 
-  it('credentials are dropped from a logged URL', () => {
-    expect(loggedUrl('https://user:pa55@svc.test/api/v1/rooms?page=2')).toBe('https://svc.test/api/v1/rooms?page=2');
+  it('credentials in a logged URL are shown as [redacted]', () => {
+    expect(loggedUrl('https://user:pa55@svc.test/api/v1/rooms?page=2')).toBe('https://[redacted]:[redacted]@svc.test/api/v1/rooms?page=2');
     expect(loggedUrl('https://svc.test/api/v1/rooms')).toBe('https://svc.test/api/v1/rooms');
   });
 });

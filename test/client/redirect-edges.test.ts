@@ -111,11 +111,12 @@ describe("the Location a redirect error quotes", () => {
   const why = 'a write never follows a redirect, so it was not sent again: check baseUrl';
 
   it.each([
-    ['user and password', 'https://admin:hunter2@evil.test/x', 'https://evil.test/x'],
-    ['a user name alone', 'https://tok_abc@evil.test/x', 'https://evil.test/x'],
+    ['user and password', 'https://admin:hunter2@evil.test/x', 'https://[redacted]:[redacted]@evil.test/x'],
+    ['a user name alone', 'https://tok_abc@evil.test/x', 'https://[redacted]@evil.test/x'],
+    ['a presigned query', 'https://bucket.test/f?X-Amz-Signature=abc&X-Amz-Credential=def&v=1', 'https://bucket.test/f?X-Amz-Signature=[redacted]&X-Amz-Credential=[redacted]&v=1'],
     ['none, relative: quoted as sent', '/api/v1/elsewhere', '/api/v1/elsewhere'],
     ['none, not a URL: quoted as sent', 'http://[', 'http://['],
-  ])('credentials (%s) are left out', async (_name, location, quoted) => {
+  ])('credentials (%s) are redacted', async (_name, location, quoted) => {
     expect(await messageFor(location)).toBe(`PATCH /api/v1/svc/deals/7 failed with 307, a redirect to ${quoted}: ${why}`);
   });
 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('./', import.meta.url));
-const AREAS = ['src/core', 'src/webhooks', 'src/resources'];
+const AREAS = ['src/core', 'src/webhooks', 'src/resources', 'src/otel', 'src/shared'];
 
 /** The source text a mutant replaced, on one line (what survivors.json matches, so line moves do not matter). */
 function originalText(source, { start, end }) {

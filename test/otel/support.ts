@@ -34,6 +34,8 @@ export function createTelemetry() {
       return exporter.getFinishedSpans();
     },
     reset: () => exporter.reset(),
+    /** Every metric, collected now. */
+    collect: () => reader.collect(),
     /** The data points of one metric, collected now. */
     async points(name: string): Promise<DataPoint<unknown>[]> {
       const { resourceMetrics } = await reader.collect();
