@@ -2,7 +2,7 @@
 // (tool.ts); here it is gated (read-only by default), annotated from the operations it names,
 // and wrapped: reads answer at once, writes answer a preview with a commit token first and act
 // only on a second call that brings the token back (and, where the host can ask, the user's yes).
-import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, McpServer, type CallToolResult, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, McpServer, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import { Client } from '../client.js';
 import { VERSION } from '../core/version.js';
 import { SvcError } from '../shared/svc-error.js';
@@ -38,6 +38,9 @@ export interface McpServerOptions {
 /** How the tools a server lists are chosen, as the CLI and tests read it. */
 export const TOOL_NAMES: readonly string[] = TOOLS.map((tool) => tool.name);
 
+/** The 2026-07-28 revision: the SDK serves it only to a server that lists it. */
+const MODERN_PROTOCOL = '2026-07-28';
+
 const INSTRUCTIONS = `Tools of a deal / data-room / webhook service.
 Every tool that changes something works in two calls: the first (without commit_token) returns a preview of exactly what would be sent and a commit_token; show the preview to the user, then call the same tool again with the same arguments plus commit_token to make the change. A token is single-use, bound to those arguments and expires after a few minutes.
 Typical flow: deal_create → room_create → transaction_create → transaction_link_room → room_documents_upload → room_ask.`;
@@ -64,7 +67,11 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const shared = { client, allowDestructive, secrets, stateDir, uploadRoots: (options.uploadRoots ?? [process.cwd()]).map(String) };
   const ttlMs = options.commitTtlMs ?? DEFAULT_COMMIT_TTL_MS;
 
-  const server = new McpServer({ name: 'svc-sdk', title: 'svc deals, data rooms and webhooks', version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { name: 'svc-sdk', title: 'svc deals, data rooms and webhooks', version: VERSION },
+    // The current protocol (answered through server/discover, on every transport) and the earlier ones (initialize).
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, supportedProtocolVersions: [...new Set([MODERN_PROTOCOL, ...SUPPORTED_PROTOCOL_VERSIONS])] },
+  );
   for (const tool of tools) {
     const { input, output } = schemasOf(tool);
     const access = accessOf(tool.operations);
