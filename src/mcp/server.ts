@@ -6,6 +6,8 @@ import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResp
 import { Client } from '../client.js';
 import { VERSION } from '../core/version.js';
 import { SvcError } from '../shared/svc-error.js';
+import { useFileSystem } from '../uploads/file-system.js';
+import { nodeFileSystem } from '../uploads/file-system-node.js';
 import { withinBudget } from './budget.js';
 import { confirmationState, DEFAULT_COMMIT_TTL_MS, processLedger, type CommitRefusal } from './commit-tokens.js';
 import { accessOf, assertKnownOperations, mayDestroy } from './operation-facts.js';
@@ -61,6 +63,8 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const allowDestructive = options.allowDestructive === true;
   if (allowDestructive && !allowWrites) throw new Error('[svc-sdk] allowDestructive lists destructive write tools: pass allowWrites: true as well');
   const tools = chooseTools(options, allowWrites, allowDestructive);
+  // Folder uploads read the disk (what svc-sdk's node entry registers; this entry is Node-only).
+  useFileSystem(nodeFileSystem);
   const client = options.client ?? new Client();
   const stateDir = options.stateDir ?? defaultStateDir();
   const secrets = secretFiles(`${stateDir}/webhook-secrets`, options.redact ?? []);

@@ -4,8 +4,8 @@
 // notifications. Paths must lie inside the server's upload roots: the model chooses the paths,
 // and a data room is not where ~/.ssh should end up.
 import { createHash } from 'node:crypto';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { mkdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { fileFromPath } from '../../uploads/file-from-path.js';
 import type { UploadManyProgress, UploadManyResult } from '../../uploads/upload-many-types.js';
@@ -87,7 +87,9 @@ export const roomDocumentsUpload: WriteTool<UploadArgs, UploadPreview, UploadRes
         singles.push(path);
         continue;
       }
-      const run = await client.documents.uploadMany(args.room_id, path, { manifest: manifestPath(context, args.room_id, path), signal, onProgress: progress });
+      const manifest = manifestPath(context, args.room_id, path);
+      await mkdir(dirname(manifest), { recursive: true, mode: 0o700 });
+      const run = await client.documents.uploadMany(args.room_id, path, { manifest, signal, onProgress: progress });
       collect(result, run, (file) => join(path, file));
     }
     if (singles.length > 0) {
