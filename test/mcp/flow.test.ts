@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connected, structured, tempDir, text } from './support.js';
@@ -71,8 +71,9 @@ describe('the typical flow, driven only through tools', () => {
 
   it('paths outside the upload roots (or through a link out of them) are refused before anything is read or sent', async () => {
     const folder = documents();
+    symlinkSync(join(folder, 'term-sheet.txt'), join(folder, 'legal', 'link-out.txt'));
     const t = await connected({ allowWrites: true, uploadRoots: [join(folder, 'legal')] });
-    for (const path of ['../term-sheet.txt', folder, '/etc/passwd', '/nonexistent/file']) {
+    for (const path of ['../term-sheet.txt', 'link-out.txt', folder, '/etc/passwd', '/nonexistent/file']) {
       const result = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: 1, paths: [path] } });
       expect(result.isError, path).toBe(true);
       expect(text(result)).toMatch(/\[svc-sdk\] room_documents_upload: paths: ".*" (is outside the folders|does not exist)/);
