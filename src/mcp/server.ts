@@ -86,7 +86,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
         description: tool.description,
         inputSchema: input,
         outputSchema: output,
-        annotations: { title: tool.title, readOnlyHint: access === 'read', destructiveHint: mayDestroy(tool.operations), idempotentHint: tool.idempotent, openWorldHint: true },
+        annotations: { readOnlyHint: access === 'read', destructiveHint: mayDestroy(tool.operations), idempotentHint: tool.idempotent, openWorldHint: true },
       },
       async (args: unknown, ctx: ServerContext) => {
         const context: ToolContext = { ...shared, signal: ctx.mcpReq.signal, progress: progressSender(ctx) };

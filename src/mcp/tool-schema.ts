@@ -22,7 +22,7 @@ export interface ToolSchema<T> {
 
 /** Wraps a zod/mini object schema for a tool: validation by zod, the JSON Schema from `z.toJSONSchema` without `$schema`. */
 export function toolSchema<T>(schema: z.ZodMiniType<T>): ToolSchema<T> {
-  const { $schema: _dropped, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema;
+  const { $schema: _dropped, ...json } = trim(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema);
   return {
     '~standard': {
       version: 1,
@@ -36,4 +36,29 @@ export function toolSchema<T>(schema: z.ZodMiniType<T>): ToolSchema<T> {
     },
     json,
   };
+}
+
+/** Safe-integer bounds zod writes on every integer: they tell a model nothing and cost tokens. */
+const SAFE_BOUNDS: Readonly<Record<string, number>> = { maximum: Number.MAX_SAFE_INTEGER, minimum: Number.MIN_SAFE_INTEGER };
+
+/**
+ * `schema` without what says nothing (every tools/list carries it into the model's context):
+ * safe-integer bounds, `additionalProperties: {}` (allowed anyway), empty `properties`.
+ */
+function trim(schema: JsonSchema): JsonSchema {
+  const kept: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (SAFE_BOUNDS[key] === value) continue;
+    if (key === 'additionalProperties' && isEmptyObject(value)) continue;
+    if (key === 'properties' && isEmptyObject(value)) continue;
+    if (key === 'properties' && value && typeof value === 'object') {
+      kept[key] = Object.fromEntries(Object.entries(value).map(([name, field]) => [name, trim(field as JsonSchema)]));
+    } else if (Array.isArray(value)) kept[key] = value.map((item) => (item && typeof item === 'object' ? trim(item as JsonSchema) : item));
+    else kept[key] = value && typeof value === 'object' ? trim(value as JsonSchema) : value;
+  }
+  return kept;
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
 }

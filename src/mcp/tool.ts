@@ -127,14 +127,14 @@ export function schemasOf(tool: AnyTool): { input: ToolSchema<unknown>; output: 
   if (tool.kind === 'read') return { input: toolSchema(tool.args), output: toolSchema(tool.result) };
   const input = z.object({
     ...tool.args.shape,
-    commit_token: z.optional(z.string().check(z.describe('Omit for a preview; pass the commit_token of that preview, with the same arguments, to make the change.'))),
+    commit_token: z.optional(z.string().check(z.describe("Omit to preview; then pass the preview's token to commit."))),
   });
-  const output = z.object({
+  // The preview's shape is advertised by its operation only (each tool's preview differs, and the
+  // whole tools/list must stay within a model's budget); the preview is validated in full all the same.
+  const output = z.looseObject({
     status: z.enum(['preview', 'committed']),
-    preview: z.optional(tool.preview),
+    preview: z.optional(z.looseObject({ operation: z.string() })),
     commit_token: z.optional(z.string()),
-    expires_at: z.optional(z.string()),
-    next_step: z.optional(z.string()),
     result: z.optional(tool.result),
   });
   return { input: toolSchema(input), output: toolSchema(output) };

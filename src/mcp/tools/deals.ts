@@ -4,9 +4,9 @@ import type { DealPreview } from '../../schemas/deals.js';
 import { id, pageArgs, pageFields, pageOf, record, type ReadTool, type WriteTool } from '../tool.js';
 
 const dealArgs = z.object({
-  name: z.string().check(z.minLength(1), z.describe('The deal name, such as "Acme".')),
-  stage: z.string().check(z.minLength(1), z.describe('Where the deal stands: "sourcing", "closing" or another stage the service accepts.')),
-  asset_class: z.string().check(z.minLength(1), z.describe('The asset class, such as "equity".')),
+  name: z.string().check(z.minLength(1), z.describe('Such as "Acme".')),
+  stage: z.string().check(z.minLength(1), z.describe('Such as "sourcing" or "closing".')),
+  asset_class: z.string().check(z.minLength(1), z.describe('Such as "equity".')),
 });
 type DealArgs = z.infer<typeof dealArgs>;
 
@@ -21,7 +21,7 @@ export const dealCreate: WriteTool<DealArgs, z.infer<typeof dealPreview>, { deal
   kind: 'write',
   name: 'deal_create',
   title: 'Create a deal',
-  description: 'Creates a CRM deal. First call previews it (the service validates it, stores nothing); call again with the commit_token to create it.',
+  description: 'Creates a CRM deal.',
   operations: ['deals.preview', 'deals.create'],
   idempotent: false,
   args: dealArgs,

@@ -21,7 +21,7 @@ const uploadArgs = z.object({
   room_id: id('room_id').check(z.describe('The data room to upload to.')),
   paths: z
     .array(z.string().check(z.minLength(1)))
-    .check(z.minLength(1), z.maxLength(MAX_PATHS), z.describe('Local files or folders (a folder: every file below it) on the machine running the server.')),
+    .check(z.minLength(1), z.maxLength(MAX_PATHS), z.describe('Local files or folders (recursively).')),
 });
 type UploadArgs = z.infer<typeof uploadArgs>;
 
@@ -39,7 +39,8 @@ type UploadPreview = z.infer<typeof uploadPreview>;
 const uploadResult = z.object({
   uploaded: z.array(z.object({ path: z.string(), document_id: z.number() })),
   skipped: z.array(z.string()),
-  failed: z.array(z.object({ path: z.string(), error: z.string() })),
+  /** `path: error` per file. */
+  failed: z.array(z.string()),
   unknown: z.array(z.string()),
   hint: z.optional(z.string()),
 });
@@ -51,7 +52,7 @@ export const roomDocumentsUpload: WriteTool<UploadArgs, UploadPreview, UploadRes
   name: 'room_documents_upload',
   title: 'Upload local documents to a room',
   description:
-    'Uploads local files and folders (recursively) to a data room, resumably. First call lists what would be sent; call again with the commit_token to upload.',
+    'Uploads local files and folders (recursively) to a data room, resumably.',
   operations: ['documents.uploadMany'],
   idempotent: false,
   args: uploadArgs,
@@ -147,7 +148,7 @@ function progressReporter(context: ToolContext): (progress: UploadManyProgress) 
 function collect(into: UploadResult, run: UploadManyResult, pathOf: (file: string) => string): void {
   for (const file of run.uploaded) into.uploaded.push({ path: pathOf(file.path), document_id: file.document.id });
   for (const file of run.skipped) into.skipped.push(pathOf(file.path));
-  for (const file of run.failed) into.failed.push({ path: pathOf(file.path), error: file.error instanceof Error ? file.error.message : String(file.error) });
+  for (const file of run.failed) into.failed.push(`${pathOf(file.path)}: ${file.error instanceof Error ? file.error.message : String(file.error)}`);
   for (const file of run.unknown) into.unknown.push(pathOf(file.path));
 }
 

@@ -3,8 +3,8 @@ import * as z from 'zod/mini';
 import { id, record, type ReadTool, type WriteTool } from '../tool.js';
 
 const roomArgs = z.object({
-  name: z.string().check(z.minLength(1), z.describe('The room name, such as "Acme data room".')),
-  room_type: z.string().check(z.minLength(1), z.describe('The kind of room: "company_investment" or another type the service accepts.')),
+  name: z.string().check(z.minLength(1), z.describe('Such as "Acme data room".')),
+  room_type: z.string().check(z.minLength(1), z.describe('Such as "company_investment".')),
 });
 type RoomArgs = z.infer<typeof roomArgs>;
 const sendPreview = (operation: string) => z.object({ operation: z.literal(operation), would_send: z.looseObject({}), would_change: z.string() });
@@ -14,7 +14,7 @@ export const roomCreate: WriteTool<RoomArgs, { operation: string; would_send: ob
   kind: 'write',
   name: 'room_create',
   title: 'Create a data room',
-  description: 'Creates a virtual data room. First call previews it; call again with the commit_token to create it.',
+  description: 'Creates a virtual data room.',
   operations: ['rooms.create'],
   idempotent: false,
   args: roomArgs,

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { id, record, ToolRefusal, type WriteTool } from '../tool.js';
 
 const createArgs = z.object({
-  name: z.string().check(z.minLength(1), z.describe('The transaction name, such as "Acme Series A".')),
+  name: z.string().check(z.minLength(1), z.describe('Such as "Acme Series A".')),
   deal_id: id('deal_id').check(z.describe('The deal it belongs to.')),
 });
 type CreateArgs = z.infer<typeof createArgs>;
@@ -13,7 +13,7 @@ export const transactionCreate: WriteTool<CreateArgs, { operation: string; would
   kind: 'write',
   name: 'transaction_create',
   title: 'Create a transaction',
-  description: 'Creates a transaction under a deal. First call previews it; call again with the commit_token to create it.',
+  description: 'Creates a transaction under a deal.',
   operations: ['transactions.create'],
   idempotent: false,
   args: createArgs,
@@ -30,7 +30,7 @@ export const transactionCreate: WriteTool<CreateArgs, { operation: string; would
 };
 
 const linkArgs = z.object({
-  deal_id: id('deal_id').check(z.describe('The deal the transaction belongs to (to read its current link).')),
+  deal_id: id('deal_id').check(z.describe("The transaction's deal.")),
   transaction_id: id('transaction_id').check(z.describe('The transaction to link.')),
   room_id: id('room_id').check(z.describe('The data room to link it to.')),
 });
@@ -49,7 +49,7 @@ export const transactionLinkRoom: WriteTool<LinkArgs, LinkPreview, { transaction
   name: 'transaction_link_room',
   title: 'Link a transaction to a data room',
   description:
-    "Links a deal's transaction to a data room. First call shows the current link and what changes; call again with the commit_token to link. Replacing another room's link needs the server's --allow-destructive.",
+    "Links a deal's transaction to a data room. Replacing another room's link needs the server's --allow-destructive.",
   operations: ['transactions.list', 'transactions.update'],
   idempotent: true,
   args: linkArgs,
