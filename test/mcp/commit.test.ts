@@ -103,7 +103,7 @@ describe('every write is preview → commit', () => {
 // In process the v2 client speaks the 2025 protocol (the server sends elicitation/create); the
 // 2026-07-28 round (input_required, fulfilled and retried by the client) is tested over HTTP in http.test.ts.
 describe.each([['2025, elicitation/create', {}]])('where the host can ask, the commit asks the user (%s)', (_era, eraOptions) => {
-  const withElicitation = (answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }) => {
+  const withElicitation = (answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> }) => {
     const asked: string[] = [];
     return {
       asked,
