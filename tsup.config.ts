@@ -37,6 +37,8 @@ export default defineConfig({
     testing: 'src/testing/index.ts',
     // svc-sdk/otel: its peer @opentelemetry/api stays external (tsup leaves peers out), loaded by this entry alone.
     otel: 'src/otel/index.ts',
+    // svc-sdk/mcp: its peer @modelcontextprotocol/server stays external, loaded by this entry (and `svc-sdk mcp`) alone.
+    mcp: 'src/mcp/index.ts',
     cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],

@@ -1,8 +1,9 @@
 import type { CliCommand } from '../command.js';
 import { emulatorCommand } from './emulator.js';
 import { listenCommand } from './listen.js';
+import { mcpCommand } from './mcp.js';
 import { triggerCommand } from './trigger.js';
 import { upload } from './upload.js';
 
 /** Every `svc-sdk` command, in the order the global help lists them. A new command is one module and one line here. */
-export const COMMANDS: readonly CliCommand[] = [emulatorCommand, triggerCommand, listenCommand, upload];
+export const COMMANDS: readonly CliCommand[] = [emulatorCommand, triggerCommand, listenCommand, upload, mcpCommand];
