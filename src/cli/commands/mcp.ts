@@ -2,7 +2,7 @@
 // config file) or stateless Streamable HTTP. stdout is the protocol's channel in stdio mode: this
 // command writes nothing else there; its own lines go to stderr.
 import { randomHex } from '../../shared/hex.js';
-import { isPeerNotFound } from '../../testing/peers.js';
+import { isPeerNotFound, MissingPeerError } from '../../testing/peers.js';
 import { integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
@@ -117,7 +117,7 @@ async function loadMcp() {
     return { ...mcp, listenMcp: http.listenMcp, serveStdio: stdio.serveStdio };
   } catch (error) {
     if (isPeerNotFound(error, '@modelcontextprotocol/server')) {
-      throw new Error('[svc-sdk] svc-sdk mcp needs @modelcontextprotocol/server (an optional peer dependency, not installed): npm install @modelcontextprotocol/server');
+      throw new MissingPeerError('[svc-sdk] svc-sdk mcp needs @modelcontextprotocol/server (an optional peer dependency, not installed): npm install @modelcontextprotocol/server');
     }
     throw error;
   }
