@@ -131,7 +131,7 @@ async function serviceClient(emulated: boolean, env: NodeJS.ProcessEnv) {
       const apiKey = env.SVC_API_KEY;
       return { client: new Client({ apiKey, baseUrl: env.SVC_BASE_URL }), apiKey, stop: async () => {} };
     } catch (error) {
-      throw new UsageError(`${(error as Error).message.replace(/^\[svc-sdk\] /, '')} (or pass --emulator to rehearse against the built-in emulator)`);
+      throw new UsageError(`${(error as Error).message.replace(/^\[svc-sdk\] /, '')} Or pass --emulator to rehearse against the built-in emulator.`);
     }
   }
   const { createEmulator } = await import('../../testing/index.js');
