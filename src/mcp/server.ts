@@ -74,7 +74,8 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: 'svc-sdk', title: 'svc deals, data rooms and webhooks', version: VERSION },
     // The current protocol (answered through server/discover, on every transport) and the earlier ones (initialize).
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, supportedProtocolVersions: [...new Set([MODERN_PROTOCOL, ...SUPPORTED_PROTOCOL_VERSIONS])] },
+    // `logging`: hosts set a level (logging/setLevel); the server sends no log lines to the model.
+    { capabilities: { tools: {}, logging: {} }, instructions: INSTRUCTIONS, supportedProtocolVersions: [...new Set([MODERN_PROTOCOL, ...SUPPORTED_PROTOCOL_VERSIONS])] },
   );
   for (const tool of tools) {
     const { input, output } = schemasOf(tool);
