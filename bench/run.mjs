@@ -1,7 +1,7 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,http,hooks,bundle,cold,upload-many,upload   some sections (after `npm run build`
+//   node bench/run.mjs --only webhooks,receiver,http,hooks,mcp,bundle,cold,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { benchColdStart, renderColdStart, summarizeColdStart } from './cold-star
 import { benchHooksOverhead, renderHooksOverhead, summarizeHooksOverhead } from './hooks-overhead.mjs';
 import { benchHttpOverhead, renderHttpOverhead, summarizeHttpOverhead } from './http-overhead.mjs';
 import { table } from './lib/stats.mjs';
+import { benchMcpOverhead, renderMcpOverhead, summarizeMcpOverhead } from './mcp-overhead.mjs';
 import { benchUploadMany, renderUploadMany, summarizeUploadMany } from './upload-many.mjs';
 import { benchWebhookThroughput, renderWebhookThroughput, summarizeWebhookThroughput } from './webhook-throughput.mjs';
 import { benchWebhookVerify, renderWebhookVerify, summarizeWebhookVerify } from './webhook-verify.mjs';
@@ -151,6 +152,20 @@ await section({
   bench: benchHooksOverhead,
   summarize: summarizeHooksOverhead,
   render: renderHooksOverhead,
+});
+await section({
+  key: 'mcp',
+  title: 'MCP tool call overhead (in process)',
+  intro: [
+    'A tool call of `svc-sdk/mcp` against the plain SDK call the tool makes, with the emulator answering through its fetch',
+    'handler (no network) and the server reached over the MCP SDK\'s in-memory transport by a minimal JSON-RPC client (no',
+    'client library counted); CPU µs per call, interleaved rounds, ratios within a round. The difference is JSON-RPC both',
+    'ways, argument and output validation, the tool\'s own work (paging, the result budget, the text), and for a write\'s',
+    'preview the commit token.',
+  ].join('\n'),
+  bench: benchMcpOverhead,
+  summarize: summarizeMcpOverhead,
+  render: renderMcpOverhead,
 });
 await section({
   key: 'bundle',
