@@ -4,7 +4,7 @@
 // different requests). In front of it: a Host / Origin allow-list (loopback by default: a web page
 // whose DNS name was rebound to 127.0.0.1 cannot drive the server) and a cap on the body.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
+import { createMcpHandler, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, validateHostHeader } from '@modelcontextprotocol/server';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /** Default largest request body: tool arguments are small. */
@@ -32,7 +32,11 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): { fetch(requ
   const mcp = createMcpHandler(() => createMcpServer(serverOptions), { legacy: 'stateless', maxRequestBodySize: maxBodyBytes, responseMode: 'json' });
 
   async function fetch(request: Request): Promise<Response> {
-    const refused = hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
+    // A Request made in process (a fetch handler's caller, tests) carries no Host header: its URL's host stands for it.
+    const host = request.headers.get('host') ?? new URL(request.url).host;
+    const hostCheck = validateHostHeader(host, hosts);
+    if (!hostCheck.ok) return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `[svc-sdk] ${hostCheck.message}` } }, { status: 403 });
+    const refused = originValidationResponse(request, origins);
     if (refused) return refused;
     const length = Number(request.headers.get('content-length') ?? 0);
     if (length > maxBodyBytes) return tooLarge(maxBodyBytes);
