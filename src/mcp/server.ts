@@ -3,6 +3,8 @@
 // and wrapped: reads answer at once, writes answer a preview with a commit token first and act
 // only on a second call that brings the token back (and, where the host can ask, the user's yes).
 import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, McpServer, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Client } from '../client.js';
 import { VERSION } from '../core/version.js';
 import { SvcError } from '../shared/svc-error.js';
@@ -37,7 +39,7 @@ export interface McpServerOptions {
   redact?: readonly string[] | undefined;
 }
 
-/** How the tools a server lists are chosen, as the CLI and tests read it. */
+/** The name of every tool a server can list, before `allowWrites`, `allowDestructive`, `tools` and `excludeTools` narrow it. */
 export const TOOL_NAMES: readonly string[] = TOOLS.map((tool) => tool.name);
 
 /** The 2026-07-28 revision: the SDK serves it only to a server that lists it. */
@@ -68,7 +70,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const client = options.client ?? new Client();
   const stateDir = options.stateDir ?? defaultStateDir();
   const secrets = secretFiles(`${stateDir}/webhook-secrets`, options.redact ?? []);
-  const shared = { client, allowDestructive, secrets, stateDir, uploadRoots: (options.uploadRoots ?? [process.cwd()]).map(String) };
+  const shared = { client, allowDestructive, secrets, stateDir, uploadRoots: (options.uploadRoots ?? [process.cwd()]).map(realFolder) };
   const ttlMs = options.commitTtlMs ?? DEFAULT_COMMIT_TTL_MS;
 
   const server = new McpServer(
@@ -101,6 +103,15 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
     );
   }
   return server;
+}
+
+/** `folder` resolved, through its links (a path checked against it is resolved the same way). */
+function realFolder(folder: string): string {
+  try {
+    return realpathSync(resolve(folder));
+  } catch {
+    return resolve(folder);
+  }
 }
 
 /** The tools the options allow, after checking the names and the operations each names. */

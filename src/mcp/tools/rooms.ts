@@ -68,6 +68,13 @@ export const roomAsk: ReadTool<z.infer<typeof askArgs>, AskResult> = {
       ...(all.length > citations.length ? { hint: `${all.length - citations.length} more citation(s) left out: ask a narrower question` } : {}),
     };
   },
+  // One resource_link per cited document, once each.
+  links: ({ room_id }, { citations }) =>
+    [...new Map(citations.map((cited) => [cited.document_id, cited.filename]))].map(([documentId, filename]) => ({
+      uri: `svc://rooms/${room_id}/documents/${documentId}`,
+      name: filename || `document ${documentId}`,
+      description: `Cited document ${documentId} of room ${room_id}`,
+    })),
   render: ({ answer, found, citations }) =>
     found ? `${answer}\nSources: ${citations.map((cited) => `${cited.filename} (document ${cited.document_id})`).join('; ')}` : 'The documents hold no answer to that question.',
 };
@@ -77,8 +84,3 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** One `resource_link` per cited document (once each). */
-roomAsk.links = ({ room_id }, { citations }) => {
-  const seen = new Map(citations.map((cited) => [cited.document_id, cited.filename]));
-  return [...seen].map(([documentId, filename]) => ({ uri: `svc://rooms/${room_id}/documents/${documentId}`, name: filename || `document ${documentId}`, description: `Cited document ${documentId} of room ${room_id}` }));
-};
