@@ -82,6 +82,17 @@ describe('the typical flow, driven only through tools', () => {
     await t.close();
   });
 
+  it('an upload root given through a symbolic link admits the files inside it', async () => {
+    const folder = documents();
+    const viaLink = join(tempDir('svc-mcp-link-'), 'docs');
+    symlinkSync(folder, viaLink);
+    const t = await connected({ allowWrites: true, uploadRoots: [viaLink] });
+    const preview = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: 1, paths: ['term-sheet.txt'] } });
+    expect(preview.isError, text(preview)).toBeFalsy();
+    expect(structured(preview).preview).toMatchObject({ total_files: 1, entries: [{ kind: 'file', files: 1 }] });
+    await t.close();
+  });
+
   it('transaction_link_room shows the link it would replace, and refuses to replace it without allowDestructive', async () => {
     const t = await connected({ allowWrites: true });
     const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
