@@ -16,12 +16,14 @@ export function withinBudget<T extends object>(result: T, budget = RESULT_BUDGET
     .sort((a, b) => JSON.stringify(cut[b]).length - JSON.stringify(cut[a]).length)[0];
   if (field === undefined) return result;
   const items = [...(cut[field] as unknown[])];
+  const hint = (dropped: number) => `${dropped} item(s) of ${field} left out to keep the result short: ask for a smaller page (limit) or a narrower question`;
   let dropped = 0;
   cut[field] = items;
+  // The hint is part of the result: it counts against the budget as it grows.
+  cut['hint'] = hint(dropped);
   while (items.length > 0 && JSON.stringify(cut).length > budget) {
     items.pop();
-    dropped++;
+    cut['hint'] = hint(++dropped);
   }
-  cut['hint'] = `${dropped} item(s) of ${field} left out to keep the result short: ask for a smaller page (limit) or a narrower question`;
   return cut as T;
 }

@@ -14,6 +14,26 @@ describe('a result over the budget is cut, with a hint', () => {
     expect(withinBudget({ small: [1] }, 5000)).toEqual({ small: [1] });
   });
 
+  it('a result exactly at the budget is kept whole; the longest list is the one cut, even when another comes first', () => {
+    const exact = { items: ['x'.repeat(20)] };
+    const size = JSON.stringify(exact).length;
+    expect(withinBudget(exact, size)).toBe(exact);
+    const cut = withinBudget(exact, size - 1);
+    expect(cut).toMatchObject({ items: [], hint: '1 item(s) of items left out to keep the result short: ask for a smaller page (limit) or a narrower question' });
+    const two = { short: [1, 2, 3], long: Array.from({ length: 20 }, () => 'y'.repeat(50)) };
+    const trimmed = withinBudget(two, 600);
+    expect(trimmed.short).toEqual([1, 2, 3]);
+    expect(trimmed.long.length).toBeLessThan(20);
+    expect(JSON.stringify(trimmed).length).toBeLessThanOrEqual(600);
+  });
+
+  it('stops at an empty list when even that is over the budget, and leaves a result without lists as it is', () => {
+    const big = { text: 'z'.repeat(1000), items: [1, 2, 3] };
+    expect(withinBudget(big, 100)).toMatchObject({ text: big.text, items: [], hint: expect.stringContaining('3 item(s) of items') });
+    const noList = { text: 'z'.repeat(1000) };
+    expect(withinBudget(noList, 100)).toBe(noList);
+  });
+
   it('deal_transactions_list of 50 long-named transactions comes back within the budget, with the hint', async () => {
     const t = await connected();
     const deal = await t.client.deals.create({ name: 'D', stage: 'sourcing', asset_class: 'equity' });
