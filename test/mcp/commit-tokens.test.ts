@@ -20,6 +20,8 @@ describe('CommitLedger', () => {
     // Arrays keep their order: [1, 2] is not [2, 1].
     const list = ledger.mint('t', { ids: [1, 2] }).token;
     expect(ledger.check(list, 't', { ids: [2, 1] })).toBe('other-arguments');
+    // A list is not the object with its indices as keys.
+    expect(ledger.check(list, 't', { ids: { 0: 1, 1: 2 } })).toBe('other-arguments');
     // A string is not the object it spells.
     const text = ledger.mint('t', { v: '{"a":1}' }).token;
     expect(ledger.check(text, 't', { v: { a: 1 } })).toBe('other-arguments');
