@@ -1,7 +1,7 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,inbox,http,hooks,bundle,cold,upload-many,upload   some sections (after `npm run build`
+//   node bench/run.mjs --only webhooks,receiver,inbox,http,hooks,mcp,bundle,cold,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 //   npm run bench -- --baseline <ref>   A/B: that commit's build measured beside this one, in the same rounds
 //                                (per-request overhead, hooks, receivers, bundle sizes)
@@ -14,6 +14,7 @@ import { benchHooksOverhead, renderHooksOverhead, summarizeHooksOverhead } from 
 import { benchHttpOverhead, renderHttpOverhead, summarizeHttpOverhead } from './http-overhead.mjs';
 import { benchInbox, renderInbox, summarizeInbox } from './inbox.mjs';
 import { table } from './lib/stats.mjs';
+import { benchMcpOverhead, renderMcpOverhead, summarizeMcpOverhead } from './mcp-overhead.mjs';
 import { benchUploadMany, renderUploadMany, summarizeUploadMany } from './upload-many.mjs';
 import { benchWebhookThroughput, renderWebhookThroughput, summarizeWebhookThroughput } from './webhook-throughput.mjs';
 import { benchWebhookVerify, renderWebhookVerify, summarizeWebhookVerify } from './webhook-verify.mjs';
@@ -174,6 +175,20 @@ await section({
   bench: benchHooksOverhead,
   summarize: summarizeHooksOverhead,
   render: renderHooksOverhead,
+});
+await section({
+  key: 'mcp',
+  title: 'MCP tool call overhead (in process)',
+  intro: [
+    'A tool call of `svc-sdk/mcp` against the plain SDK call the tool makes, with the emulator answering through its fetch',
+    'handler (no network) and the server reached over the MCP SDK\'s in-memory transport by a minimal JSON-RPC client (no',
+    'client library counted); CPU µs per call, interleaved rounds, ratios within a round. The difference is JSON-RPC both',
+    'ways, argument and output validation, the tool\'s own work (paging, the result budget, the text), and for a write\'s',
+    'preview the commit token.',
+  ].join('\n'),
+  bench: benchMcpOverhead,
+  summarize: summarizeMcpOverhead,
+  render: renderMcpOverhead,
 });
 await section({
   key: 'bundle',

@@ -1,0 +1,88 @@
+// Transaction tools: create one under a deal, link it to a data room (showing the link it replaces).
+import * as z from 'zod/mini';
+import { id, record, ToolRefusal, type WriteTool } from '../tool.js';
+
+const createArgs = z.object({
+  name: z.string().check(z.minLength(1), z.describe('Such as "Acme Series A".')),
+  deal_id: id('deal_id').check(z.describe('The deal it belongs to.')),
+});
+type CreateArgs = z.infer<typeof createArgs>;
+
+/** `transaction_create`. */
+export const transactionCreate: WriteTool<CreateArgs, { operation: string; would_send: object; would_change: string }, { transaction: { id: number } }> = {
+  kind: 'write',
+  name: 'transaction_create',
+  title: 'Create a transaction',
+  description: 'Creates a transaction under a deal.',
+  operations: ['transactions.create'],
+  idempotent: false,
+  args: createArgs,
+  preview: z.object({ operation: z.literal('transactions.create'), would_send: z.looseObject({}), would_change: z.string() }),
+  result: z.object({ transaction: record() }),
+  async previewOf(args) {
+    return { operation: 'transactions.create', would_send: { ...args }, would_change: `a new transaction "${args.name}" under deal ${args.deal_id}` };
+  },
+  async commit(args, { client, signal }) {
+    return { transaction: await client.transactions.create(args, { signal }) };
+  },
+  describe: (args) => `create the transaction "${args.name}" under deal ${args.deal_id}`,
+  render: ({ transaction }) => `Created transaction ${transaction.id}.`,
+};
+
+const linkArgs = z.object({
+  deal_id: id('deal_id').check(z.describe("The transaction's deal.")),
+  transaction_id: id('transaction_id').check(z.describe('The transaction to link.')),
+  room_id: id('room_id').check(z.describe('The data room to link it to.')),
+});
+type LinkArgs = z.infer<typeof linkArgs>;
+const linkPreview = z.object({
+  operation: z.literal('transactions.update'),
+  would_send: z.looseObject({}),
+  current_room_id: z.optional(z.number()),
+  would_change: z.string(),
+});
+type LinkPreview = z.infer<typeof linkPreview>;
+
+/** `transaction_link_room`: sets a transaction's `linked_room_id`; replacing another room's link needs `allowDestructive`. */
+export const transactionLinkRoom: WriteTool<LinkArgs, LinkPreview, { transaction: { id: number } }> = {
+  kind: 'write',
+  name: 'transaction_link_room',
+  title: 'Link a transaction to a data room',
+  description:
+    "Links a deal's transaction to a data room. Replacing another room's link needs the server's --allow-destructive.",
+  operations: ['transactions.list', 'transactions.update'],
+  idempotent: true,
+  args: linkArgs,
+  preview: linkPreview,
+  result: z.object({ transaction: record() }),
+  async previewOf(args, context) {
+    const current = await currentLink(args, context);
+    const would_send = { linked_room_id: args.room_id };
+    if (current === args.room_id) return { operation: 'transactions.update', would_send, current_room_id: current, would_change: 'nothing: the transaction is already linked to that room' };
+    return {
+      operation: 'transactions.update',
+      would_send,
+      ...(current === undefined ? {} : { current_room_id: current }),
+      would_change: current === undefined ? `link transaction ${args.transaction_id} to room ${args.room_id}` : `replace the link to room ${current} by room ${args.room_id}`,
+    };
+  },
+  async commit(args, context) {
+    // Checked again at commit: the link may have changed since the preview.
+    await currentLink(args, context);
+    return { transaction: await context.client.transactions.update(args.transaction_id, { linked_room_id: args.room_id }, { signal: context.signal }) };
+  },
+  describe: (args) => `link transaction ${args.transaction_id} to room ${args.room_id}`,
+  render: ({ transaction }) => `Linked transaction ${transaction.id}.`,
+};
+
+/** The room the transaction links now (undefined: none); refuses an unknown transaction, and a replacement without allowDestructive. */
+async function currentLink(args: LinkArgs, { client, signal, allowDestructive }: Parameters<WriteTool<LinkArgs, LinkPreview, object>['commit']>[1]): Promise<number | undefined> {
+  const transactions = await client.transactions.list({ deal_id: args.deal_id }, { signal });
+  const transaction = transactions.find((tx) => tx.id === args.transaction_id);
+  if (!transaction) throw new ToolRefusal(`transaction_id: deal ${args.deal_id} has no transaction ${args.transaction_id}: list them with deal_transactions_list`);
+  const current = typeof transaction.linked_room_id === 'number' ? transaction.linked_room_id : undefined;
+  if (current !== undefined && current !== args.room_id && !allowDestructive) {
+    throw new ToolRefusal(`transaction ${args.transaction_id} is linked to room ${current} already: replacing a link needs the server started with --allow-destructive (allowDestructive)`);
+  }
+  return current;
+}

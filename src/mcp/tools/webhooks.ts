@@ -1,0 +1,137 @@
+// Webhook tools. A new or rotated signing secret is written to a 0600 file and only its path is
+// returned: the secret never reaches the model.
+import * as z from 'zod/mini';
+import { id, pageArgs, pageFields, pageOf, record, type ReadTool, type WriteTool } from '../tool.js';
+
+const listArgs = z.object({ ...pageArgs });
+
+/** `webhook_list`: registered endpoints (never their secrets), a page at a time. */
+export const webhookList: ReadTool<z.infer<typeof listArgs>, { webhooks: { id: number }[]; next_cursor?: string; hint?: string }> = {
+  kind: 'read',
+  name: 'webhook_list',
+  title: 'List webhook endpoints',
+  description: 'Lists the registered webhook endpoints (url, name, event_types, failure_count), a page at a time.',
+  operations: ['webhooks.list'],
+  idempotent: true,
+  args: listArgs,
+  result: z.object({ webhooks: z.array(record()), ...pageFields }),
+  async run(args, { client, signal }) {
+    // A listed endpoint never carries a secret; dropped anyway should a service send one.
+    const all = (await client.webhooks.list({ signal })).map(({ secret: _never, ...endpoint }) => endpoint);
+    const { items, ...page } = pageOf(all, args);
+    return { webhooks: items, ...page };
+  },
+  render: ({ webhooks, next_cursor }) =>
+    `${webhooks.length} endpoint(s): ${webhooks.map((hook) => `${hook.id} ${'url' in hook ? String(hook.url) : ''}`).join(', ') || 'none'}${next_cursor ? ' (more: pass next_cursor)' : ''}.`,
+};
+
+const hookIdArgs = z.object({ webhook_id: id('webhook_id').check(z.describe('The webhook endpoint id (from webhook_list).')) });
+type HookIdArgs = z.infer<typeof hookIdArgs>;
+const endpointPreview = (operation: string) => z.object({ operation: z.literal(operation), endpoint: record(), would_change: z.string() });
+type EndpointPreview = { operation: string; endpoint: { id: number }; would_change: string };
+
+/** `webhook_ping`: one `ping.test` delivery to the endpoint. */
+export const webhookPing: WriteTool<HookIdArgs, EndpointPreview, { webhook_id: number; pinged: boolean }> = {
+  kind: 'write',
+  name: 'webhook_ping',
+  title: 'Ping a webhook endpoint',
+  description: 'Sends one ping.test delivery to a webhook endpoint.',
+  operations: ['webhooks.retrieve', 'webhooks.ping'],
+  idempotent: false,
+  args: hookIdArgs,
+  preview: endpointPreview('webhooks.ping'),
+  result: z.object({ webhook_id: z.number(), pinged: z.boolean() }),
+  async previewOf({ webhook_id }, { client, signal }) {
+    const { secret: _never, ...endpoint } = await client.webhooks.retrieve(webhook_id, { signal });
+    return { operation: 'webhooks.ping', endpoint, would_change: `a ping.test delivery to ${String(endpoint.url)}` };
+  },
+  async commit({ webhook_id }, { client, signal }) {
+    await client.webhooks.ping(webhook_id, { signal });
+    return { webhook_id, pinged: true };
+  },
+  describe: ({ webhook_id }) => `send a ping.test delivery to webhook ${webhook_id}`,
+  render: ({ webhook_id }) => `Ping sent to webhook ${webhook_id}.`,
+};
+
+const createArgs = z.object({
+  url: z.string().check(z.minLength(1), z.describe('The receiver URL: https, or http to localhost.')),
+  name: z.string().check(z.minLength(1), z.describe('A label for the endpoint.')),
+  event_types: z.array(z.string().check(z.minLength(1))).check(z.describe('Event kinds to receive, such as ["document.uploaded"]; an empty array receives every kind.')),
+});
+type CreateArgs = z.infer<typeof createArgs>;
+const secretResult = { secret_file: z.string(), note: z.string() };
+const SECRET_NOTE = 'The signing secret was written to secret_file (readable by the user only); it is not shown here.';
+
+/** `webhook_create`: registers an endpoint; its one-time secret goes to a file. */
+export const webhookCreate: WriteTool<CreateArgs, { operation: string; would_send: object; would_change: string }, { webhook: { id: number }; secret_file: string; note: string }> = {
+  kind: 'write',
+  name: 'webhook_create',
+  title: 'Register a webhook endpoint',
+  description:
+    'Registers a webhook endpoint. The signing secret goes to a file only the user can read; the result gives its path.',
+  operations: ['webhooks.create'],
+  idempotent: false,
+  args: createArgs,
+  preview: z.object({ operation: z.literal('webhooks.create'), would_send: z.looseObject({}), would_change: z.string() }),
+  result: z.object({ webhook: record(), ...secretResult }),
+  async previewOf(args) {
+    return { operation: 'webhooks.create', would_send: toParams(args), would_change: `a new endpoint "${args.name}" at ${args.url}; its signing secret will be written to a file` };
+  },
+  async commit(args, { client, signal, secrets }) {
+    const { secret, ...webhook } = await client.webhooks.create(toParams(args), { signal });
+    return { webhook, secret_file: await secrets.write(`webhook-${webhook.id}`, secret), note: SECRET_NOTE };
+  },
+  describe: (args) => `register the webhook endpoint "${args.name}" at ${args.url}`,
+  render: ({ webhook, secret_file }) => `Registered webhook ${webhook.id}; its signing secret is in ${secret_file}.`,
+};
+
+/** The create body: an empty `event_types` means every kind (`null` on the wire; schemas here carry no null). */
+function toParams(args: CreateArgs) {
+  return { url: args.url, name: args.name, event_types: args.event_types.length === 0 ? null : args.event_types };
+}
+
+/** `webhook_delete` (destructive). */
+export const webhookDelete: WriteTool<HookIdArgs, EndpointPreview, { webhook_id: number; deleted: boolean }> = {
+  kind: 'write',
+  name: 'webhook_delete',
+  title: 'Delete a webhook endpoint',
+  description: 'Deletes a webhook endpoint: it receives no more deliveries.',
+  operations: ['webhooks.retrieve', 'webhooks.delete'],
+  idempotent: true,
+  args: hookIdArgs,
+  preview: endpointPreview('webhooks.delete'),
+  result: z.object({ webhook_id: z.number(), deleted: z.boolean() }),
+  async previewOf({ webhook_id }, { client, signal }) {
+    const { secret: _never, ...endpoint } = await client.webhooks.retrieve(webhook_id, { signal });
+    return { operation: 'webhooks.delete', endpoint, would_change: `endpoint ${webhook_id} (${String(endpoint.url)}) deleted: no more deliveries` };
+  },
+  async commit({ webhook_id }, { client, signal }) {
+    await client.webhooks.delete(webhook_id, { signal });
+    return { webhook_id, deleted: true };
+  },
+  describe: ({ webhook_id }) => `delete webhook ${webhook_id}`,
+  render: ({ webhook_id }) => `Deleted webhook ${webhook_id}.`,
+};
+
+/** `webhook_rotate_secret` (destructive: the old secret stops verifying); the new secret goes to a file. */
+export const webhookRotateSecret: WriteTool<HookIdArgs, EndpointPreview, { webhook_id: number; secret_file: string; note: string }> = {
+  kind: 'write',
+  name: 'webhook_rotate_secret',
+  title: "Rotate a webhook's signing secret",
+  description: "Replaces a webhook endpoint's signing secret; the old one stops verifying. The new secret goes to a file only the user can read.",
+  operations: ['webhooks.retrieve', 'webhooks.rotateSecret'],
+  idempotent: false,
+  args: hookIdArgs,
+  preview: endpointPreview('webhooks.rotateSecret'),
+  result: z.object({ webhook_id: z.number(), ...secretResult }),
+  async previewOf({ webhook_id }, { client, signal }) {
+    const { secret: _never, ...endpoint } = await client.webhooks.retrieve(webhook_id, { signal });
+    return { operation: 'webhooks.rotateSecret', endpoint, would_change: `endpoint ${webhook_id} gets a new signing secret; the current one stops verifying` };
+  },
+  async commit({ webhook_id }, { client, signal, secrets }) {
+    const { secret } = await client.webhooks.rotateSecret(webhook_id, { signal });
+    return { webhook_id, secret_file: await secrets.write(`webhook-${webhook_id}`, secret), note: SECRET_NOTE };
+  },
+  describe: ({ webhook_id }) => `rotate the signing secret of webhook ${webhook_id}`,
+  render: ({ webhook_id, secret_file }) => `Rotated the secret of webhook ${webhook_id}; the new one is in ${secret_file}.`,
+};

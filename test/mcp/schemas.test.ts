@@ -1,0 +1,64 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { encode } from 'gpt-tokenizer';
+import { describe, expect, it } from 'vitest';
+import { connected } from './support.js';
+
+type Schema = Record<string, unknown>;
+
+/**
+ * What some model hosts reject, found anywhere in a schema: `$schema`, a top-level
+ * anyOf/oneOf/allOf, an enum with a non-string value, a `type` given as an array (a union).
+ */
+function lint(schema: Schema, path = '#'): string[] {
+  const problems: string[] = [];
+  if (path === '#') {
+    for (const keyword of ['anyOf', 'oneOf', 'allOf']) if (keyword in schema) problems.push(`${path}: top-level ${keyword}`);
+    if (schema['type'] !== 'object') problems.push(`${path}: type is not "object"`);
+  }
+  if ('$schema' in schema) problems.push(`${path}: $schema`);
+  if (Array.isArray(schema['type'])) problems.push(`${path}: union type ${JSON.stringify(schema['type'])}`);
+  if (Array.isArray(schema['enum']) && !schema['enum'].every((value) => typeof value === 'string')) problems.push(`${path}: non-string enum`);
+  if ('const' in schema && typeof schema['const'] !== 'string') problems.push(`${path}: non-string const`);
+  for (const [key, value] of Object.entries(schema)) {
+    if (Array.isArray(value)) value.forEach((item, index) => item && typeof item === 'object' && problems.push(...lint(item as Schema, `${path}/${key}/${index}`)));
+    else if (value && typeof value === 'object') problems.push(...lint(value as Schema, `${path}/${key}`));
+  }
+  return problems;
+}
+
+async function allTools() {
+  const t = await connected({ allowWrites: true, allowDestructive: true });
+  const { tools } = await t.mcp.listTools();
+  await t.close();
+  return tools;
+}
+
+describe('schemas every model accepts', () => {
+  it('the lint finds what it looks for (a schema with each fault)', () => {
+    expect(lint({ $schema: 'x', anyOf: [], type: 'object', properties: { a: { type: ['string', 'null'] }, b: { enum: ['x', 1] }, c: { const: 2 } } })).toEqual([
+      '#: top-level anyOf',
+      '#: $schema',
+      '#/properties/a: union type ["string","null"]',
+      '#/properties/b: non-string enum',
+      '#/properties/c: non-string const',
+    ]);
+  });
+
+  it('every input and output schema passes the lint and compiles under Ajv (JSON Schema 2020-12, strict)', async () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    for (const tool of await allTools()) {
+      for (const [kind, schema] of [['input', tool.inputSchema], ['output', tool.outputSchema]] as const) {
+        expect(lint(schema as Schema), `${tool.name} ${kind}`).toEqual([]);
+        expect(() => ajv.compile(schema as Schema), `${tool.name} ${kind}`).not.toThrow();
+      }
+    }
+  });
+
+  it('tools/list of every tool costs at most 3 000 tokens (o200k, gpt-tokenizer)', async () => {
+    const tools = await allTools();
+    const tokens = encode(JSON.stringify({ tools })).length;
+    expect(tokens).toBeLessThanOrEqual(3000);
+    // Recorded for the report: the size as a model sees it.
+    console.info(`tools/list: ${tools.length} tools, ${tokens} tokens`);
+  });
+});
