@@ -36,8 +36,7 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
   });
 
   it.each([
-    [[], /^\[svc-sdk\] a command is required: "emulator", "trigger", "listen", "upload", "inbox", "mcp" \(svc-sdk --help\)
-$/],
+    [[], /^\[svc-sdk\] a command is required: "emulator", "trigger", "listen", "upload", "inbox", "mcp" \(svc-sdk --help\)\n$/],
     [['serve'], /^\[svc-sdk\] unknown command "serve"/],
     [['emulator', '--port', 'abc'], /^\[svc-sdk\] --port must be a whole number/],
     [['emulator', '--api-key', 'sk_1'], /^\[svc-sdk\] --api-key must start with "vdr_"/],
