@@ -26,7 +26,7 @@ import { NO_BYTES, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest } from './errors.js';
 import type { CallHooks } from './hooks.js';
 import { loggedUrl, type CoreLog } from './logger.js';
-import { followRedirects, isRedirect } from './redirects.js';
+import { followRedirects } from './redirects.js';
 import type { CoreRequest, RequestBody } from './types.js';
 
 /** One call's state across its attempts: it lives in the closure the core hands ky as `fetch`. */
@@ -63,6 +63,11 @@ export interface AttemptContext {
   /** `Bearer <key>`: added last to the headers a hook made, where no hook can read or replace it. */
   readonly authorization: string;
   readonly log: CoreLog;
+}
+
+/** The `fetch` ky is given for one call: each attempt, with the call's state and the client's context. */
+export function attemptsOf(call: CallState, context: AttemptContext): (input: Request) => Promise<Response> {
+  return (input) => attempt(input, call, context);
 }
 
 /**
@@ -103,7 +108,8 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
       headers.authorization = context.authorization;
     }
     let response = await send(url, headers);
-    if (isRedirect(response)) {
+    // Checked here, so an answer that is no redirect (nearly all) never leaves this module.
+    if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
       response = await followRedirects(response, {
         method,
         url,
