@@ -104,7 +104,8 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
         } as RequestInit);
   try {
     if (hooks?.has.beforeRequest) {
-      headers = await hooks.beforeRequest(attemptNumber, url, headers);
+      const made = hooks.beforeRequest(attemptNumber, url, headers);
+      headers = made instanceof Promise ? await made : made;
       headers.authorization = context.authorization;
     }
     let response = await send(url, headers);

@@ -44,20 +44,13 @@ export class CallHooks {
   /**
    * Runs `beforeRequest` on a copy of `headers` without the key, and returns the headers to send:
    * built afresh from the copy's own data properties, still without the key (the attempt adds it).
+   * Hooks that return no promise run without one.
    */
-  async beforeRequest(attempt: number, url: string, headers: Record<string, string>): Promise<Record<string, string>> {
+  beforeRequest(attempt: number, url: string, headers: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
     const shown = ownHeaders(headers);
     const context: BeforeRequestContext = { call: this.call, attempt, url, headers: shown };
-    for (const set of this.#sets) {
-      const hook = set.beforeRequest;
-      if (!hook) continue;
-      try {
-        await hook(context);
-      } catch (cause) {
-        throw hookFailed(this.call, 'beforeRequest', cause, `attempt ${attempt} was not sent`);
-      }
-    }
-    return ownHeaders(shown);
+    const ran = this.#each('beforeRequest', context, (cause) => hookFailed(this.call, 'beforeRequest', cause, `attempt ${attempt} was not sent`));
+    return ran ? ran.then(() => ownHeaders(shown)) : ownHeaders(shown);
   }
 
   /** Runs `beforeRetry` for the attempt ky is about to send: `false` when a hook cancelled it. */
@@ -77,19 +70,17 @@ export class CallHooks {
     return true;
   }
 
-  /** Runs `afterResponse` for a call that succeeded; a hook's failure fails the call, through `onError`. */
-  async afterResponse(context: Omit<AfterResponseContext, 'call'>): Promise<void> {
+  /** Runs `afterResponse` for a call that succeeded (without a promise while its hooks return none); a hook's failure fails the call, through `onError`. */
+  afterResponse(context: Omit<AfterResponseContext, 'call'>): void | Promise<void> {
     const full: AfterResponseContext = { call: this.call, ...context };
-    for (const set of this.#sets) {
-      const hook = set.afterResponse;
-      if (!hook) continue;
-      try {
-        await this.#raced('afterResponse', hook(full));
-      } catch (cause) {
-        const failure = failedOr(cause, () => hookFailed(this.call, 'afterResponse', cause, `it was answered ${context.response.status}, so it may have taken effect`));
-        return this.onError({ error: failure, attempts: context.attempts, durationMs: context.durationMs });
-      }
+    const failed = (failure: unknown) => this.onError({ error: failure as SvcError, attempts: context.attempts, durationMs: context.durationMs });
+    let ran: void | Promise<void>;
+    try {
+      ran = this.#each('afterResponse', full, (cause) => hookFailed(this.call, 'afterResponse', cause, `it was answered ${context.response.status}, so it may have taken effect`));
+    } catch (failure) {
+      return failed(failure);
     }
+    return ran?.catch(failed);
   }
 
   /** Runs `onError` for a call that failed, and rejects with the error to throw (the hook's own when one threw). */
@@ -107,6 +98,34 @@ export class CallHooks {
       }
     }
     throw context.error;
+  }
+
+  /**
+   * Runs hook `name` of every set from `from`, in order: synchronously while they return no promise,
+   * then each after the one before settled, raced against the call (but `beforeRequest`, which the
+   * attempt's timeout covers). What a hook throws becomes `wrap(cause)`; the SDK's own errors of a race pass as they are.
+   */
+  #each<C>(name: 'beforeRequest' | 'afterResponse', context: C, wrap: (cause: unknown) => SvcError, from = 0): void | Promise<void> {
+    const sets = this.#sets;
+    for (let index = from; index < sets.length; index++) {
+      const hook = sets[index]![name] as ((context: C) => unknown) | undefined;
+      if (!hook) continue;
+      let result: unknown;
+      try {
+        result = hook(context);
+      } catch (cause) {
+        throw wrap(cause);
+      }
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+        const settled = name === 'beforeRequest' ? Promise.resolve(result) : this.#raced(name, result);
+        return Promise.resolve(settled).then(
+          () => this.#each(name, context, wrap, index + 1),
+          (cause: unknown) => {
+            throw failedOr(cause, () => wrap(cause));
+          },
+        );
+      }
+    }
   }
 
   /** A hook's result, or a rejection once the call's timeout passes or its signal aborts; a plain value passes at once. */

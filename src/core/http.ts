@@ -355,7 +355,10 @@ export class HttpCore {
         throw failure;
       }
     }
-    if (hooks?.has.afterResponse) await hooks.afterResponse({ response, attempts: call.attempts, durationMs: elapsed(call) });
+    if (hooks?.has.afterResponse) {
+      const ran = hooks.afterResponse({ response, attempts: call.attempts, durationMs: elapsed(call) });
+      if (ran) await ran; // hooks that return no promise cost no turn of the event loop
+    }
     return { response, bytes: call.bytes, url: call.url, request, hookSets };
   }
 
