@@ -107,6 +107,20 @@ describe('refusals named for what they are', () => {
     });
   });
 
+  it('a connection closed before any answer to a request without a body says the service was reached', async () => {
+    const closing = createServer((request) => request.socket.destroy());
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    const { port } = closing.address() as AddressInfo;
+    try {
+      const error = await failure(new Client({ apiKey: API_KEY, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 }).webhooks.retrieve(3));
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect((error as Error).message).toMatch(/^GET \/api\/v1\/webhooks\/3\/ failed: the connection closed before an answer \((?:ECONNRESET|UND_ERR_SOCKET)\): the service was reached$/);
+    } finally {
+      closing.closeAllConnections();
+      await new Promise((resolve) => closing.close(resolve));
+    }
+  });
+
   it('a refused connection still says it could not reach the host', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

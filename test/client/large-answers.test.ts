@@ -77,3 +77,27 @@ describe('asResponse() of a 50 MB answer', () => {
     expect((await call).length).toBe(SIZE); // octet-stream text, as it came
   }, 60_000);
 });
+
+describe("an answer whose Content-Length is not its length (a custom fetch's Response)", () => {
+  const answer = (body: string, declared: number) => async () =>
+    new Response(body, { status: 200, headers: { 'content-type': 'application/json', 'content-length': String(declared) } });
+
+  it('longer than declared: read whole, the buffer grown', async () => {
+    const client = new Client({ apiKey: API_KEY, baseUrl: 'https://svc.test', maxRetries: 0, fetch: answer(JSON.stringify({ id: 3, pad: 'x'.repeat(100) }), 4) });
+    expect(await client.request({ method: 'GET', path: '/rooms/3' })).toEqual({ id: 3, pad: 'x'.repeat(100) });
+  });
+
+  it('shorter than declared: what arrived, no trailing zeros', async () => {
+    const client = new Client({ apiKey: API_KEY, baseUrl: 'https://svc.test', maxRetries: 0, fetch: answer('{"id":3}', 64) });
+    const response = await client.request({ method: 'GET', path: '/rooms/3' }).asResponse();
+    expect(await response.text()).toBe('{"id":3}');
+  });
+
+  it('past maxResponseBytes though it declared less: refused while read, naming the option', async () => {
+    const client = new Client({ apiKey: API_KEY, baseUrl: 'https://svc.test', maxRetries: 0, maxResponseBytes: 50, fetch: answer(JSON.stringify({ pad: 'x'.repeat(100) }), 10) });
+    const error = await client.request({ method: 'GET', path: '/rooms/3' }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe(
+      '[svc-sdk] GET /api/v1/rooms/3: the answer is larger than maxResponseBytes (50 bytes; it passed 50 bytes while being read): raise maxResponseBytes for this call or the client, or ask for less (a filter, a smaller page)',
+    );
+  });
+});
