@@ -139,12 +139,13 @@ export interface Exchange {
 
 /** What every hook of one call is told about it: the same object for all of them (a `WeakMap` key for state across hooks). */
 export interface CallInfo {
-  /** The operation, like `rooms.create` (or `GET /rooms` for `client.request`). */
+  /** The operation, from the SDK's table of operations, like `rooms.create`; `request` for `client.request`. */
   readonly operation: string;
   readonly method: HttpMethod;
   /**
    * The URL path with its parameters named, like `/api/v1/rooms/{room_id}/documents`: the same for
-   * every call of an operation (a metric's or a span's low-cardinality name).
+   * every call of an operation (a metric's or a span's low-cardinality name). For `client.request`,
+   * the path with each id (digits or a UUID) as `{id}`, without its query.
    */
   readonly urlTemplate: string;
 }
@@ -157,8 +158,9 @@ export interface BeforeRequestContext {
   /** The URL requested, query included. */
   readonly url: string;
   /**
-   * The headers to send (lowercase names): add, change or delete entries. `authorization` reads
-   * `Bearer [redacted]`; whatever a hook does to it, the client's API key is sent.
+   * The headers to send (lowercase names): add, change or delete entries. A copy made for the hooks,
+   * without any `authorization` header: the headers sent are built afresh from its own string
+   * properties, and the client's API key added after, so no hook reads or replaces it.
    */
   readonly headers: Record<string, string>;
 }
