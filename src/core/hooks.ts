@@ -182,7 +182,7 @@ function failedOr(cause: unknown, wrap: () => SvcError): SvcError {
 function ownHeaders(headers: Record<string, string>): Record<string, string> {
   const fresh: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
-    if (name.length === 13 && name.toLowerCase() === 'authorization') continue;
+    if (name.toLowerCase() === 'authorization') continue;
     const descriptor = Object.getOwnPropertyDescriptor(headers, name);
     if (descriptor && 'value' in descriptor && typeof descriptor.value === 'string') fresh[name] = descriptor.value;
   }

@@ -148,6 +148,15 @@ describe('hook sets are read once, into plain records, inside a guard', () => {
     expect(requests.length).toBe(before);
   });
 
+  it('a getter that throws something other than an Error is named by its type', () => {
+    const set = {
+      get onError(): never {
+        throw 'nope'; // eslint-disable-line @typescript-eslint/only-throw-error -- a hostile getter throws anything
+      },
+    };
+    expect(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: set })).toThrow('hooks could not be read (string): pass plain objects of functions');
+  });
+
   it('what runs is the copy made with the client: a getter read once, a set changed later changes nothing', async () => {
     server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
     const ran: string[] = [];
@@ -191,6 +200,28 @@ describe('a hook after the attempt is raced against the call\'s timeout and sign
     const error = await client.rooms.create(roomParams, { signal: controller.signal }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect((error as Error).message).toBe("[svc-sdk] POST /api/v1/rooms: cancelled by the caller's signal (Error: user left)");
+  });
+
+  it('an afterResponse that aborts the caller\'s signal itself and never settles ends at once, as an APIUserAbortError', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const controller = new AbortController();
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 5_000, hooks: { afterResponse: () => (controller.abort('enough'), never()) } });
+    const started = performance.now();
+    const error = await client.rooms.create(roomParams, { signal: controller.signal }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('a hook that returns a thenable (not a Promise) is awaited and raced like one', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const order: string[] = [];
+    const thenable = { then: (resolve: () => void) => setTimeout(() => (order.push('thenable settled'), resolve()), 20) };
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: [{ afterResponse: () => thenable as unknown as Promise<void> }, { afterResponse: () => void order.push('next hook') }] });
+    await client.rooms.create(roomParams);
+    order.push('call done');
+    expect(order).toEqual(['thenable settled', 'next hook', 'call done']);
+    const hung = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 50, hooks: { afterResponse: () => ({ then: () => undefined }) as unknown as Promise<void> } });
+    expect(((await hung.rooms.create(roomParams).catch((caught: unknown) => caught)) as Error).message).toContain('did not settle within 50 ms');
   });
 
   it('a beforeRetry that never settles stops the retries when the timeout passes', async () => {

@@ -5,6 +5,7 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { Client, type CallInfo, type ClientHooks } from '../../src/index.node.js';
+import { defineOperation, rawOperation } from '../../src/core/operation.js';
 import { operations } from '../../src/operations.js';
 import { API_KEY, BASE_URL, recordRequests, useMockService } from '../support/msw.js';
 
@@ -92,6 +93,37 @@ describe('the table of operations', () => {
     const before = requests.length;
     await calls[name].call(client).catch(() => undefined);
     expect(requests.length - before).toBe(operations[name].mayRetry ? 2 : 1);
+  });
+
+  it('an entry whose template and parameters do not match fails when the table is loaded', () => {
+    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{x_id}', mayRetry: true, changesState: false })).toThrow(
+      '[svc-sdk] operation x.get: its path /x/{x_id} names {x_id}, its parameters are none',
+    );
+    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x', pathParameters: { y_id: operations['webhooks.retrieve'].pathParameters[0]!.schema }, mayRetry: true, changesState: false })).toThrow(
+      '[svc-sdk] operation x.get: its path /x names {}, its parameters are y_id',
+    );
+  });
+
+  it("client.request's entry: retried unless a POST not marked idempotent, a write unless a GET, nothing else set", () => {
+    expect(rawOperation('POST', '/rooms/5', false)).toEqual({
+      name: 'request',
+      method: 'POST',
+      path: '/rooms/{id}',
+      pathParameters: [],
+      pathParts: ['/rooms/5'],
+      params: undefined,
+      response: undefined,
+      mayRetry: false,
+      changesState: true,
+      returnsNothing: false,
+      list: false,
+      upload: false,
+      returnsSecret: false,
+      dryRun: undefined,
+    });
+    expect(rawOperation('POST', '/rooms', true).mayRetry).toBe(true);
+    expect([rawOperation('GET', '/rooms', false).mayRetry, rawOperation('GET', '/rooms', false).changesState]).toEqual([true, false]);
+    expect([rawOperation('DELETE', '/rooms/1', false).mayRetry, rawOperation('DELETE', '/rooms/1', false).changesState]).toEqual([true, true]);
   });
 
   it("deals.create's dry run is the entry's: its query, its answer, and safe to send again", async () => {
