@@ -151,7 +151,7 @@ describe('hook sets are read once, into plain records, inside a guard', () => {
   it('a getter that throws something other than an Error is named by its type', () => {
     const set = {
       get onError(): never {
-        throw 'nope'; // eslint-disable-line @typescript-eslint/only-throw-error -- a hostile getter throws anything
+        throw 'nope'; // a hostile getter throws anything
       },
     };
     expect(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: set })).toThrow('hooks could not be read (string): pass plain objects of functions');
