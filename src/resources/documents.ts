@@ -1,10 +1,7 @@
 import type { APIPromise } from '../core/api-promise.js';
-import type { OutgoingBody, UploadProgress } from '../core/types.js';
 import { operations } from '../operations.js';
 import type { Document } from '../schemas/documents.js';
-import { withUploadProgress } from '../uploads/progress.js';
-import { encodeMultipart } from '../uploads/encode.js';
-import type { MultipartBody, Uploadable, UploadOptions } from '../uploads/types.js';
+import type { Uploadable, UploadOptions } from '../uploads/types.js';
 import { uploadMany } from '../uploads/upload-many.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from '../uploads/upload-many-types.js';
 import { Resource } from './resource.js';
@@ -24,25 +21,13 @@ export class Documents extends Resource {
    */
   upload(roomId: number, file: Uploadable, options: UploadOptions = {}): APIPromise<Document> {
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;
-    // The body is built by the core's call once roomId is checked, so a bad id opens no file.
-    const body = () => this.#multipart(file, filename, contentType, onUploadProgress);
+    // The body is built by the core's call once roomId is checked, so a bad id opens no file; its
+    // encoder is loaded then, so a client that never uploads does not carry it.
+    const warn = this.core.log.warn;
+    const body = () => import('./upload-body.js').then(({ uploadBody }) => uploadBody({ file, filename, contentType, onUploadProgress, warn }));
     return this.core.call(operations['documents.upload'], { path: [roomId], body }, requestOptions);
   }
 
-  /** The multipart body of one upload, with progress counted and its file closed when the exchange ends. */
-  async #multipart(file: Uploadable, filename: string | undefined, contentType: string | undefined, onUploadProgress: ((progress: UploadProgress) => void) | undefined): Promise<OutgoingBody> {
-    let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType });
-    // Progress is counted here, not by the core: the encoder knows the body's exact size, and
-    // the request keeps its Content-Length.
-    if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress, this.core.log.warn);
-    return {
-      content: multipart.body,
-      headers: multipart.headers,
-      // Node's fetch keeps draining a stream body after the connection is gone: on failure, stop
-      // reading the file and close it before the caller hears of it (and may retry or delete the file).
-      settle: (error) => (error === undefined ? multipart.finish?.() : multipart.release?.(error)),
-    };
-  }
   /**
    * Uploads many files to a room, `concurrency` (default 4) at a time: every file below a directory
    * (Node; recursively, in a stable order, symlinks not followed) or each `{ file, filename }` of an
