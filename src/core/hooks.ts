@@ -130,7 +130,7 @@ export class CallHooks {
 
   /** A hook's result, or a rejection once the call's timeout passes or its signal aborts; a plain value passes at once. */
   #raced<T>(name: HookName, result: T | Promise<T>): T | Promise<T> {
-    if (!(result instanceof Promise) && typeof (result as PromiseLike<T> | undefined)?.then !== 'function') return result;
+    if (typeof (result as PromiseLike<T> | undefined)?.then !== 'function') return result;
     const { timeout, signal, url } = this.#deadline;
     const { method } = this.call;
     return new Promise<T>((resolve, reject) => {

@@ -131,6 +131,7 @@ describe('hook sets are read once, into plain records, inside a guard', () => {
     ['a Proxy set whose ownKeys trap throws', throwingKeys, 'hooks', 'hooks could not be read (RangeError): pass plain objects of functions'],
     ['a revoked Proxy', revoked.proxy, 'hooks', 'hooks could not be read (TypeError): pass plain objects of functions'],
     ['a hook that is not a function', { afterResponse: 'log' }, 'hooks.afterResponse', 'hooks.afterResponse must be a function'],
+    ['an array where a set belongs', [[() => undefined]], 'hooks.0', 'hooks.0 must be an object of hooks (beforeRequest, afterResponse, beforeRetry, onError), or an array of them'],
   ])('%s is a ValidationError naming the field, from new Client() and from a call (nothing sent)', async (_name, hooks, field, message) => {
     const before = requests.length;
     let thrown: unknown;
@@ -222,6 +223,24 @@ describe('a hook after the attempt is raced against the call\'s timeout and sign
     expect(order).toEqual(['thenable settled', 'next hook', 'call done']);
     const hung = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 50, hooks: { afterResponse: () => ({ then: () => undefined }) as unknown as Promise<void> } });
     expect(((await hung.rooms.create(roomParams).catch((caught: unknown) => caught)) as Error).message).toContain('did not settle within 50 ms');
+  });
+
+  it('a hook that settles in time leaves no timer and no listener on the caller\'s signal behind', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const controller = new AbortController();
+    let listening = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => (listening++, add(...args))) as AbortSignal['addEventListener'];
+    controller.signal.removeEventListener = ((...args: Parameters<AbortSignal['removeEventListener']>) => (listening--, remove(...args))) as AbortSignal['removeEventListener'];
+    const fired: string[] = [];
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 30, hooks: { afterResponse: () => new Promise<void>((resolve) => setTimeout(resolve, 5)), onError: () => void fired.push('onError') } });
+    await client.rooms.create(roomParams, { signal: controller.signal });
+    const hookListeners = listening;
+    await new Promise((resolve) => setTimeout(resolve, 60)); // past the timeout: a timer left behind would fail nothing, but would run
+    controller.abort();
+    expect(fired).toEqual([]);
+    expect(hookListeners).toBe(0);
   });
 
   it('a beforeRetry that never settles stops the retries when the timeout passes', async () => {

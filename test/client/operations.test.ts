@@ -62,6 +62,7 @@ describe('the table of operations', () => {
     expect(Object.isFrozen(operations)).toBe(true);
     for (const [key, entry] of Object.entries(operations)) {
       expect(Object.isFrozen(entry)).toBe(true);
+      expect(Object.isFrozen(entry.pathParameters) && Object.isFrozen(entry.pathParts) && entry.pathParameters.every(Object.isFrozen)).toBe(true);
       expect(entry.name).toBe(key);
       for (const flag of ['mayRetry', 'changesState', 'returnsNothing', 'list', 'upload', 'returnsSecret'] as const) expect(typeof entry[flag]).toBe('boolean');
       // A create is never retried; a GET always may be.
