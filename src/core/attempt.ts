@@ -65,11 +65,6 @@ export interface AttemptContext {
   readonly log: CoreLog;
 }
 
-/** The `fetch` ky is given for one call: each attempt, with the call's state and the client's context. */
-export function attemptsOf(call: CallState, context: AttemptContext): (input: Request) => Promise<Response> {
-  return (input) => attempt(input, call, context);
-}
-
 /**
  * Sends one attempt, follows its redirects, and reads the whole body (bounded by
  * `maxResponseBytes`) before returning, so ky's per-attempt timeout covers it and a body cut off

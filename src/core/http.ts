@@ -1,7 +1,7 @@
 import ky, { isHTTPError, isTimeoutError, type Options } from 'ky';
 import { runtime } from '../shared/runtime.js';
 import { APIPromise } from './api-promise.js';
-import { attemptsOf, failureOf, logGaveUp, type AttemptContext, type CallState } from './attempt.js';
+import { attempt, failureOf, logGaveUp, type AttemptContext, type CallState } from './attempt.js';
 import { NO_BYTES, dataOf } from './body.js';
 import { ValidationError } from './errors.js';
 import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
@@ -327,13 +327,14 @@ export class HttpCore {
       bytes: NO_BYTES,
       url: request.url,
     };
+    const context = this.#attempts;
     const init: Options = {
       method,
       timeout,
       // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
-      fetch: attemptsOf(call, this.#attempts) as NonNullable<Options['fetch']>,
+      fetch: ((input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
     };
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
