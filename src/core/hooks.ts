@@ -102,8 +102,8 @@ export class CallHooks {
 
   /**
    * Runs hook `name` of every set from `from`, in order: synchronously while they return no promise,
-   * then each after the one before settled, raced against the call (but `beforeRequest`, which the
-   * attempt's timeout covers). What a hook throws becomes `wrap(cause)`; the SDK's own errors of a race pass as they are.
+   * then each after the one before settled, raced against the call. What a hook throws becomes
+   * `wrap(cause)`; the SDK's own errors of a race pass as they are.
    */
   #each<C>(name: 'beforeRequest' | 'afterResponse', context: C, wrap: (cause: unknown) => SvcError, from = 0): void | Promise<void> {
     const sets = this.#sets;
@@ -117,8 +117,8 @@ export class CallHooks {
         throw wrap(cause);
       }
       if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
-        const settled = name === 'beforeRequest' ? Promise.resolve(result) : this.#raced(name, result);
-        return Promise.resolve(settled).then(
+        // beforeRequest's race is the attempt's too (ky's timeout covers the attempt): the first to end wins, with the same outcome.
+        return Promise.resolve(this.#raced(name, result)).then(
           () => this.#each(name, context, wrap, index + 1),
           (cause: unknown) => {
             throw failedOr(cause, () => wrap(cause));
@@ -183,8 +183,9 @@ function ownHeaders(headers: Record<string, string>): Record<string, string> {
   const fresh: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
     if (name.toLowerCase() === 'authorization') continue;
-    const descriptor = Object.getOwnPropertyDescriptor(headers, name);
-    if (descriptor && 'value' in descriptor && typeof descriptor.value === 'string') fresh[name] = descriptor.value;
+    // A descriptor never calls a getter; an accessor's has no `value`.
+    const value: unknown = Object.getOwnPropertyDescriptor(headers, name)?.value;
+    if (typeof value === 'string') fresh[name] = value;
   }
   return fresh;
 }

@@ -3,7 +3,7 @@
 // that never settles cannot hold its call past the call's timeout or signal.
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { APIUserAbortError, Client, InternalServerError, SvcError, ValidationError, type ClientHooks } from '../../src/index.node.js';
+import { APITimeoutError, APIUserAbortError, Client, InternalServerError, SvcError, ValidationError, type ClientHooks } from '../../src/index.node.js';
 import { API_KEY, BASE_URL, recordRequests, useMockService } from '../support/msw.js';
 
 const server = useMockService();
@@ -186,6 +186,7 @@ describe('a hook after the attempt is raced against the call\'s timeout and sign
     const error = await client.rooms.create(roomParams).catch((caught: unknown) => caught);
     expect(performance.now() - started).toBeLessThan(1_000);
     expect(error).toBeInstanceOf(SvcError);
+    expect((error as Error).name).toBe('SvcError');
     expect((error as Error).message).toBe("[svc-sdk] rooms.create: the afterResponse hook did not settle within 100 ms (the call's timeout), so the call stopped waiting for it");
   });
 
@@ -241,6 +242,15 @@ describe('a hook after the attempt is raced against the call\'s timeout and sign
     controller.abort();
     expect(fired).toEqual([]);
     expect(hookListeners).toBe(0);
+  });
+
+  it('a beforeRequest that never settles is the attempt\'s timeout, and nothing is sent', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const before = requests.length;
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 50, hooks: { beforeRequest: never } });
+    const error = await client.rooms.create(roomParams).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect(requests.length).toBe(before);
   });
 
   it('a beforeRetry that never settles stops the retries when the timeout passes', async () => {
