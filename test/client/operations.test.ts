@@ -103,6 +103,13 @@ describe('the table of operations', () => {
     expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x', pathParameters: { y_id: operations['webhooks.retrieve'].pathParameters[0]!.schema }, mayRetry: true, changesState: false })).toThrow(
       '[svc-sdk] operation x.get: its path /x names {}, its parameters are y_id',
     );
+    const id = operations['webhooks.retrieve'].pathParameters[0]!.schema;
+    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{a}/{b}', pathParameters: { a: id }, mayRetry: true, changesState: false })).toThrow(
+      '[svc-sdk] operation x.get: its path /x/{a}/{b} names {a}, {b}, its parameters are a',
+    );
+    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{a}', pathParameters: { a: id, b: id }, mayRetry: true, changesState: false })).toThrow(
+      '[svc-sdk] operation x.get: its path /x/{a} names {a}, its parameters are a, b',
+    );
   });
 
   it("client.request's entry: retried unless a POST not marked idempotent, a write unless a GET, nothing else set", () => {
