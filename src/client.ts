@@ -2,7 +2,8 @@ import { ValidationError, type Issue } from './core/errors.js';
 import type { APIPromise } from './core/api-promise.js';
 import { HttpCore, type HttpMethod, type RequestOptions } from './core/http.js';
 import type { Logger, LogLevel } from './core/logger.js';
-import type { ClientHooksOption } from './core/hooks.js'; // hooks:
+import { readHookSets } from './core/hook-sets.js';
+import type { ClientHooksOption } from './core/types.js';
 import { Deals } from './resources/deals.js';
 import { Documents } from './resources/documents.js';
 import { Rooms } from './resources/rooms.js';
@@ -45,7 +46,6 @@ export interface ClientOptions {
    * with an SvcError naming this option, so memory stays bounded. A call can override it. Default 67 108 864 (64 MiB).
    */
   maxResponseBytes?: number | undefined;
-  // hooks:
   /** Hooks run on every call (one set, or several in order): see `ClientHooks`; `svc-sdk/otel`'s `clientTelemetry()` makes a set. */
   hooks?: ClientHooksOption | undefined;
 }
@@ -109,7 +109,9 @@ export class Client {
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const { maxResponseBytes } = options;
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hooks: options.hooks, allowBrowser: options.dangerouslyAllowBrowser === true });
+    // The hook sets are read once, here, into plain records: what the client runs is this copy.
+    const { hookSets, issues: hookIssues } = readHookSets(options.hooks);
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hookIssues, allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
@@ -123,7 +125,7 @@ export class Client {
       logger: options.logger,
       logEnv: env?.SVC_LOG,
       maxResponseBytes,
-      hooks: options.hooks, // hooks:
+      hooks: hookSets,
     });
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);
@@ -143,11 +145,7 @@ export class Client {
    */
   request<T = unknown>(request: RawRequest, options?: RequestOptions): APIPromise<T> {
     const { method, path, query, json, body, idempotent } = request;
-    const normalized = path.startsWith('/') ? path : `/${path}`;
-    return this.#core.request<T>(
-      { method, path: normalized, query, json, body, idempotent, operation: `${method} ${normalized}` },
-      options,
-    );
+    return this.#core.request<T>({ method, path: path.startsWith('/') ? path : `/${path}`, query, json, body, idempotent }, options);
   }
 }
 
@@ -170,12 +168,12 @@ interface CheckedOptions {
   maxRetries: number;
   maxResponseBytes: unknown;
   headers: unknown;
-  hooks: unknown; // hooks:
+  hookIssues: Issue[];
   allowBrowser: boolean;
 }
 
 function checkOptions(options: CheckedOptions): void {
-  const { apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers, hooks } = options;
+  const { apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers, hookIssues } = options;
   const issues: Issue[] = [];
   // The key itself is never quoted in a message: messages end up in logs.
   if (!apiKey) issues.push({ path: ['apiKey'], message: 'apiKey is missing: pass it or set SVC_API_KEY' });
@@ -197,7 +195,7 @@ function checkOptions(options: CheckedOptions): void {
     issues.push({ path: ['baseUrl'], message: 'baseUrl must not carry user:password@: the client authenticates with apiKey' });
   }
   // timeout, maxRetries and headers are checked as a call's are: the same rules, the same words.
-  issues.push(...settingsIssues({ timeout, maxRetries, maxResponseBytes, headers, hooks })); // hooks: checked with the rest
+  issues.push(...settingsIssues({ timeout, maxRetries, maxResponseBytes, headers }), ...hookIssues);
   // A page with a DOM: where the API key would be visible to the page's users. Workers and servers have no `document`.
   if (!options.allowBrowser && runtime.browserPage) {
     issues.push({

@@ -15,7 +15,7 @@ export type {
   AfterResponseContext,
   BeforeRetryContext,
   ErrorContext,
-} from './core/hooks.js';
+} from './core/types.js';
 export {
   SvcError,
   APIError,
@@ -29,6 +29,7 @@ export {
   InternalServerError,
   APIConnectionError,
   APITimeoutError,
+  APIUserAbortError,
   ValidationError,
   ResponseValidationError,
   type Issue,

@@ -45,7 +45,8 @@ export class APIPromise<T> extends Promise<T> {
    * The HTTP response instead of the data, its body unread. Non-2xx answers still throw `APIError`.
    * The body was read from the network within the call's `timeout`; the Response holds the very
    * bytes fetch gave (a PDF stays a PDF), with a `Content-Length` that counts them and no
-   * `Content-Encoding` (fetch has decompressed them already).
+   * `Content-Encoding` (fetch has decompressed them already). Its body streams views of the bytes
+   * the call read, so a large answer is not copied before it is read.
    */
   asResponse(): Promise<Response> {
     return this.#exchange.then(copyResponse);
@@ -88,6 +89,29 @@ function settleAtOnce(resolve: (value: never) => void): void {
   resolve(undefined as never);
 }
 
+/** Bytes per slice of a copied body: large enough that a read costs few steps, small beside any large answer. */
+const SLICE_BYTES = 1 << 20;
+
+/**
+ * A stream of `bytes` in slices, each a view made when the reader asks for it. A reader that writes
+ * into a chunk it was handed writes into the call's bytes (later reads of the same call see it): the
+ * price of not copying a large answer, and only a reader of raw chunks can pay it.
+ */
+function sliced(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const end = Math.min(at + SLICE_BYTES, bytes.byteLength);
+        controller.enqueue(bytes.subarray(at, end));
+        at = end;
+        if (at === bytes.byteLength) controller.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 // Statuses whose Response may not have a body (the Response constructor throws otherwise).
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
@@ -104,9 +128,11 @@ function copyResponse({ response, bytes, url }: Exchange): Response {
   const nullBody = NULL_BODY_STATUSES.has(status);
   if (nullBody) headers.delete('content-length');
   else headers.set('content-length', String(bytes.byteLength));
-  // No bytes, no body (null, as fetch gives it). The Response constructor copies the bytes (Fetch,
-  // "extract a body"): each copy's body is its own.
-  const copy = new Response(nullBody || bytes.byteLength === 0 ? null : (bytes as Uint8Array<ArrayBuffer>), { status, statusText, headers });
+  // No bytes, no body (null, as fetch gives it). Not `new Response(bytes)`: the constructor copies
+  // them whole (Fetch, "extract a body"), and a reader's arrayBuffer() copies again, so a 50 MB
+  // answer would be held three times. A stream hands the bytes out in slices as they are read, each a
+  // view of the bytes (no copy): a reader's arrayBuffer() then holds the answer a second time, never a third.
+  const copy = new Response(nullBody || bytes.byteLength === 0 ? null : sliced(bytes), { status, statusText, headers });
   Object.defineProperty(copy, 'url', { value: response.url || url });
   return copy;
 }

@@ -1,5 +1,7 @@
 /**
- * One attempt of a call: ky's `fetch`. ky keeps what it does well and the core bypasses the rest.
+ * One attempt of a call, and how a call ends: ky's `fetch` is `attempt`; `failureOf` names the error
+ * a call fails with, and `logGaveUp` says when retries gave up. ky keeps what it does well and the
+ * core bypasses the rest.
  *
  * Kept from ky: the retry schedule (limit, methods, statuses, backoff with jitter, Retry-After on
  * 429/503), the timeout of each attempt (it races this whole function, body read included), the
@@ -12,32 +14,39 @@
  * encoder counts bytes), and ky's body parsing (the body is read here, as bytes, bounded by
  * `maxResponseBytes`).
  *
- * The points of an attempt's life, in order: it starts (`started`: headers final), its answer is
- * known (`answered`: status and bytes read), or it fails (`failed`); ky then decides on a retry.
+ * The points of an attempt's life, in order: it starts (its `beforeRequest` hooks run, with a plain
+ * `await`, and the headers are final), its answer is known (status and bytes read), or it fails; its
+ * end is noted on the call's state (for `beforeRetry`'s delay), and ky then decides on a retry.
  */
+import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
+import { connectionFailure } from '../shared/fetch-failure.js';
 import { readAtMost } from '../shared/read-at-most.js';
-import { NO_BYTES } from './body.js';
-import { SvcError, describeRequest } from './errors.js';
+import { runtime } from '../shared/runtime.js';
+import { NO_BYTES, errorBodyOf } from './body.js';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest } from './errors.js';
+import type { CallHooks } from './hooks.js';
 import { loggedUrl, type CoreLog } from './logger.js';
-import { followRedirects, isRedirect } from './redirects.js';
-import type { RequestBody } from './types.js';
+import { followRedirects } from './redirects.js';
+import type { CoreRequest, RequestBody } from './types.js';
 
 /** One call's state across its attempts: it lives in the closure the core hands ky as `fetch`. */
 export interface CallState {
-  /** The body, kept beside ky's bodiless Request. */
-  readonly body: RequestBody | undefined;
-  /** The headers, kept beside ky's Request too (see the header comment); whatever wraps an attempt may replace them before it starts. */
-  headers: Record<string, string>;
-  /** `'error'` for a Node upload (fetch refuses redirects itself), else `'manual'`: redirects.ts decides. */
-  readonly redirect: 'error' | 'manual';
-  /** Only a GET follows a redirect. */
-  readonly follow: boolean;
-  /** A list's page: no redirect to another origin. */
-  readonly sameOrigin: boolean;
+  readonly request: CoreRequest;
+  /** The body's content, kept beside ky's bodiless Request. */
+  readonly content: RequestBody | undefined;
+  /** The headers, the key included, kept beside ky's Request too (see the header comment). */
+  readonly headers: Record<string, string>;
   /** Bytes the answer may have at most. */
   readonly maxResponseBytes: number;
+  /** The call's hooks, when it has any. */
+  readonly hooks: CallHooks | undefined;
   /** Attempts made so far. */
   attempts: number;
+  /** When the first attempt started and the last one ended (`performance.now()`; kept only for hooks). */
+  started: number;
+  ended: number;
+  /** Where the last attempt failed: before its answer came (`sending`), or while reading it. */
+  reading: boolean;
   /** The last attempt's body, read within that attempt. */
   bytes: Uint8Array;
   /** The URL as ky sent it, query included (a custom fetch's Response may have no `url`). */
@@ -51,6 +60,8 @@ export interface AttemptContext {
   /** Node's fetch validates a plain object once; a custom fetch gets a Headers of its own, as it always has. */
   readonly headersInit: (headers: Record<string, string>) => HeadersInit;
   readonly anonymousHeaders: Record<string, string>;
+  /** `Bearer <key>`: added last to the headers a hook made, where no hook can read or replace it. */
+  readonly authorization: string;
   readonly log: CoreLog;
 }
 
@@ -61,39 +72,52 @@ export interface AttemptContext {
  */
 export async function attempt(input: Request, call: CallState, context: AttemptContext): Promise<Response> {
   const attemptNumber = ++call.attempts;
-  // Started: the URL and headers are final.
   const url = (call.url = input.url);
   const { method, signal } = input;
+  const { hooks, request } = call;
   const debug = context.log.debug;
-  const started = debug ? performance.now() : 0;
-  const send = (target: string, headers: Record<string, string>, follow?: boolean): Promise<Response> =>
+  const started = debug || hooks ? performance.now() : 0;
+  if (attemptNumber === 1) call.started = started;
+  call.reading = false;
+  let headers = call.headers;
+  // Only a GET follows a redirect; a Node upload refuses them in fetch itself (workerd knows no
+  // `redirect: 'error'`, and does not buffer bodies): undici otherwise keeps every chunk sent, to
+  // replay the body after a 307/308 (nodejs/undici#4058).
+  const redirect = request.operation.upload && !runtime.workerd ? 'error' : 'manual';
+  const send = (target: string, sent: Record<string, string>, follow?: boolean): Promise<Response> =>
     follow
       ? // Fetch's own following (its default mode), for a browser's opaque redirect: only a GET, so no body.
-        context.fetch()(target, { method, headers: context.headersInit(headers), signal })
+        context.fetch()(target, { method, headers: context.headersInit(sent), signal })
       : context.fetch()(target, {
           method,
-          headers: context.headersInit(headers),
-          body: call.body,
+          headers: context.headersInit(sent),
+          body: call.content,
           signal,
-          redirect: call.redirect,
+          redirect,
           // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
-          ...(call.body instanceof ReadableStream ? { duplex: 'half' } : {}),
+          ...(call.content instanceof ReadableStream ? { duplex: 'half' } : {}),
         } as RequestInit);
   try {
-    let response = await send(url, call.headers);
-    if (isRedirect(response)) {
+    if (hooks?.has.beforeRequest) {
+      const made = hooks.beforeRequest(attemptNumber, url, headers);
+      headers = made instanceof Promise ? await made : made;
+      headers.authorization = context.authorization;
+    }
+    let response = await send(url, headers);
+    // Checked here, so an answer that is no redirect (nearly all) never leaves this module.
+    if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
       response = await followRedirects(response, {
         method,
         url,
-        headers: call.headers,
-        follow: call.follow,
-        sameOrigin: call.sameOrigin,
+        headers,
+        follow: method === 'GET',
+        sameOrigin: request.page === true,
         anonymousHeaders: context.anonymousHeaders,
         send,
       });
     }
+    call.reading = true;
     call.bytes = await readBody(response, call.maxResponseBytes, method, url);
-    // Answered: the status and the bytes are known.
     if (debug) {
       const { status } = response;
       const requestId = response.headers.get('x-request-id') ?? undefined;
@@ -110,7 +134,7 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
     }
     return response;
   } catch (error) {
-    // Failed: no answer (or one too large); ky decides whether another attempt follows.
+    // No answer (or one too large); ky decides whether another attempt follows.
     if (debug) {
       const durationMs = Math.round(performance.now() - started);
       const reason = error instanceof Error ? error.message : String(error);
@@ -124,7 +148,53 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
       });
     }
     throw error;
+  } finally {
+    if (hooks) call.ended = performance.now();
   }
+}
+
+/**
+ * The SvcError a call fails with, from whatever ended it: an APIError for an answer, the caller's
+ * cancel, the SDK's timeout, or a connection failure named by where it happened. ky's own errors are
+ * not kept as `cause`, as they hold the request headers.
+ */
+export function failureOf(error: unknown, call: CallState, timeout: number, signal: AbortSignal | undefined): SvcError {
+  if (error instanceof SvcError) return error;
+  const { request } = call;
+  const { method } = request.operation;
+  const requestUrl = (error as { request?: Request } | undefined)?.request?.url ?? call.url;
+  if (isHTTPError(error)) {
+    const { response } = error;
+    return APIError.generate({
+      status: response.status,
+      body: errorBodyOf(call.bytes, response.headers),
+      headers: response.headers,
+      method,
+      url: requestUrl,
+      size: call.bytes.byteLength,
+      secret: request.operation.returnsSecret,
+    });
+  }
+  // The caller's cancel, whatever fetch made of it (an AbortError, the reason itself): never a connection failure.
+  if (signal?.aborted) return new APIUserAbortError(method, requestUrl, signal.reason);
+  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout);
+  const cause = isNetworkError(error) ? error.cause : error;
+  const message = connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
+  return new APIConnectionError(method, requestUrl, message === undefined ? { cause } : { cause, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
+}
+
+/** The warn line of a call that was retried and still failed: its error's name and status, never its message (that quotes the answer). */
+export function logGaveUp(call: CallState, failure: SvcError, warn: NonNullable<CoreLog['warn']>): void {
+  const { method } = call.request.operation;
+  const { url = call.url, status } = failure as { url?: string; status?: number };
+  const shown = loggedUrl(url);
+  warn(`[svc-sdk] ${method} ${shown} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
+    method,
+    url: shown,
+    attempts: call.attempts,
+    error: failure.name,
+    status,
+  });
 }
 
 /**
@@ -140,9 +210,38 @@ async function readBody(response: Response, limit: number, method: string, url: 
     void body.cancel().catch(() => undefined);
     throw tooLarge(method, url, limit, `its Content-Length is ${declared}`);
   }
-  const bytes = await readAtMost(body, limit);
+  // A declared length is read into one buffer of that size: no chunk list, no concatenated copy
+  // (a 50 MB answer would otherwise be held twice while it is joined).
+  const bytes = declared > 0 && !response.headers.has('content-encoding') ? await readDeclared(body, declared, limit) : await readAtMost(body, limit);
   if (bytes === undefined) throw tooLarge(method, url, limit, `it passed ${limit} bytes while being read`);
   return bytes.byteLength === 0 ? NO_BYTES : bytes;
+}
+
+/**
+ * A body of a declared length (at most `limit`, checked before), read into one buffer of that size.
+ * A network fetch holds a body to its Content-Length (a cut-off one rejects the read); a custom
+ * fetch's Response may not, so a body longer than declared grows the buffer, up to `limit`
+ * (`undefined` past it, as readAtMost answers), and a shorter one is returned as long as it is.
+ */
+async function readDeclared(body: ReadableStream<Uint8Array>, declared: number, limit: number): Promise<Uint8Array | undefined> {
+  let bytes = new Uint8Array(declared);
+  const reader = body.getReader();
+  let at = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    const end = at + chunk.value.byteLength;
+    if (end > bytes.byteLength) {
+      if (end > limit) {
+        reader.cancel().catch(() => {});
+        return undefined;
+      }
+      const grown = new Uint8Array(Math.min(limit, Math.max(end, bytes.byteLength * 2)));
+      grown.set(bytes.subarray(0, at));
+      bytes = grown;
+    }
+    bytes.set(chunk.value, at);
+    at = end;
+  }
+  return at === bytes.byteLength ? bytes : bytes.subarray(0, at);
 }
 
 /** The error of an answer larger than `maxResponseBytes`: not retried (the next answer would be as large). */

@@ -30,7 +30,7 @@ export function bodyOf({ response, bytes, request }: Exchange): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ResponseValidationError(request.operation, [{ path: [], message: 'the body is not valid JSON' }], text, request.returnsSecret);
+    throw new ResponseValidationError(request.label, [{ path: [], message: 'the body is not valid JSON' }], text, request.operation.returnsSecret);
   }
 }
 
@@ -46,7 +46,7 @@ export function errorBodyOf(bytes: Uint8Array, headers: Headers): unknown {
 }
 
 /** `{ success: true, data }` → `data`; `{ success: false }` → APIError; anything else (`null` too) as it came. */
-export function unwrapEnvelope(body: unknown, { response, url, request }: Exchange): unknown {
+function unwrapEnvelope(body: unknown, { response, url, request }: Exchange): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const record = body as { success?: unknown; data?: unknown };
   if (typeof record.success !== 'boolean') return body;
@@ -55,27 +55,50 @@ export function unwrapEnvelope(body: unknown, { response, url, request }: Exchan
     status: response.status,
     body,
     headers: response.headers,
-    method: request.method,
+    method: request.operation.method,
     url: response.url || url,
-    secret: request.returnsSecret,
+    secret: request.operation.returnsSecret,
   });
 }
 
-/** The data of a 2xx exchange: unwrapped and checked by the request's schema. */
+/** The data of a 2xx exchange that is not a list's: unwrapped and checked by the request's schema. */
 export function dataOf<T>(exchange: Exchange): T {
+  return readAnswer(exchange, false).data as T;
+}
+
+/** One answer read: its data (a page's items), and a page's `next` link (null on the last page and for single answers). */
+export interface Answer {
+  readonly data: unknown;
+  readonly next: string | null;
+}
+
+/**
+ * The one parser of 2xx answers, single and paged: the body, unwrapped from its envelope, checked by
+ * the request's schema. A page (`page`) is a plain array or a `{ results, next }` object, its items
+ * checked (issues under `results`). An operation that answers nothing must not count an HTML page
+ * (a proxy's, a login page) as success.
+ */
+export function readAnswer(exchange: Exchange, page: boolean): Answer {
   const { request, response } = exchange;
+  const { label, operation } = request;
   const body = bodyOf(exchange);
-  if (request.returnsNothing && typeof body === 'string') {
-    // An operation that answers nothing must not count an HTML page (a proxy's, a login page) as success.
+  if (operation.returnsNothing && typeof body === 'string') {
     const type = response.headers.get('content-type') ?? 'no content type';
-    throw new ResponseValidationError(request.operation, [{ path: [], message: `expected an empty or JSON answer, got ${type}` }], body);
+    throw new ResponseValidationError(label, [{ path: [], message: `expected an empty or JSON answer, got ${type}` }], body);
   }
   const data = unwrapEnvelope(body, exchange);
-  if (request.returnsNothing) return undefined as T;
-  if (!request.schema) return data as T;
-  const result = safeParse(request.schema, data);
-  if (!result.success) throw new ResponseValidationError(request.operation, result.error.issues, data, request.returnsSecret);
-  return result.data as T;
+  if (operation.returnsNothing) return { data: undefined, next: null };
+  const paged = page && !Array.isArray(data) && typeof data === 'object' && data !== null && 'results' in data ? (data as { results: unknown; next?: unknown }) : undefined;
+  const next = paged?.next ?? null;
+  if (next !== null && typeof next !== 'string') throw new ResponseValidationError(label, [{ path: ['next'], message: 'next must be a URL or null' }], data);
+  const items = paged ? paged.results : data;
+  if (!request.schema) return { data: items, next };
+  const result = safeParse(request.schema, items);
+  if (!result.success) {
+    const issues = paged ? result.error.issues.map((issue) => ({ ...issue, path: ['results', ...issue.path] })) : result.error.issues;
+    throw new ResponseValidationError(label, issues, data, operation.returnsSecret);
+  }
+  return { data: result.data, next };
 }
 
 function isJson(headers: Headers): boolean {

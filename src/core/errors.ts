@@ -153,6 +153,48 @@ export class APITimeoutError extends APIConnectionError {
   }
 }
 
+/**
+ * The caller cancelled the call with its `signal`: not a connection failure, so a retry loop on
+ * `APIConnectionError` does not retry a cancel. `reason` (and `cause`) is the signal's reason; a
+ * caller's `AbortSignal.timeout()` gives a `DOMException` named `TimeoutError` there, which tells it
+ * apart from the SDK's own `timeout` (an `APITimeoutError`).
+ *
+ * @example
+ * ```ts
+ * try { await client.rooms.create(params, { signal: AbortSignal.timeout(5_000) }) } catch (error) {
+ *   if (error instanceof APIUserAbortError) console.log('cancelled:', (error.reason as Error).name); // TimeoutError
+ * }
+ * ```
+ */
+export class APIUserAbortError extends SvcError {
+  override name = 'APIUserAbortError';
+  /** The request method, upper-case. */
+  readonly method: string;
+  /** The full request URL. */
+  readonly url: string;
+  /** The signal's reason (`signal.reason`): an `AbortError` DOMException by default, whatever was passed to `abort(reason)` otherwise. */
+  readonly reason: unknown;
+
+  /** Made by the client when the caller's signal aborted the call; the message carries the reason. */
+  constructor(method: string, url: string, reason: unknown) {
+    super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${describeReason(reason)})`, { cause: reason });
+    this.method = method;
+    this.url = url;
+    this.reason = reason;
+  }
+}
+
+/** A signal's reason in a few words: `TimeoutError: signal timed out`, or the text of a string reason, 200 characters at most. */
+function describeReason(reason: unknown): string {
+  let text: string;
+  try {
+    text = reason instanceof Error ? `${reason.name}: ${reason.message}` : typeof reason === 'string' ? reason : String(reason);
+  } catch {
+    text = typeof reason; // a reason whose toString throws
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
 /** The call's arguments were refused before anything was sent; `issues` names each field. */
 export class ValidationError extends SvcError {
   override name = 'ValidationError';

@@ -1,269 +1,193 @@
-// Client hooks: their public types, the check of the `hooks` option, and one call's runner.
+// The runner of client hooks, loaded (by a dynamic import, http.ts) only by a client or call that has some.
 //
-// Everything here is reached from a handful of `// hooks:` call sites in http.ts, client.ts and
-// validate.ts; a client without hooks never builds a `CallHooks` and pays one `undefined` check per
-// call. When the hooks run:
-//   beforeRequest  before each attempt is sent (headers shown with the API key redacted)
+// When they run (the attempt, attempt.ts, calls the first; the call's end, http.ts, the others):
+//   beforeRequest  before each attempt is sent, on a copy of its headers that holds no spelling of
+//                  `authorization`; the headers sent are built afresh from that copy's own data
+//                  properties, and the key is added after, where no hook can see or replace it
 //   beforeRetry    after a failed attempt, when ky is about to send the next one (false cancels it)
 //   afterResponse  once, when the call succeeded (each page of a list is a call of its own)
 //   onError        once, when the call failed, with the final SvcError
-// The hook sets run in order (the client's, then the call's). Their return values are ignored but
-// for beforeRetry's `false`, and that can only stop retries: a create is given no retries at all
-// (http.ts), so no hook can make it send twice. Which hooks a set has is read once, when the client
-// (or the call, for a call's own sets) is made: a call does no work for a hook no set has.
+// The sets run in order (the client's, then the call's). A hook's return value is ignored but for
+// beforeRetry's `false`, which can only stop retries: a create is given none (http.ts), so no hook can
+// make it send twice. A hook that throws fails the call with an SvcError whose cause is what it threw.
+// A hook that runs after an attempt (afterResponse, beforeRetry, onError) is raced against the call's
+// `timeout` and its signal: a hook that never settles cannot hold the call past either.
 import { SvcError } from '../shared/svc-error.js';
-import type { Issue } from './errors.js';
-// The public hook types live with the core's other shared types (types.ts, which imports no core module):
-// RequestOptions names ClientHooksOption, and this module needs HttpMethod.
-import type { AfterResponseContext, BeforeRequestContext, BeforeRetryContext, CallInfo, ClientHooks, ClientHooksOption, ErrorContext } from './types.js';
+import { APIUserAbortError } from './errors.js';
+import type { AfterResponseContext, BeforeRequestContext, BeforeRetryContext, CallInfo, ErrorContext, HookName, HookSets } from './types.js';
 
+// The public hook types live with the core's other shared types (types.ts); named here too, for the modules that run or make hooks (svc-sdk/otel).
 export type { AfterResponseContext, BeforeRequestContext, BeforeRetryContext, CallInfo, ClientHooks, ClientHooksOption, ErrorContext } from './types.js';
 
-const HOOK_NAMES = ['beforeRequest', 'afterResponse', 'beforeRetry', 'onError'] as const;
-type HookName = (typeof HOOK_NAMES)[number];
-
-/**
- * A `hooks` option's sets, and which hooks any of them has: read once, when the client is made (a
- * call's own sets, when the call is made), so a call skips what no set has without looking again.
- */
-export interface HookSets {
-  readonly sets: readonly ClientHooks[];
-  readonly has: Readonly<Record<HookName, boolean>>;
+/** How long a hook after an attempt may take, and the caller's signal that ends the wait. */
+export interface HookDeadline {
+  readonly timeout: number;
+  readonly signal: AbortSignal | undefined;
+  /** The call's URL, for the error of a cancelled call. */
+  readonly url: string;
 }
 
-/** The hook sets of a `hooks` option, or `undefined` when there are none to run. */
-export function hookSets(option: ClientHooksOption | undefined): HookSets | undefined {
-  if (option === undefined) return undefined;
-  const sets = Array.isArray(option) ? (option as readonly ClientHooks[]) : [option as ClientHooks];
-  return sets.length ? listed(sets) : undefined;
-}
-
-function listed(sets: readonly ClientHooks[]): HookSets {
-  return { sets, has: Object.fromEntries(HOOK_NAMES.map((name) => [name, sets.some((set) => set[name])])) as Record<HookName, boolean> };
-}
-
-/** The client's hook sets, then the call's. */
-export function joinHookSets(client: HookSets | undefined, call: ClientHooksOption | undefined): HookSets | undefined {
-  const own = hookSets(call);
-  return own === undefined ? client : client === undefined ? own : listed([...client.sets, ...own.sets]);
-}
-
-/** What is wrong with a `hooks` option, one issue each (a client's or a call's). */
-export function hooksIssues(option: unknown): Issue[] {
-  if (option === undefined) return [];
-  const sets = Array.isArray(option) ? option : [option];
-  const issues: Issue[] = [];
-  sets.forEach((set: unknown, index) => {
-    const at = Array.isArray(option) ? ['hooks', index] : ['hooks'];
-    if (typeof set !== 'object' || set === null || Array.isArray(set)) {
-      issues.push({ path: at, message: `${at.join('.')} must be an object of hooks (${HOOK_NAMES.join(', ')}), or an array of them` });
-      return;
-    }
-    for (const name of Object.keys(set)) {
-      const hook = (set as Record<string, unknown>)[name];
-      if (!(HOOK_NAMES as readonly string[]).includes(name)) {
-        issues.push({ path: [...at, name], message: `${[...at, name].join('.')} is not a hook: use ${HOOK_NAMES.join(', ')}` });
-      } else if (hook !== undefined && typeof hook !== 'function') {
-        issues.push({ path: [...at, name], message: `${[...at, name].join('.')} must be a function` });
-      }
-    }
-  });
-  return issues;
-}
-
-/** What the API key's value is shown as to `beforeRequest`. */
-export const REDACTED_AUTHORIZATION = 'Bearer [redacted]';
-
-// `/api/v1/rooms/42/documents` → `/api/v1/rooms/{room_id}/documents`: the path`` tag encodes each id
-// as a segment of digits (every id is a positive integer), named here after the collection before it.
-const ID_SEGMENT = /^\d+$/;
-// An id segment starts with a digit right after a slash.
-const MAY_HAVE_ID_OR_QUERY = /\/\d|[?#]/;
-
-/** The URL template of a path: each id segment named after the (plural) segment before it; no query. */
-export function urlTemplateOf(path: string): string {
-  // Most paths have no id and no query (`/rooms`): they are their own template.
-  if (!MAY_HAVE_ID_OR_QUERY.test(path)) return path;
-  const segments = path.split(/[?#]/, 1)[0]!.split('/');
-  // Segment 0 is the empty one before the leading slash: never an id, so an id always has one before it.
-  return segments.map((segment, index) => (ID_SEGMENT.test(segment) ? `{${singular(segments[index - 1]!)}_id}` : segment)).join('/');
-}
-
-function singular(collection: string): string {
-  const name = collection.replace(/-/g, '_');
-  return name.endsWith('s') ? name.slice(0, -1) : name || 'param';
-}
-
-/** What the core keeps of a call's request headers while a hook may change them. */
-interface HeaderHolder {
-  headers: Record<string, string>;
-}
-
-/** A hook of the sets' that `#run` calls, with its context. */
-type RunHook = Exclude<HookName, 'beforeRetry'>;
-
-/**
- * One call's hooks: runs them at the core's call sites and keeps what they share (attempt count, timing).
- * Cheap when a hook does little: no closure, copy or promise is made for what no set has.
- */
+/** One call's hooks: the sets it runs, what it tells them about the call, and its deadline. */
 export class CallHooks {
   readonly call: CallInfo;
-  readonly #hooks: HookSets;
-  #attempts = 0;
-  #started = 0;
-  #attemptEnded = 0;
+  readonly has: HookSets['has'];
+  readonly #sets: HookSets['sets'];
+  readonly #deadline: HookDeadline;
 
-  constructor(hooks: HookSets, call: CallInfo) {
-    this.#hooks = hooks;
+  constructor(hookSets: HookSets, call: CallInfo, deadline: HookDeadline) {
+    this.#sets = hookSets.sets;
+    this.has = hookSets.has;
     this.call = call;
-  }
-
-  /** Which hooks the call's sets have: the core asks ky for `beforeRetry`, and waits for the call's end, only when one has them. */
-  get has(): HookSets['has'] {
-    return this.#hooks.has;
+    this.#deadline = deadline;
   }
 
   /**
-   * Wraps the core's attempt: runs `beforeRequest` on a copy of the call's base headers with the key
-   * redacted, sends what the hooks made of them with the real key, and notes when the attempt ended
-   * (for `beforeRetry`'s delay: only when the call may retry). Hooks that return no promise are run
-   * without one (a no-op hook costs next to nothing).
+   * Runs `beforeRequest` on a copy of `headers` without the key, and returns the headers to send:
+   * built afresh from the copy's own data properties, still without the key (the attempt adds it).
+   * Hooks that return no promise run without one.
    */
-  aroundAttempt<I>(attempt: (input: Request, init: I) => Promise<Response>, holder: HeaderHolder, retries: boolean): (input: Request, init: I) => Promise<Response> {
-    const base = holder.headers;
-    const rewrites = this.#hooks.has.beforeRequest;
-    const ended = retries && this.#hooks.has.beforeRetry ? () => void (this.#attemptEnded = performance.now()) : undefined;
-    const send = (input: Request, init: I): Promise<Response> => {
-      const sent = attempt(input, init);
-      if (ended) sent.then(ended, ended);
-      return sent;
-    };
-    return (input, init) => {
-      const number = ++this.#attempts;
-      if (number === 1) this.#started = performance.now();
-      if (!rewrites) return send(input, init);
-      const headers = { ...base };
-      const authorization = base.authorization;
-      if (authorization !== undefined) headers.authorization = REDACTED_AUTHORIZATION;
-      let ran: void | Promise<void>;
-      try {
-        ran = this.#run('beforeRequest', { call: this.call, attempt: number, url: input.url, headers });
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      if (ran) {
-        return ran.then(() => {
-          holder.headers = withAuthorization(headers, authorization);
-          return send(input, init);
-        });
-      }
-      holder.headers = withAuthorization(headers, authorization);
-      return send(input, init);
-    };
+  beforeRequest(attempt: number, url: string, headers: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
+    const shown = ownHeaders(headers);
+    const context: BeforeRequestContext = { call: this.call, attempt, url, headers: shown };
+    const ran = this.#each('beforeRequest', context, (cause) => hookFailed(this.call, 'beforeRequest', cause, `attempt ${attempt} was not sent`));
+    return ran ? ran.then(() => ownHeaders(shown)) : ownHeaders(shown);
   }
 
   /** Runs `beforeRetry` for the attempt ky is about to send: `false` when a hook cancelled it. */
-  async beforeRetry(error: SvcError): Promise<boolean> {
-    const context: BeforeRetryContext = {
-      call: this.call,
-      attempt: this.#attempts + 1,
-      error,
-      delayMs: Math.max(0, Math.round(performance.now() - this.#attemptEnded)),
-    };
-    for (const set of this.#hooks.sets) {
-      if (!set.beforeRetry) continue;
+  async beforeRetry(context: Omit<BeforeRetryContext, 'call'>): Promise<boolean> {
+    const full: BeforeRetryContext = { call: this.call, ...context };
+    for (const set of this.#sets) {
+      const hook = set.beforeRetry;
+      if (!hook) continue;
       let verdict: boolean | void;
       try {
-        verdict = await set.beforeRetry(context);
+        verdict = await this.#raced('beforeRetry', hook(full));
       } catch (cause) {
-        throw hookFailed(this.call, 'beforeRetry', cause, 'it was not retried');
+        throw failedOr(cause, () => hookFailed(this.call, 'beforeRetry', cause, 'it was not retried'));
       }
       if (verdict === false) return false;
     }
     return true;
   }
 
-  /** Runs `afterResponse` for a call that succeeded and gives the exchange back; a hook's failure goes through `onError`. */
-  afterResponse<E extends { readonly response: Response }>(exchange: E): E | Promise<E> {
-    if (!this.#hooks.has.afterResponse) return exchange;
+  /** Runs `afterResponse` for a call that succeeded (without a promise while its hooks return none); a hook's failure fails the call, through `onError`. */
+  afterResponse(context: Omit<AfterResponseContext, 'call'>): void | Promise<void> {
+    const full: AfterResponseContext = { call: this.call, ...context };
+    const failed = (failure: unknown) => this.onError({ error: failure as SvcError, attempts: context.attempts, durationMs: context.durationMs });
     let ran: void | Promise<void>;
     try {
-      ran = this.#run('afterResponse', { call: this.call, response: exchange.response, attempts: this.#attempts, durationMs: this.#elapsed() });
-    } catch (error) {
-      return this.onError(error);
+      ran = this.#each('afterResponse', full, (cause) => hookFailed(this.call, 'afterResponse', cause, `it was answered ${context.response.status}, so it may have taken effect`));
+    } catch (failure) {
+      return failed(failure);
     }
-    return ran ? ran.then(() => exchange, (error: unknown) => this.onError(error)) : exchange;
+    return ran?.catch(failed);
   }
 
-  /** Runs `onError` for a call that failed; rejects with the error to throw (the hook's own when one threw). */
-  onError(error: unknown): Promise<never> {
-    // The core maps every failure to an SvcError (toSvcError) before it gets here.
-    const failure = error as SvcError;
-    if (!this.#hooks.has.onError) return Promise.reject(failure);
-    try {
-      const ran = this.#run('onError', { call: this.call, error: failure, attempts: this.#attempts, durationMs: this.#elapsed() });
-      return ran ? ran.then(() => Promise.reject(failure)) : Promise.reject(failure);
-    } catch (hookError) {
-      return Promise.reject(hookError);
+  /** Runs `onError` for a call that failed, and rejects with the error to throw (the hook's own when one threw). */
+  async onError(context: Omit<ErrorContext, 'call'>): Promise<never> {
+    const full: ErrorContext = { call: this.call, ...context };
+    for (const set of this.#sets) {
+      const hook = set.onError;
+      if (!hook) continue;
+      try {
+        await this.#raced('onError', hook(full));
+      } catch (cause) {
+        // A hook that outlived the call's timeout only observed: the call's own failure stands.
+        if (cause instanceof HookTimedOut) break;
+        throw failedOr(cause, () => hookFailed(this.call, 'onError', cause, `it had failed with ${context.error.name}`));
+      }
     }
-  }
-
-  /** Since the first attempt started (hooks run only for calls that sent one). */
-  #elapsed(): number {
-    return performance.now() - this.#started;
+    throw context.error;
   }
 
   /**
-   * Runs one hook of every set, in order, from set `from`: synchronously while they return no
-   * promise, then after each promise. A hook's throw or rejection becomes the call's SvcError.
+   * Runs hook `name` of every set from `from`, in order: synchronously while they return no promise,
+   * then each after the one before settled, raced against the call. What a hook throws becomes
+   * `wrap(cause)`; the SDK's own errors of a race pass as they are.
    */
-  #run<N extends RunHook>(name: N, context: RunContext[N], from = 0): void | Promise<void> {
-    const sets = this.#hooks.sets;
+  #each<C>(name: 'beforeRequest' | 'afterResponse', context: C, wrap: (cause: unknown) => SvcError, from = 0): void | Promise<void> {
+    const sets = this.#sets;
     for (let index = from; index < sets.length; index++) {
-      const hook = sets[index]![name] as ((context: RunContext[N]) => unknown) | undefined;
+      const hook = sets[index]![name] as ((context: C) => unknown) | undefined;
       if (!hook) continue;
       let result: unknown;
       try {
         result = hook(context);
       } catch (cause) {
-        throw hookFailed(this.call, name, cause, consequenceOf(name, context));
+        throw wrap(cause);
       }
       if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
-        return Promise.resolve(result).then(
-          () => this.#run(name, context, index + 1),
+        // beforeRequest's race is the attempt's too (ky's timeout covers the attempt): the first to end wins, with the same outcome.
+        return Promise.resolve(this.#raced(name, result)).then(
+          () => this.#each(name, context, wrap, index + 1),
           (cause: unknown) => {
-            throw hookFailed(this.call, name, cause, consequenceOf(name, context));
+            throw failedOr(cause, () => wrap(cause));
           },
         );
       }
     }
   }
+
+  /** A hook's result, or a rejection once the call's timeout passes or its signal aborts; a plain value passes at once. */
+  #raced<T>(name: HookName, result: T | Promise<T>): T | Promise<T> {
+    if (typeof (result as PromiseLike<T> | undefined)?.then !== 'function') return result;
+    const { timeout, signal, url } = this.#deadline;
+    const { method } = this.call;
+    return new Promise<T>((resolve, reject) => {
+      const stop = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+      };
+      const aborted = (): void => {
+        stop();
+        reject(new APIUserAbortError(method, url, signal!.reason));
+      };
+      const timer = setTimeout(() => {
+        stop();
+        reject(new HookTimedOut(this.call, name, timeout));
+      }, timeout);
+      if (signal?.aborted) return aborted();
+      signal?.addEventListener('abort', aborted, { once: true });
+      Promise.resolve(result).then(
+        (value) => {
+          stop();
+          resolve(value);
+        },
+        (error: unknown) => {
+          stop();
+          reject(error);
+        },
+      );
+    });
+  }
 }
 
-/** The context each hook `#run` calls gets. */
-interface RunContext {
-  beforeRequest: BeforeRequestContext;
-  afterResponse: AfterResponseContext;
-  onError: ErrorContext;
+/** A hook that did not settle within the call's timeout: the call fails (or, for onError, keeps its failure). */
+class HookTimedOut extends SvcError {
+  override name = 'SvcError';
+  constructor(call: CallInfo, name: HookName, timeout: number) {
+    super(`[svc-sdk] ${call.operation}: the ${name} hook did not settle within ${timeout} ms (the call's timeout), so the call stopped waiting for it`);
+  }
 }
 
-/** What a failed hook meant for its call, said in its error (built only when a hook failed). */
-function consequenceOf<N extends RunHook>(name: N, context: RunContext[N]): string {
-  if (name === 'beforeRequest') return `attempt ${(context as BeforeRequestContext).attempt} was not sent`;
-  if (name === 'afterResponse') return `it was answered ${(context as AfterResponseContext).response.status}, so it may have taken effect`;
-  return `it had failed with ${(context as ErrorContext).error.name}`;
+/** The SDK's own errors of a raced hook (a timeout, the caller's cancel) as they are; anything a hook threw, wrapped. */
+function failedOr(cause: unknown, wrap: () => SvcError): SvcError {
+  return cause instanceof HookTimedOut || cause instanceof APIUserAbortError ? cause : wrap();
 }
 
 /**
- * The headers a hook made, with the client's Authorization put back (whatever case a hook spelled
- * it in). Set in place: `delete` only for another spelling a hook made (it turns the object into a
- * slow dictionary, which fetch then reads key by key).
+ * A fresh record of `headers`' own enumerable data properties with string values, every spelling of
+ * `authorization` left out. Accessors are never called: a hook that defined one gets nothing through it.
  */
-function withAuthorization(headers: Record<string, string>, authorization: string | undefined): Record<string, string> {
-  for (const name in headers) if (name.length === 13 && name !== 'authorization' && name.toLowerCase() === 'authorization') delete headers[name];
-  if (authorization === undefined) delete headers.authorization;
-  else headers.authorization = authorization;
-  return headers;
+function ownHeaders(headers: Record<string, string>): Record<string, string> {
+  const fresh: Record<string, string> = {};
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() === 'authorization') continue;
+    // A descriptor never calls a getter; an accessor's has no `value`.
+    const value: unknown = Object.getOwnPropertyDescriptor(headers, name)?.value;
+    if (typeof value === 'string') fresh[name] = value;
+  }
+  return fresh;
 }
 
 /** The error a throwing hook fails its call with; the hook's error is its `cause`, never quoted (it may hold anything). */

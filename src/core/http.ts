@@ -1,23 +1,21 @@
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options } from 'ky';
-import type { ZodMiniType } from 'zod/mini';
+import ky, { isHTTPError, isTimeoutError, type Options } from 'ky';
 import { runtime } from '../shared/runtime.js';
 import { APIPromise } from './api-promise.js';
-import { attempt, type AttemptContext, type CallState } from './attempt.js';
-import { NO_BYTES, dataOf, errorBodyOf } from './body.js';
-import { APIConnectionError, APIError, APITimeoutError, SvcError, ValidationError, describeRequest } from './errors.js';
+import { attempt, failureOf, logGaveUp, type AttemptContext, type CallState } from './attempt.js';
+import { NO_BYTES, dataOf } from './body.js';
+import { ValidationError } from './errors.js';
+import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
+// Types only: the runner itself is loaded on first use (loadHooks), so a client without hooks does not carry it.
+import type { CallHooks } from './hooks.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
-// hooks: the runner and types of client hooks (core/hooks.ts)
-import { CallHooks, hookSets, joinHookSets, urlTemplateOf, type ClientHooksOption, type HookSets } from './hooks.js';
+import { rawOperation } from './operation.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { climbsOut } from './path.js';
 import { checkSettings, parseParams } from './validate.js';
 import { VERSION } from './version.js';
-import type { CoreRequest, Exchange, ListOptions, RequestOptions, RequestSpec } from './types.js';
+import type { CallArguments, CoreRequest, Exchange, HttpMethod, ListOptions, Operation, OutgoingBody, RequestBody, RequestOptions } from './types.js';
 
-export type { CoreRequest, HttpMethod, RequestOptions, UploadProgress } from './types.js';
-
-/** Checks one argument of a call against a schema, naming the call's operation in its ValidationError. */
-type ParamParser = <P>(schema: ZodMiniType<P>, value: unknown) => P;
+export type { CallArguments, CoreRequest, HttpMethod, Operation, RequestOptions, UploadProgress } from './types.js';
 
 /** The default of `maxResponseBytes`: 64 MiB, far above any answer of the service, low enough to bound memory. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -36,8 +34,8 @@ interface CoreConfig {
   /** `SVC_LOG`, as the client read it from the environment. */
   logEnv?: string | undefined;
   maxResponseBytes?: number | undefined;
-  // hooks: the client's hook sets
-  hooks?: ClientHooksOption | undefined;
+  /** The client's hook sets, as the client read them (hook-sets.ts). */
+  hooks?: HookSets | undefined;
 }
 
 /** ky retries a request only when `limit` allows it: the core sets 0 for a request that may not be replayed. */
@@ -76,18 +74,42 @@ function sdkHeaders(): Record<string, string> {
 /** The options of a call that passed none: shared, and known to need no check. */
 const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
 
+/** The arguments of an operation that takes none (`webhooks.list()`). */
+const NO_ARGUMENTS: CallArguments = Object.freeze({});
+
+/** The escape hatch's request, as `client.request` hands it over. */
+export interface RawCall {
+  method: HttpMethod;
+  /** Relative to `/api/v1`, starting with `/`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  json?: unknown;
+  body?: RequestBody | undefined;
+  idempotent?: boolean | undefined;
+}
+
+/** The hooks runner, once loaded: a client with hooks starts loading it when it is made. */
+let hooksRunner: typeof import('./hooks.js') | undefined;
+
+/** Loads the hooks runner (hooks.ts) on first use. */
+async function loadHooks(): Promise<typeof import('./hooks.js')> {
+  return (hooksRunner ??= await import('./hooks.js'));
+}
+
 /** Control characters: a URL parser strips TAB, CR and LF silently (and would then resolve what they hid). */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
 /**
- * The thin HTTP core: the only module that knows ky. A call sends, retries, reads the body within
- * the attempt (attempt.ts), maps failures to the SDK's errors, and parses the answer when it is asked for.
- *
- * One request, in order: `call`/`list`/`request` → `#start` (arguments checked) → `#exchange`
- * (the call's hooks, when it has any: hooks.ts) → `#exchangeOnce` (the call's state, ky's options;
- * the call's final error is known here, and its afterResponse or onError hooks run) → `attempt`
- * (attempt.ts, once per attempt: send, redirects.ts, read) → ky decides on a retry (its `beforeRetry` hook).
+ * The thin HTTP core: the only module that calls ky. A call of an operation (an entry of the table in
+ * src/operations.ts) goes, in order:
+ *   `call`/`list` → `#start`: options and arguments checked (validate.ts), the URL built from the
+ *                   entry's template (`#requestOf`); a bad argument rejects, and nothing is sent
+ *   `#exchange`:   the call's state, its hooks (hooks.ts, loaded when a client has some) and ky's options
+ *   → ky → `attempt` (attempt.ts, once per attempt: beforeRequest hooks, send, redirects.ts, read)
+ *   → ky decides on a retry (beforeRetry hooks) → back in `#exchange`: the answer (afterResponse) or
+ *   the call's final error (`failureOf`, the give-up log line, onError)
+ *   → the APIPromise parses the answer when asked (body.ts: one parser for answers and pages).
  */
 export class HttpCore {
   readonly #timeout: number;
@@ -103,10 +125,10 @@ export class HttpCore {
   // as ky would otherwise deep-merge an instance's defaults into every call.
   readonly #headers: Record<string, string>;
   readonly #jsonHeaders: Record<string, string>;
-  /** What every attempt shares: the fetch, the headers of a cross-origin redirect, the log. */
+  /** What every attempt shares: the fetch, the headers of a cross-origin redirect, the key, the log. */
   readonly #attempts: AttemptContext;
-  // hooks: the client's hook sets, listed once; `undefined` when there are none
-  readonly #hooks: HookSets | undefined;
+  /** The client's hook sets; `undefined` when there are none. */
+  readonly #hookSets: HookSets | undefined;
 
   constructor(config: CoreConfig) {
     // The client has checked the settings and stripped the base URL's trailing slashes.
@@ -119,7 +141,8 @@ export class HttpCore {
     this.#log = createCoreLog(config.logLevel, config.logger, config.logEnv);
     this.#retryHooks = this.#log.info ? { beforeRetry: [retryLogger(this.#log.info)] } : undefined;
     const named = sdkHeaders();
-    this.#headers = mergeHeaders(named, config.headers, { accept: 'application/json', authorization: `Bearer ${config.apiKey}` });
+    const authorization = `Bearer ${config.apiKey}`;
+    this.#headers = mergeHeaders(named, config.headers, { accept: 'application/json', authorization });
     this.#jsonHeaders = { ...this.#headers, 'content-type': 'application/json' };
     const custom = config.fetch;
     this.#attempts = {
@@ -128,9 +151,12 @@ export class HttpCore {
       headersInit: custom ? (headers) => new Headers(headers) : (headers) => headers,
       // A redirect to another origin carries neither the API key nor the caller's headers.
       anonymousHeaders: { ...named, accept: 'application/json' },
+      authorization,
       log: this.#log,
     };
-    this.#hooks = hookSets(config.hooks); // hooks:
+    this.#hookSets = config.hooks;
+    // Started now, so the first call rarely waits for it; a failure to load shows on that call.
+    if (config.hooks) loadHooks().catch(() => undefined);
   }
 
   /** @internal The client's log writers (guarded), for callbacks of the caller's that fail (upload progress). */
@@ -138,40 +164,56 @@ export class HttpCore {
     return this.#log;
   }
 
-  /**
-   * Starts one call: `build` checks the arguments (with `parse`, which names the operation) and
-   * describes the request; a bad argument rejects the promise before anything is sent.
-   */
-  call<T>(operation: string, options: RequestOptions | undefined, build: (parse: ParamParser) => RequestSpec<T> | Promise<RequestSpec<T>>): APIPromise<T> {
-    return new APIPromise<T>(this.#start(operation, options ?? NO_OPTIONS, build), dataOf);
+  /** Starts one call of `operation`; a bad argument rejects the promise before anything is sent. */
+  call<R>(operation: Operation<R>, args: CallArguments | undefined, options: RequestOptions | undefined): APIPromise<R> {
+    return new APIPromise<R>(this.#start(operation, args ?? NO_ARGUMENTS, options ?? NO_OPTIONS, false), dataOf);
   }
 
-  /** Starts a list call: its promise reads every page, and it iterates them lazily with `for await`. */
-  list<Item>(operation: string, options: ListOptions | undefined, build: (parse: ParamParser) => RequestSpec<Item[]>): PagePromise<Item> {
+  /** Starts a call of a list operation: its promise reads every page, and it iterates them lazily with `for await`. */
+  list<Item>(operation: Operation<Item[]>, args: CallArguments | undefined, options: ListOptions | undefined): PagePromise<Item> {
     const settings = options ?? NO_OPTIONS;
     const maxPages = settings.maxPages ?? DEFAULT_MAX_PAGES;
-    // Every page is read with the first page's request (schema, headers) and options (auth, retries, timeout).
+    // Every page is read with the first page's request (schema, headers), options (auth, retries, timeout) and hooks.
     const pages = (first: Exchange) =>
       readPages<Item>(first, {
         prefix: this.#prefix,
         maxPages,
-        fetch: (url) => this.#exchange({ ...first.request, url, query: undefined }, settings),
+        fetch: (url) => this.#exchange({ ...first.request, url, query: undefined }, settings, first.hookSets),
       });
-    const asPage = (spec: RequestSpec<Item[]>) => Object.assign(spec, { page: true as const });
-    return new PagePromise<Item>(this.#start(operation, settings, (parse) => asPage(build(parse))), pages);
+    return new PagePromise<Item>(this.#start(operation, args ?? NO_ARGUMENTS, settings, true), pages);
   }
 
   /**
-   * The escape hatch's call (`client.request`). The path is checked as the URL parser resolves it,
-   * not as written: a control character (which the parser strips, TAB, CR and LF included) or a
-   * resolved path outside `/api/v1/` is a ValidationError, and nothing is sent.
+   * The escape hatch's call (`client.request`): operation `request`, its URL template the path with
+   * ids templated. The path is checked as the URL parser resolves it, not as written: a control
+   * character (which the parser strips, TAB, CR and LF included) or a resolved path outside
+   * `/api/v1/` is a ValidationError, and nothing is sent.
    */
-  request<T>(request: CoreRequest<T>, options?: RequestOptions): APIPromise<T> {
-    return this.call(request.operation, options, () => {
-      const problem = request.path === undefined ? undefined : this.#pathProblem(request.path);
-      if (problem) throw new ValidationError(request.operation, [{ path: ['path'], message: problem }]);
-      return request;
-    });
+  request<T>(raw: RawCall, options: RequestOptions | undefined): APIPromise<T> {
+    const label = `${raw.method} ${raw.path}`;
+    const settings = options ?? NO_OPTIONS;
+    let started: Promise<Exchange>;
+    try {
+      if (settings !== NO_OPTIONS) checkSettings(label, settings);
+      const problem = this.#pathProblem(raw.path);
+      if (problem) throw new ValidationError(label, [{ path: ['path'], message: problem }]);
+      const operation = rawOperation(raw.method, raw.path, raw.idempotent === true);
+      const hasJson = raw.json !== undefined;
+      const request: CoreRequest = {
+        operation,
+        label,
+        url: this.#prefix + raw.path,
+        query: raw.query,
+        body: hasJson ? { content: jsonText(label, raw.json) } : raw.body === undefined ? undefined : { content: raw.body },
+        json: hasJson,
+        schema: undefined,
+        mayRetry: operation.mayRetry,
+      };
+      started = this.#exchange(request, settings, this.#callHookSets(label, settings));
+    } catch (error) {
+      started = Promise.reject(error);
+    }
+    return new APIPromise<T>(started, dataOf);
   }
 
   /**
@@ -188,68 +230,102 @@ export class HttpCore {
     return undefined;
   }
 
-  #start<T>(operation: string, options: RequestOptions & ListOptions, build: (parse: ParamParser) => RequestSpec<T> | Promise<RequestSpec<T>>): Promise<Exchange> {
+  /** The client's hook sets and a call's own, read (and checked) when the call is made. */
+  #callHookSets(label: string, options: RequestOptions): HookSets | undefined {
+    if (options.hooks === undefined) return this.#hookSets;
+    const { hookSets, issues } = readHookSets(options.hooks);
+    if (issues.length) throw new ValidationError(label, issues);
+    return joinHookSets(this.#hookSets, hookSets);
+  }
+
+  #start(operation: Operation, args: CallArguments, options: RequestOptions, page: boolean): Promise<Exchange> {
     try {
-      if (options !== NO_OPTIONS) checkSettings(operation, options);
-      const spec = build((schema, value) => parseParams(operation, schema, value));
-      // The spec is the call's own fresh object: naming the operation on it costs no copy.
-      if (spec instanceof Promise) return spec.then((ready) => this.#send(Object.assign(ready, { operation }), options));
-      return this.#send(Object.assign(spec, { operation }), options);
+      if (options !== NO_OPTIONS) checkSettings(operation.name, options);
+      const request = this.#requestOf(operation, args, page);
+      const hookSets = this.#callHookSets(operation.name, options);
+      return args.body ? this.#sendBuilt(request, args.body, options, hookSets) : this.#exchange(request, options, hookSets);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  #send(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
-    // No extra async frame on the common path: only an upload has something to settle.
-    return request.settle ? this.#sendAndSettle(request, request.settle, options) : this.#exchange(request, options);
+  /**
+   * The request of one call: each argument checked by the entry's schemas (a ValidationError names
+   * it, and nothing is sent), the URL built from the entry's template with every path parameter
+   * encoded, the params sent as the query of a GET or the JSON body of any other method.
+   */
+  #requestOf(operation: Operation, args: CallArguments, page: boolean): CoreRequest {
+    const label = operation.name;
+    const { pathParameters, pathParts } = operation;
+    let url = this.#prefix + pathParts[0]!;
+    for (let index = 0; index < pathParameters.length; index++) {
+      const value = parseParams(label, pathParameters[index]!.schema, args.path?.[index]);
+      url += encodeURIComponent(String(value)) + pathParts[index + 1]!;
+    }
+    const params = operation.params ? parseParams(label, operation.params, args.params) : undefined;
+    const dryRun = args.dryRun === true ? operation.dryRun : undefined;
+    const inQuery = operation.method === 'GET';
+    const hasJson = !inQuery && params !== undefined;
+    return {
+      operation,
+      label,
+      url,
+      query: (inQuery ? params : dryRun?.query) as CoreRequest['query'],
+      body: hasJson ? { content: JSON.stringify(params) } : undefined,
+      json: hasJson,
+      schema: dryRun ? dryRun.response : operation.response,
+      // A dry run writes nothing, so it is safe to send again.
+      mayRetry: dryRun !== undefined || operation.mayRetry,
+      page: page || undefined,
+    };
   }
 
-  async #sendAndSettle(request: CoreRequest<unknown>, settle: (error: unknown) => unknown, options: RequestOptions): Promise<Exchange> {
+  /**
+   * Sends a request whose body the caller builds (an upload) once the arguments are checked, and
+   * tells the body how the exchange ended before the caller hears of it: on failure an upload stops
+   * reading its file and closes it (Node's fetch keeps draining a stream after the connection is gone).
+   */
+  async #sendBuilt(request: CoreRequest, build: () => Promise<OutgoingBody>, options: RequestOptions, hookSets: HookSets | undefined): Promise<Exchange> {
+    const body = await build();
+    request.body = body;
     let exchange: Exchange;
     try {
-      exchange = await this.#exchange(request, options);
+      exchange = await this.#exchange(request, options, hookSets);
     } catch (error) {
-      await settle(error);
+      await body.settle?.(error);
       throw error;
     }
-    await settle(undefined);
+    await body.settle?.(undefined);
     return exchange;
   }
 
-  // hooks: with hook sets, the exchange runs with its call's CallHooks (beforeRequest, beforeRetry, afterResponse, onError); without, as before
-  #exchange(request: CoreRequest<unknown>, options: RequestOptions): Promise<Exchange> {
-    const sets = options.hooks === undefined ? this.#hooks : joinHookSets(this.#hooks, options.hooks);
-    if (sets === undefined) return this.#exchangeOnce(request, options, undefined);
-    const hooks = new CallHooks(sets, {
-      operation: request.operation,
-      method: request.method,
-      urlTemplate: this.#root + urlTemplateOf(request.path ?? ''),
-    });
-    return this.#exchangeOnce(request, options, hooks);
-  }
-
   /** Sends one request through ky (retries, timeout per attempt) and returns its exchange, or throws an SvcError. */
-  async #exchangeOnce(request: CoreRequest<unknown>, options: RequestOptions, hooks: CallHooks | undefined): Promise<Exchange> {
-    const { method } = request;
-    const url = request.url ?? this.#prefix + request.path;
+  async #exchange(request: CoreRequest, options: RequestOptions, hookSets: HookSets | undefined): Promise<Exchange> {
+    const { method } = request.operation;
     const timeout = options.timeout ?? this.#timeout;
     // The one guard against sending a create twice: a request that may not be replayed gets no retries.
-    const replayable = method !== 'POST' || request.idempotent === true;
-    const limit = replayable ? (options.maxRetries ?? this.#maxRetries) : 0;
-    const hasJson = request.json !== undefined;
-    let headers = hasJson ? this.#jsonHeaders : this.#headers;
-    if (request.headers || options.headers) headers = mergeHeaders(headers, request.headers, options.headers);
+    const limit = request.mayRetry ? (options.maxRetries ?? this.#maxRetries) : 0;
+    const { body } = request;
+    let headers = request.json ? this.#jsonHeaders : this.#headers;
+    if (body?.headers || options.headers) headers = mergeHeaders(headers, body?.headers, options.headers);
+    let hooks: CallHooks | undefined;
+    if (hookSets) {
+      const runner = hooksRunner ?? (await loadHooks());
+      const info = { operation: request.operation.name, method, urlTemplate: this.#root + request.operation.path };
+      hooks = new runner.CallHooks(hookSets, info, { timeout, signal: options.signal, url: request.url });
+    }
     const call: CallState = {
-      body: hasJson ? JSON.stringify(request.json) : request.body,
+      request,
+      content: body?.content,
       headers,
-      redirect: request.redirect ?? 'manual',
-      follow: method === 'GET',
-      sameOrigin: request.page === true,
       maxResponseBytes: options.maxResponseBytes ?? this.#maxResponseBytes,
+      hooks,
       attempts: 0,
+      started: 0,
+      ended: 0,
+      reading: false,
       bytes: NO_BYTES,
-      url,
+      url: request.url,
     };
     const context = this.#attempts;
     const init: Options = {
@@ -258,50 +334,60 @@ export class HttpCore {
       // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
-      // hooks: beforeRequest runs around each attempt, on the call's headers (CallState.headers)
-      fetch: (hooks ? hooks.aroundAttempt((input: Request) => attempt(input, call, context), call, limit > 0) : (input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
+      fetch: ((input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
     };
     if (request.query) init.searchParams = request.query;
     if (options.signal) init.signal = options.signal;
-    if (this.#retryHooks && limit > 0) init.hooks = this.#retryHooks;
-    if (hooks?.has.beforeRetry && limit > 0) {
-      // hooks: beforeRetry hears ky's retry (after its wait) as an SvcError; `false` rethrows ky's own error, which ends
-      // the retries as if the limit were reached. Given only to a call with retries: never a create (ky would merge
-      // the hooks into its options for nothing).
-      const beforeRetry = async ({ error }: { error: Error }) => {
-        if (!(await hooks.beforeRetry(toSvcError(error, call, request, url, timeout, options.signal)))) throw error;
-      };
-      init.hooks = { beforeRetry: [...(this.#retryHooks?.beforeRetry ?? []), beforeRetry] };
-    }
+    // Retry hooks go to a call that may retry only: ky would merge them into its options for nothing.
+    if (limit > 0) init.hooks = hooks?.has.beforeRetry ? this.#withBeforeRetry(call, hooks, timeout, options.signal) : this.#retryHooks;
 
+    let response: Response;
     try {
-      const response = await ky(url, init);
-      const exchange: Exchange = { response, bytes: call.bytes, url: call.url, request };
-      // hooks: afterResponse, its failure through onError; returned, not awaited, so the catch below never sees it
-      return hooks ? hooks.afterResponse(exchange) : exchange;
+      response = await ky(request.url, init);
     } catch (error) {
-      if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.returnsNothing && call.attempts > 1) {
+      if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.operation.returnsNothing && call.attempts > 1) {
         // An earlier attempt deleted it and its answer was lost: the retry finding nothing is the success.
-        const exchange: Exchange = { response: error.response, bytes: NO_BYTES, url: call.url, request };
-        return hooks ? hooks.afterResponse(exchange) : exchange; // hooks:
+        response = error.response;
+        call.bytes = NO_BYTES;
+      } else {
+        const failure = failureOf(error, call, timeout, options.signal);
+        if (call.attempts > 1 && this.#log.warn) logGaveUp(call, failure, this.#log.warn);
+        if (hooks?.has.onError) return hooks.onError({ error: failure, attempts: call.attempts, durationMs: elapsed(call) });
+        throw failure;
       }
-      // The call's final error is known here.
-      const failure = toSvcError(error, call, request, url, timeout, options.signal);
-      if (call.attempts > 1 && this.#log.warn) {
-        // The error's name and status, not its message: that quotes the service's answer, and bodies are not logged.
-        const { url: failedUrl = url, status } = failure as { url?: string; status?: number };
-        const shown = loggedUrl(failedUrl);
-        this.#log.warn(`[svc-sdk] ${method} ${shown} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
-          method,
-          url: shown,
-          attempts: call.attempts,
-          error: failure.name,
-          status,
-        });
-      }
-      if (hooks) return hooks.onError(failure); // hooks: rejects with the failure, or with the error of a hook that threw
-      throw failure;
     }
+    if (hooks?.has.afterResponse) {
+      const ran = hooks.afterResponse({ response, attempts: call.attempts, durationMs: elapsed(call) });
+      if (ran) await ran; // hooks that return no promise cost no turn of the event loop
+    }
+    return { response, bytes: call.bytes, url: call.url, request, hookSets };
+  }
+
+  /**
+   * ky's retry hooks with the call's `beforeRetry`: it hears the failed attempt as an SvcError, after
+   * ky's wait; `false` rethrows ky's own error, which ends the retries as if the limit were reached.
+   */
+  #withBeforeRetry(call: CallState, hooks: CallHooks, timeout: number, signal: AbortSignal | undefined): Options['hooks'] {
+    const beforeRetry = async ({ error }: { error: Error }) => {
+      const delayMs = Math.max(0, Math.round(performance.now() - call.ended));
+      const retried = await hooks.beforeRetry({ attempt: call.attempts + 1, error: failureOf(error, call, timeout, signal), delayMs });
+      if (!retried) throw error;
+    };
+    return { beforeRetry: [...(this.#retryHooks?.beforeRetry ?? []), beforeRetry] };
+  }
+}
+
+/** Milliseconds since the call's first attempt started; 0 when none did. */
+function elapsed(call: CallState): number {
+  return call.attempts === 0 ? 0 : performance.now() - call.started;
+}
+
+/** The JSON text of `client.request`'s `json`: a value JSON cannot carry (a BigInt, a cycle) is a ValidationError, and nothing is sent. */
+function jsonText(label: string, json: unknown): string {
+  try {
+    return JSON.stringify(json);
+  } catch (error) {
+    throw new ValidationError(label, [{ path: ['json'], message: `json cannot be sent as JSON (${error instanceof Error ? error.message : String(error)}): pass plain data` }]);
   }
 }
 
@@ -313,41 +399,6 @@ function mergeHeaders(...sources: (Record<string, string> | undefined)[]): Recor
   const merged: Record<string, string | undefined> = Object.assign({}, ...sources);
   for (const name in merged) if (merged[name] === undefined) delete merged[name];
   return merged as Record<string, string>;
-}
-
-/** Maps any failure to the SDK's errors; ky's own are not kept as `cause`, as they hold the request headers. */
-function toSvcError(error: unknown, call: CallState, request: CoreRequest<unknown>, url: string, timeout: number, signal: AbortSignal | undefined): SvcError {
-  if (error instanceof SvcError) return error;
-  const { method } = request;
-  const requestUrl = (error as { request?: Request } | undefined)?.request?.url ?? url;
-  if (isHTTPError(error)) {
-    const { response } = error;
-    return APIError.generate({
-      status: response.status,
-      body: errorBodyOf(call.bytes, response.headers),
-      headers: response.headers,
-      method,
-      url: requestUrl,
-      size: call.bytes.byteLength,
-      secret: request.returnsSecret,
-    });
-  }
-  if (signal?.aborted) {
-    return new APIConnectionError(method, url, { cause: error, message: `[svc-sdk] ${describeRequest(method, url)}: request aborted by its signal` });
-  }
-  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout);
-  if (isNetworkError(error)) {
-    const cause = error.cause;
-    if (call.redirect === 'error' && (cause as { cause?: { message?: unknown } } | undefined)?.cause?.message === 'unexpected redirect') {
-      return new APIConnectionError(method, requestUrl, {
-        cause,
-        message: `${describeRequest(method, requestUrl)} failed: the service answered a redirect, which an upload never follows: check baseUrl`,
-      });
-    }
-    return new APIConnectionError(method, requestUrl, { cause });
-  }
-  // A custom fetch's own error, or anything else: still an SvcError, with the original as `cause`.
-  return new APIConnectionError(method, requestUrl, { cause: error });
 }
 
 /** The info-level line of a retry: which request, which attempt comes, and why. */

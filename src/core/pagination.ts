@@ -1,6 +1,5 @@
-import { safeParse } from 'zod/mini';
 import { APIPromise } from './api-promise.js';
-import { bodyOf, unwrapEnvelope } from './body.js';
+import { readAnswer } from './body.js';
 import { ResponseValidationError, SvcError } from './errors.js';
 import type { Exchange } from './types.js';
 
@@ -59,12 +58,13 @@ interface PageReader {
  * page whose body or item ids repeat an earlier page's, a `next` with credentials, or past `maxPages`.
  */
 export async function* readPages<Item>(first: Exchange, reader: PageReader): AsyncGenerator<Item[]> {
-  const { operation } = first.request;
+  const operation = first.request.label;
   const seenUrls = new Set<string>();
   const seenPages = new Map<string, number>();
   let exchange = first;
   for (let count = 1; ; count++) {
-    const { items, next } = readPage<Item>(exchange);
+    const { data, next } = readAnswer(exchange, true);
+    const items = data as Item[];
     if (next !== null || count > 1) checkNotRepeated(exchange, items, count, seenPages);
     yield items;
     if (next === null) return;
@@ -139,7 +139,7 @@ function checkNotRepeated(exchange: Exchange, items: unknown[], count: number, s
     if (earlier !== undefined) {
       const what = key.startsWith('bytes') ? 'the same body' : 'the same item ids';
       throw new ResponseValidationError(
-        exchange.request.operation,
+        exchange.request.label,
         [{ path: ['next'], message: `page ${count} repeats page ${earlier} (${what}): the service's next link goes round in circles, so the list stops here` }],
         undefined,
       );
@@ -165,23 +165,4 @@ function hashBytes(bytes: Uint8Array): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/** One page's items (checked) and its `next` link, or null on the last page. */
-function readPage<Item>(exchange: Exchange): { items: Item[]; next: string | null } {
-  const { request } = exchange;
-  const data = unwrapEnvelope(bodyOf(exchange), exchange);
-  const page = !Array.isArray(data) && typeof data === 'object' && data !== null && 'results' in data ? (data as { results: unknown; next?: unknown }) : undefined;
-  const next = page?.next ?? null;
-  if (next !== null && typeof next !== 'string') {
-    throw new ResponseValidationError(request.operation, [{ path: ['next'], message: 'next must be a URL or null' }], data);
-  }
-  const items = page ? page.results : data;
-  if (!request.schema) return { items: items as Item[], next };
-  const result = safeParse(request.schema, items);
-  if (!result.success) {
-    const issues = page ? result.error.issues.map((issue) => ({ ...issue, path: ['results', ...issue.path] })) : result.error.issues;
-    throw new ResponseValidationError(request.operation, issues, data);
-  }
-  return { items: result.data as Item[], next };
 }

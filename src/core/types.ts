@@ -17,7 +17,6 @@ export interface RequestOptions {
   headers?: Record<string, string> | undefined;
   /** Bytes an answer may have at most (each page of a list); overrides the client's `maxResponseBytes`. */
   maxResponseBytes?: number | undefined;
-  // hooks: a call's own hook sets, run after the client's
   /** Hooks for this call only, run after the client's (see `ClientHooks`). */
   hooks?: ClientHooksOption | undefined;
 }
@@ -40,41 +39,88 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** A request body as fetch takes it (spelled without the DOM's `BodyInit`, for Node-only type checks). */
 export type RequestBody = NonNullable<RequestInit['body']>;
 
-/** One call into the core: what to send and how to read the answer. */
-export interface CoreRequest<T> {
-  method: HttpMethod;
-  /** Path relative to `/api/v1`, already encoded (see `path```). */
-  path?: string;
-  /** An absolute URL instead of a path: a list's next page. */
-  url?: string;
-  query?: Record<string, string | number | boolean | undefined> | undefined;
-  json?: unknown;
-  body?: RequestBody | undefined;
-  headers?: Record<string, string> | undefined;
-  /** Schema of the unwrapped response (of a list: of one page's items); without one the body is returned as it came. */
-  schema?: ZodMiniType<T> | undefined;
-  /** Name used in error messages, like `rooms.create`. */
-  operation: string;
-  /** Marks a POST as safe to send again (a dry run); GET, PUT, PATCH and DELETE are already. */
-  idempotent?: boolean | undefined;
-  /**
-   * `'error'` for uploads on Node: a redirect fails the call in fetch itself, because Node's fetch
-   * keeps every chunk of a streamed body while it may have to replay it after a 307/308
-   * (nodejs/undici#4058); `'manual'` keeps them too (BENCHMARKS.md, upload memory).
-   */
-  redirect?: 'error' | undefined;
-  /** A page of a list: a redirect to another origin is refused, so no other origin's items join the list. */
-  page?: true | undefined;
-  /** The operation answers nothing: an HTML page is not success, and a retried DELETE answered 404 is done. */
-  returnsNothing?: true | undefined;
-  /** The answer carries a secret (a webhook's signing secret): an error made from it keeps none of its string values. */
-  returnsSecret?: true | undefined;
-  /** Called when the exchange is over, with its error if it failed, before the caller hears of it (uploads close their input). */
-  settle?: ((error: unknown) => unknown) | undefined;
+/** One named parameter of a path template (`{room_id}` of `/rooms/{room_id}/search`). */
+export interface PathParameter {
+  /** Its name in the template: `room_id`. */
+  readonly name: string;
+  /** Checks the argument; its messages name the argument as the method's signature does (`roomId`). */
+  readonly schema: ZodMiniType<string | number>;
 }
 
-/** A request as a resource method describes it: the operation is named once, by the call. */
-export type RequestSpec<T> = Omit<CoreRequest<T>, 'operation'>;
+/**
+ * One operation of the service, as data: what the core needs to check, send and read a call of it.
+ * The table of them (src/operations.ts) is the single source: resources, hooks, telemetry and
+ * tools read it, and nothing else restates a method or a path.
+ */
+export interface Operation<Result = unknown> {
+  /** `rooms.create`: the name in messages, `CallInfo.operation` and span names. */
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** Relative to `/api/v1`, parameters named: `/rooms/{room_id}/search`. */
+  readonly path: string;
+  /** The template's parameters, in order. */
+  readonly pathParameters: readonly PathParameter[];
+  /** The template's text around its parameters (one more than them): the URL is built by joining, not by parsing. */
+  readonly pathParts: readonly string[];
+  /** Schema of the params argument: sent as the query of a GET, as the JSON body of any other method. */
+  readonly params: ZodMiniType | undefined;
+  /** Schema of the unwrapped answer (of a list: of one page's items); without one the body comes as it is. */
+  readonly response: ZodMiniType<Result> | undefined;
+  /** Whether a failed attempt may be sent again: never a create (a deal must not be stored twice). */
+  readonly mayRetry: boolean;
+  /** Whether a call changes what the service stores (a tool lists it as a write). */
+  readonly changesState: boolean;
+  /** The operation answers nothing: an HTML page is not success, and a retried DELETE answered 404 is done. */
+  readonly returnsNothing: boolean;
+  /** A list: its answers are pages, followed by `next`. */
+  readonly list: boolean;
+  /** An upload: its body is a stream built by the resource, never sent again, never redirected (see attempt.ts). */
+  readonly upload: boolean;
+  /** The answer carries a secret (a webhook's signing secret): an error made from it keeps none of its string values. */
+  readonly returnsSecret: boolean;
+  /** A dry run of the operation (`deals.create` with `?ephemeral=true`): its query and answer; it writes nothing, so it may be retried. */
+  readonly dryRun: { readonly query: Readonly<Record<string, string | boolean>>; readonly response: ZodMiniType } | undefined;
+}
+
+/** A body built by the caller's side, with its own lifecycle: `settle` is told how the exchange ended, before the caller is. */
+export interface OutgoingBody {
+  readonly content: RequestBody;
+  /** Its content type and length. */
+  readonly headers?: Record<string, string> | undefined;
+  /** Called once the exchange is over, with its error if it failed (an upload closes its file). */
+  readonly settle?: ((error: unknown) => unknown) | undefined;
+}
+
+/** The arguments of one call of an operation, as a resource method hands them to the core. */
+export interface CallArguments {
+  /** The path parameters, in the template's order. */
+  readonly path?: readonly unknown[] | undefined;
+  /** The params argument (checked by the operation's `params` schema). */
+  readonly params?: unknown;
+  /** An upload's body, built only once the other arguments are checked. */
+  readonly body?: (() => Promise<OutgoingBody>) | undefined;
+  /** Ask for the operation's dry run. */
+  readonly dryRun?: boolean | undefined;
+}
+
+/** One call as the core sends it: its operation, and what the arguments made of it. */
+export interface CoreRequest {
+  readonly operation: Operation;
+  /** The name in messages: the operation's, or `GET /rooms` for `client.request`. */
+  readonly label: string;
+  /** The URL without its query. */
+  readonly url: string;
+  readonly query?: Record<string, string | number | boolean | undefined> | undefined;
+  /** The body: JSON text (`json` set), a raw body, or an upload's. */
+  body?: OutgoingBody | undefined;
+  readonly json?: boolean | undefined;
+  /** Schema of the answer (the dry run's, for one). */
+  readonly schema: ZodMiniType | undefined;
+  /** No retries when false. */
+  readonly mayRetry: boolean;
+  /** A page of a list: a redirect to another origin is refused, so no other origin's items join the list. */
+  readonly page?: true | undefined;
+}
 
 /** One finished HTTP exchange: the final response, its body as read within the attempt, and what was asked. */
 export interface Exchange {
@@ -84,19 +130,22 @@ export interface Exchange {
   readonly bytes: Uint8Array;
   /** The URL requested (a custom fetch may answer a Response without `url`). */
   readonly url: string;
-  readonly request: CoreRequest<unknown>;
+  readonly request: CoreRequest;
+  /** The call's hook sets: a list's later pages run them too. */
+  readonly hookSets: HookSets | undefined;
 }
 
-// hooks: the public types of client hooks (their runner is hooks.ts)
+// The public types of client hooks (their runner is hooks.ts).
 
 /** What every hook of one call is told about it: the same object for all of them (a `WeakMap` key for state across hooks). */
 export interface CallInfo {
-  /** The operation, like `rooms.create` (or `GET /rooms` for `client.request`). */
+  /** The operation, from the SDK's table of operations, like `rooms.create`; `request` for `client.request`. */
   readonly operation: string;
   readonly method: HttpMethod;
   /**
    * The URL path with its parameters named, like `/api/v1/rooms/{room_id}/documents`: the same for
-   * every call of an operation (a metric's or a span's low-cardinality name).
+   * every call of an operation (a metric's or a span's low-cardinality name). For `client.request`,
+   * the path with each id (digits or a UUID) as `{id}`, without its query.
    */
   readonly urlTemplate: string;
 }
@@ -109,8 +158,9 @@ export interface BeforeRequestContext {
   /** The URL requested, query included. */
   readonly url: string;
   /**
-   * The headers to send (lowercase names): add, change or delete entries. `authorization` reads
-   * `Bearer [redacted]`; whatever a hook does to it, the client's API key is sent.
+   * The headers to send (lowercase names): add, change or delete entries. A copy made for the hooks,
+   * without any `authorization` header: the headers sent are built afresh from its own string
+   * properties, and the client's API key added after, so no hook reads or replaces it.
    */
   readonly headers: Record<string, string>;
 }
@@ -177,6 +227,15 @@ export interface ClientHooks {
   beforeRetry?: ((retry: BeforeRetryContext) => boolean | void | Promise<boolean | void>) | undefined;
   /** Once the call failed: observes its final `SvcError`. */
   onError?: ((failure: ErrorContext) => void | Promise<void>) | undefined;
+}
+
+/** The name of a hook. */
+export type HookName = 'beforeRequest' | 'afterResponse' | 'beforeRetry' | 'onError';
+
+/** A `hooks` option as plain records (hook-sets.ts), and which hooks any of them has (a call skips what no set has). */
+export interface HookSets {
+  readonly sets: readonly Readonly<ClientHooks>[];
+  readonly has: Readonly<Record<HookName, boolean>>;
 }
 
 /** The `hooks` option: one set, or several run in order. */

@@ -1,6 +1,5 @@
 import { safeParse, type ZodMiniType } from 'zod/mini';
 import { ValidationError, type Issue } from './errors.js';
-import { hooksIssues } from './hooks.js'; // hooks:
 
 /**
  * Checks a call's arguments before anything is sent, and returns them as parsed.
@@ -70,12 +69,11 @@ interface CallSettings {
   headers?: unknown;
   signal?: unknown;
   maxResponseBytes?: unknown;
-  hooks?: unknown; // hooks:
 }
 
 /**
  * Checks the options of a call before anything is sent: a ValidationError naming each bad one, so
- * no raw RangeError or TypeError escapes from below.
+ * no raw RangeError or TypeError escapes from below. (`hooks` are read apart, once: hook-sets.ts.)
  */
 export function checkSettings(operation: string, settings: CallSettings): void {
   const issues = settingsIssues(settings);
@@ -83,7 +81,7 @@ export function checkSettings(operation: string, settings: CallSettings): void {
 }
 
 /** What is wrong with the options of a call or a client, one issue each (the client adds its own). */
-export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal, maxResponseBytes, hooks }: CallSettings): Issue[] {
+export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal, maxResponseBytes }: CallSettings): Issue[] {
   const issues: Issue[] = [];
   if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMEOUT_MS)) {
     issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}` });
@@ -103,6 +101,5 @@ export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal,
   if (maxResponseBytes !== undefined && !(Number.isSafeInteger(maxResponseBytes) && (maxResponseBytes as number) >= 1)) {
     issues.push({ path: ['maxResponseBytes'], message: 'maxResponseBytes must be a whole number of bytes, 1 or more (default 67108864, 64 MiB)' });
   }
-  issues.push(...hooksIssues(hooks)); // hooks: each set an object of functions
   return issues;
 }

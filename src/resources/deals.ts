@@ -1,16 +1,9 @@
-import type { ZodMiniType } from 'zod/mini';
 import { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
 import type { ListOptions } from '../core/pagination.js';
 import { parseParams } from '../core/validate.js';
-import {
-  DealCreateParamsSchema,
-  DealPreviewSchema,
-  DealSchema,
-  type Deal,
-  type DealCreateParams,
-  type DealPreview,
-} from '../schemas/deals.js';
+import { operations } from '../operations.js';
+import type { Deal, DealCreateParams, DealPreview } from '../schemas/deals.js';
 import { idField } from '../schemas/common.js';
 import { Resource } from './resource.js';
 import type { Transactions } from './transactions.js';
@@ -63,14 +56,8 @@ export class Deals extends Resource {
    */
   create(params: DealCreateParams, options?: DealCreateOptions): APIPromise<Deal | DealPreview>;
   create(params: DealCreateParams, { ephemeral, ...options }: DealCreateOptions = {}): APIPromise<Deal | DealPreview> {
-    return this.core.call('deals.create', options, (parse) => ({
-      method: 'POST',
-      path: '/svc/crm/deals',
-      query: ephemeral ? { ephemeral: true } : undefined,
-      json: parse(DealCreateParamsSchema, params),
-      schema: (ephemeral ? DealPreviewSchema : DealSchema) as ZodMiniType<Deal | DealPreview>,
-      idempotent: ephemeral === true, // a dry run writes nothing, so it is safe to send again
-    }));
+    // `ephemeral` asks for the entry's dry run: `?ephemeral=true`, a DealPreview, safe to send again.
+    return this.core.call(operations['deals.create'], { params, dryRun: ephemeral }, options) as APIPromise<Deal | DealPreview>;
   }
 
   /**

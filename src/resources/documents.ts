@@ -1,17 +1,10 @@
-import { path } from '../core/path.js';
 import type { APIPromise } from '../core/api-promise.js';
-import { idField } from '../schemas/common.js';
-import { DocumentSchema, type Document } from '../schemas/documents.js';
-import { withUploadProgress } from '../uploads/progress.js';
-import { encodeMultipart } from '../uploads/encode.js';
-import type { MultipartBody, Uploadable, UploadOptions } from '../uploads/types.js';
-import { runtime } from '../shared/runtime.js';
+import { operations } from '../operations.js';
+import type { Document } from '../schemas/documents.js';
+import type { Uploadable, UploadOptions } from '../uploads/types.js';
 import { uploadMany } from '../uploads/upload-many.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from '../uploads/upload-many-types.js';
 import { Resource } from './resource.js';
-
-const roomIdSchema = idField('roomId');
-
 
 /** Documents in a data room. */
 export class Documents extends Resource {
@@ -28,28 +21,13 @@ export class Documents extends Resource {
    */
   upload(roomId: number, file: Uploadable, options: UploadOptions = {}): APIPromise<Document> {
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;
-    return this.core.call('documents.upload', requestOptions, async (parse) => {
-      const id = parse(roomIdSchema, roomId);
-      let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType });
-      // Progress is counted here, not by the core: the encoder knows the body's exact size, and
-      // the request keeps its Content-Length.
-      if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress, this.core.log.warn);
-      return {
-        method: 'POST',
-        path: path`/rooms/${id}/documents`,
-        body: multipart.body,
-        headers: multipart.headers,
-        // Not following redirects is what keeps a large upload out of memory on Node: undici
-        // otherwise stores every chunk sent, to replay the body after a 307/308 (nodejs/undici#4058).
-        // workerd refuses `redirect: 'error'` (only follow or manual) and does not buffer bodies: leave it be there.
-        redirect: runtime.workerd ? undefined : 'error',
-        schema: DocumentSchema,
-        // Node's fetch keeps draining a stream body after the connection is gone: on failure, stop
-        // reading the file and close it before the caller hears of it (and may retry or delete the file).
-        settle: (error) => (error === undefined ? multipart.finish?.() : multipart.release?.(error)),
-      };
-    });
+    // The body is built by the core's call once roomId is checked, so a bad id opens no file; its
+    // encoder is loaded then, so a client that never uploads does not carry it.
+    const warn = this.core.log.warn;
+    const body = () => import('./upload-body.js').then(({ uploadBody }) => uploadBody({ file, filename, contentType, onUploadProgress, warn }));
+    return this.core.call(operations['documents.upload'], { path: [roomId], body }, requestOptions);
   }
+
   /**
    * Uploads many files to a room, `concurrency` (default 4) at a time: every file below a directory
    * (Node; recursively, in a stable order, symlinks not followed) or each `{ file, filename }` of an

@@ -1,6 +1,7 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
-import { RoomCreateParamsSchema, RoomSchema, type Room, type RoomCreateParams } from '../schemas/rooms.js';
+import { operations } from '../operations.js';
+import type { Room, RoomCreateParams } from '../schemas/rooms.js';
 import { Resource } from './resource.js';
 
 /** Data rooms (VDR), where counterparties share documents. */
@@ -14,11 +15,6 @@ export class Rooms extends Resource {
    * ```
    */
   create(params: RoomCreateParams, options?: RequestOptions): APIPromise<Room> {
-    return this.core.call('rooms.create', options, (parse) => ({
-      method: 'POST',
-      path: '/rooms',
-      json: parse(RoomCreateParamsSchema, params),
-      schema: RoomSchema,
-    }));
+    return this.core.call(operations['rooms.create'], { params }, options);
   }
 }

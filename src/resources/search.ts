@@ -1,11 +1,8 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
-import { path } from '../core/path.js';
-import { idField } from '../schemas/common.js';
-import { SearchParamsSchema, SearchResultSchema, type SearchParams, type SearchResult } from '../schemas/search.js';
+import { operations } from '../operations.js';
+import type { SearchParams, SearchResult } from '../schemas/search.js';
 import { Resource } from './resource.js';
-
-const roomIdSchema = idField('roomId');
 
 /** Question answering over a room's documents. */
 export class Search extends Resource {
@@ -19,11 +16,6 @@ export class Search extends Resource {
    * ```
    */
   query(roomId: number, params: SearchParams, options?: RequestOptions): APIPromise<SearchResult> {
-    return this.core.call('search.query', options, (parse) => ({
-      method: 'POST',
-      path: path`/rooms/${parse(roomIdSchema, roomId)}/search`,
-      json: parse(SearchParamsSchema, params),
-      schema: SearchResultSchema,
-    }));
+    return this.core.call(operations['search.query'], { path: [roomId], params }, options);
   }
 }

@@ -1,22 +1,9 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
 import type { ListOptions, PagePromise } from '../core/pagination.js';
-import { path } from '../core/path.js';
-import { idField } from '../schemas/common.js';
-import {
-  TransactionCreateParamsSchema,
-  TransactionListParamsSchema,
-  TransactionListSchema,
-  TransactionSchema,
-  TransactionUpdateParamsSchema,
-  type Transaction,
-  type TransactionCreateParams,
-  type TransactionListParams,
-  type TransactionUpdateParams,
-} from '../schemas/transactions.js';
+import { operations } from '../operations.js';
+import type { Transaction, TransactionCreateParams, TransactionListParams, TransactionUpdateParams } from '../schemas/transactions.js';
 import { Resource } from './resource.js';
-
-const txIdSchema = idField('txId');
 
 /** Transactions: each joins a deal (`deal_id`) to a room (`linked_room_id`). */
 export class Transactions extends Resource {
@@ -29,12 +16,7 @@ export class Transactions extends Resource {
    * ```
    */
   create(params: TransactionCreateParams, options?: RequestOptions): APIPromise<Transaction> {
-    return this.core.call('transactions.create', options, (parse) => ({
-      method: 'POST',
-      path: '/svc/transactions',
-      json: parse(TransactionCreateParamsSchema, params),
-      schema: TransactionSchema,
-    }));
+    return this.core.call(operations['transactions.create'], { params }, options);
   }
 
   /**
@@ -46,12 +28,7 @@ export class Transactions extends Resource {
    * ```
    */
   update(txId: number, params: TransactionUpdateParams, options?: RequestOptions): APIPromise<Transaction> {
-    return this.core.call('transactions.update', options, (parse) => ({
-      method: 'PATCH',
-      path: path`/svc/transactions/${parse(txIdSchema, txId)}`,
-      json: parse(TransactionUpdateParamsSchema, params),
-      schema: TransactionSchema,
-    }));
+    return this.core.call(operations['transactions.update'], { path: [txId], params }, options);
   }
 
   /**
@@ -64,11 +41,6 @@ export class Transactions extends Resource {
    * ```
    */
   list(params: TransactionListParams, options?: ListOptions): PagePromise<Transaction> {
-    return this.core.list('transactions.list', options, (parse) => ({
-      method: 'GET',
-      path: '/svc/transactions',
-      query: parse(TransactionListParamsSchema, params),
-      schema: TransactionListSchema,
-    }));
+    return this.core.list(operations['transactions.list'], { params }, options);
   }
 }

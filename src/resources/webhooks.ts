@@ -1,24 +1,9 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/http.js';
 import type { ListOptions, PagePromise } from '../core/pagination.js';
-import { path } from '../core/path.js';
-import { idField } from '../schemas/common.js';
-import {
-  WebhookCreatedSchema,
-  WebhookCreateParamsSchema,
-  WebhookEndpointListSchema,
-  WebhookEndpointSchema,
-  WebhookSecretSchema,
-  WebhookUpdateParamsSchema,
-  type WebhookCreated,
-  type WebhookCreateParams,
-  type WebhookEndpoint,
-  type WebhookSecret,
-  type WebhookUpdateParams,
-} from '../schemas/webhooks.js';
+import { operations } from '../operations.js';
+import type { WebhookCreated, WebhookCreateParams, WebhookEndpoint, WebhookSecret, WebhookUpdateParams } from '../schemas/webhooks.js';
 import { Resource } from './resource.js';
-
-const webhookIdSchema = idField('webhookId');
 
 /**
  * Webhook registrations. Paths other than create's are assumptions (the spec does not show them):
@@ -35,13 +20,7 @@ export class Webhooks extends Resource {
    * ```
    */
   create(params: WebhookCreateParams, options?: RequestOptions): APIPromise<WebhookCreated> {
-    return this.core.call('webhooks.create', options, (parse) => ({
-      method: 'POST',
-      path: '/webhooks/',
-      json: parse(WebhookCreateParamsSchema, params),
-      schema: WebhookCreatedSchema,
-      returnsSecret: true,
-    }));
+    return this.core.call(operations['webhooks.create'], { params }, options);
   }
 
   /**
@@ -53,7 +32,7 @@ export class Webhooks extends Resource {
    * ```
    */
   list(options?: ListOptions): PagePromise<WebhookEndpoint> {
-    return this.core.list('webhooks.list', options, () => ({ method: 'GET', path: '/webhooks/', schema: WebhookEndpointListSchema }));
+    return this.core.list(operations['webhooks.list'], undefined, options);
   }
 
   /**
@@ -65,11 +44,7 @@ export class Webhooks extends Resource {
    * ```
    */
   retrieve(webhookId: number, options?: RequestOptions): APIPromise<WebhookEndpoint> {
-    return this.core.call('webhooks.retrieve', options, (parse) => ({
-      method: 'GET',
-      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/`,
-      schema: WebhookEndpointSchema,
-    }));
+    return this.core.call(operations['webhooks.retrieve'], { path: [webhookId] }, options);
   }
 
   /**
@@ -81,12 +56,7 @@ export class Webhooks extends Resource {
    * ```
    */
   update(webhookId: number, params: WebhookUpdateParams, options?: RequestOptions): APIPromise<WebhookEndpoint> {
-    return this.core.call('webhooks.update', options, (parse) => ({
-      method: 'PATCH',
-      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/`,
-      json: parse(WebhookUpdateParamsSchema, params),
-      schema: WebhookEndpointSchema,
-    }));
+    return this.core.call(operations['webhooks.update'], { path: [webhookId], params }, options);
   }
 
   /**
@@ -98,11 +68,7 @@ export class Webhooks extends Resource {
    * ```
    */
   delete(webhookId: number, options?: RequestOptions): APIPromise<void> {
-    return this.core.call('webhooks.delete', options, (parse) => ({
-      method: 'DELETE',
-      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/`,
-      returnsNothing: true,
-    }));
+    return this.core.call(operations['webhooks.delete'], { path: [webhookId] }, options) as APIPromise<void>;
   }
 
   /**
@@ -114,12 +80,7 @@ export class Webhooks extends Resource {
    * ```
    */
   rotateSecret(webhookId: number, options?: RequestOptions): APIPromise<WebhookSecret> {
-    return this.core.call('webhooks.rotateSecret', options, (parse) => ({
-      method: 'POST',
-      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/rotate-secret/`,
-      schema: WebhookSecretSchema,
-      returnsSecret: true,
-    }));
+    return this.core.call(operations['webhooks.rotateSecret'], { path: [webhookId] }, options);
   }
 
   /**
@@ -131,10 +92,6 @@ export class Webhooks extends Resource {
    * ```
    */
   ping(webhookId: number, options?: RequestOptions): APIPromise<void> {
-    return this.core.call('webhooks.ping', options, (parse) => ({
-      method: 'POST',
-      path: path`/webhooks/${parse(webhookIdSchema, webhookId)}/ping/`,
-      returnsNothing: true,
-    }));
+    return this.core.call(operations['webhooks.ping'], { path: [webhookId] }, options) as APIPromise<void>;
   }
 }

@@ -34,7 +34,7 @@ export function describeFetchFailure(error: unknown, timeoutMs?: number): string
   const cause = rootCause(error);
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   const detail = typeof cause?.message === 'string' ? cause.message : '';
-  if (code === undefined) return typeof message === 'string' ? message : String(error);
+  if (code === undefined) return innermostMessage(error) === 'bad port' ? 'bad port: fetch refuses to connect to this port (1, 6000, 6665–6669 and more): use another' : typeof message === 'string' ? message : String(error);
   if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED): nothing listens there';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host not found (${code})`;
   if (code === 'ECONNRESET' || code === 'EPIPE') return `connection reset (${code})`;
@@ -52,4 +52,53 @@ function openSslReason(detail: string): string {
   const parts = detail.split(':');
   const routines = parts.findIndex((part) => part.endsWith(' routines'));
   return (routines === -1 ? detail : (parts[routines + 2] ?? detail)).trim();
+}
+
+/** Where an attempt failed: while its answer was read, and whether it had a body to send. */
+export interface FailurePhase {
+  readonly reading: boolean;
+  readonly sending: boolean;
+  /** An upload, whose fetch refuses redirects (`redirect: 'error'`). */
+  readonly upload: boolean;
+}
+
+/** Codes of a connection the other side closed (or reset) after it was made. */
+const CLOSED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * What an `APIConnectionError`'s message says after `failed: ` when the plain `could not reach
+ * host:port` would be wrong: a port fetch refuses to dial (so nothing was tried), a redirect an upload
+ * refused, or a connection that was made and then closed (the service was reached). `undefined`
+ * when `could not reach` is right.
+ */
+export function connectionFailure(error: unknown, url: string, phase: FailurePhase): string | undefined {
+  const innermost = innermostMessage(error);
+  if (innermost === 'bad port') {
+    const port = /^[a-z]+:\/\/[^/]*:(\d+)/i.exec(url)?.[1] ?? 'this port';
+    return (
+      `fetch refuses to connect to port ${port} (a "bad port" of the Fetch standard, kept for other protocols: 1, 6000, 6665–6669 and more), ` +
+      'so nothing was sent: serve the service on another port, such as 8080'
+    );
+  }
+  if (phase.upload && innermost === 'unexpected redirect') return 'the service answered a redirect, which an upload never follows: check baseUrl';
+  const code = rootCause(error)?.code;
+  const suffix = typeof code === 'string' ? ` (${code})` : '';
+  if (phase.reading) return `the connection closed while the answer was being read${suffix}: the service was reached`;
+  if (typeof code === 'string' && CLOSED.has(code)) {
+    return phase.sending
+      ? `the connection closed while the request was being sent, before any answer${suffix}: the service was reached`
+      : `the connection closed before an answer${suffix}: the service was reached`;
+  }
+  return undefined;
+}
+
+/** The message of the last error along a `cause` chain (undici's `bad port` sits under its `fetch failed`). */
+function innermostMessage(error: unknown): unknown {
+  let message: unknown;
+  let current = error as ErrorLike | undefined;
+  for (let depth = 0; current !== null && typeof current === 'object' && depth < 5; depth += 1) {
+    message = current.message;
+    current = current.cause as ErrorLike | undefined;
+  }
+  return message;
 }

@@ -5,6 +5,7 @@ import {
   APIConnectionError,
   APIError,
   APITimeoutError,
+  APIUserAbortError,
   AuthenticationError,
   BadRequestError,
   Client,
@@ -115,15 +116,16 @@ describe('errors', () => {
     expect((error as Error).message).toBe('POST /api/v1/rooms timed out after 50 ms: raise `timeout` or try again');
   });
 
-  it('an aborted signal stops the call with APIConnectionError', async () => {
+  it('an aborted signal stops the call with APIUserAbortError (issue 31: it was an APIConnectionError)', async () => {
     server.use(http.post(`${BASE_URL}/api/v1/rooms`, () => new Promise<never>(() => {})));
     const controller = new AbortController();
     const pending = failure(client.rooms.create(roomParams, { signal: controller.signal }));
     controller.abort();
     const error = await pending;
-    expect(error).toBeInstanceOf(APIConnectionError);
-    expect((error as Error).message).toContain('aborted');
-    expect((error as APIConnectionError).url).toBe(`${BASE_URL}/api/v1/rooms`);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error).not.toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toContain("cancelled by the caller's signal");
+    expect((error as APIUserAbortError).url).toBe(`${BASE_URL}/api/v1/rooms`);
   });
 
   it('the API key appears in no message, JSON, String() or inspect() of an error, nor of the client', async () => {

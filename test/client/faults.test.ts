@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { APIConnectionError, APIError, APITimeoutError, Client, SvcError } from '../../src/index.node.js';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, Client, SvcError } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
 import { failure } from '../support/failure.js';
 
@@ -56,7 +56,7 @@ describe('a connection reset in the middle of the body', () => {
     const error = await failure(client({ maxRetries: 2 }).rooms.create(roomParams));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APITimeoutError);
-    expect((error as Error).message).toBe(`POST /api/v1/rooms failed: could not reach ${new URL(service.url).host} (UND_ERR_SOCKET)`);
+    expect((error as Error).message).toBe('POST /api/v1/rooms failed: the connection closed while the answer was being read (UND_ERR_SOCKET): the service was reached');
     expect(service.requests).toHaveLength(1);
   });
 
@@ -66,7 +66,7 @@ describe('a connection reset in the middle of the body', () => {
     expect(service.requests).toHaveLength(2);
   });
 
-  it('an abort while the body is being read is an APIConnectionError, not a DOMException', async () => {
+  it('an abort while the body is being read is an APIUserAbortError, not a DOMException nor a connection failure', async () => {
     const controller = new AbortController();
     service.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -74,8 +74,9 @@ describe('a connection reset in the middle of the body', () => {
       setTimeout(() => controller.abort(), 30);
     });
     const error = await failure(client().rooms.create(roomParams, { signal: controller.signal }));
-    expect(error).toBeInstanceOf(APIConnectionError);
-    expect((error as Error).message).toContain('aborted by its signal');
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error).not.toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe("[svc-sdk] POST /api/v1/rooms: cancelled by the caller's signal (AbortError: This operation was aborted)");
   });
 });
 

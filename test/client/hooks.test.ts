@@ -120,7 +120,7 @@ describe('client hooks', () => {
     expect(events).toEqual(['beforeRequest:rooms.create#1', 'onError:InternalServerError/1']);
   });
 
-  it('beforeRequest adds and changes headers, sees the key redacted, and cannot change or remove it', async () => {
+  it('beforeRequest adds and changes headers, sees no authorization header at all, and cannot change or remove the key', async () => {
     server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
     const seen: Record<string, string>[] = [];
     const client = new Client({
@@ -142,7 +142,8 @@ describe('client hooks', () => {
       ],
     });
     await client.rooms.create(roomParams);
-    expect(seen[0]!.authorization).toBe('Bearer [redacted]');
+    // Issue 31: the copy a hook gets holds no spelling of authorization (it read `Bearer [redacted]` before).
+    expect(Object.keys(seen[0]!).filter((name) => name.toLowerCase() === 'authorization')).toEqual([]);
     expect(JSON.stringify(seen)).not.toContain(API_KEY);
     const sent = requests.at(-1)!;
     expect(sent.headers.get('authorization')).toBe(`Bearer ${API_KEY}`);
@@ -248,15 +249,15 @@ describe('client hooks', () => {
     expect(events).toEqual(['beforeRequest:webhooks.delete#1', 'beforeRetry:#2:InternalServerError', 'beforeRequest:webhooks.delete#2', 'afterResponse:404/2']);
   });
 
-  it('URL templates of raw paths: the query left out, hyphens as underscores, a lone id named param_id, a singular kept', async () => {
+  it('URL templates of raw paths: the query left out, every id (digits) as {id}, other segments kept', async () => {
     server.use(http.all(`${BASE_URL}/api/v1/*`, () => HttpResponse.json({ error: 'no' }, { status: 404 })));
     const templates: string[] = [];
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, hooks: { onError: ({ call }) => void templates.push(call.urlTemplate) } });
     for (const path of ['/deal/5?x=1', '/foo-bars/5/items/6', '/5', '/rooms', '/rooms?page=2', '/rooms#top', '/rooms/2fa']) await client.request({ method: 'GET', path }).catch(() => undefined);
     expect(templates).toEqual([
-      '/api/v1/deal/{deal_id}',
-      '/api/v1/foo-bars/{foo_bar_id}/items/{item_id}',
-      '/api/v1/{param_id}',
+      '/api/v1/deal/{id}',
+      '/api/v1/foo-bars/{id}/items/{id}',
+      '/api/v1/{id}',
       '/api/v1/rooms',
       '/api/v1/rooms',
       '/api/v1/rooms',

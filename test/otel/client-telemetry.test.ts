@@ -145,7 +145,7 @@ describe('clientTelemetry()', () => {
 
   it('url.full keeps no secret-looking query value and no user info', async () => {
     await client.request({ method: 'GET', path: '/rooms', query: { access_token: 'tok-123', q: 'a b', ApiKey: 'k-9' } }).catch(() => undefined);
-    const [{ attempts }] = (await callSpans('GET /rooms')) as [{ call: ReadableSpan; attempts: ReadableSpan[] }];
+    const [{ attempts }] = (await callSpans('request')) as [{ call: ReadableSpan; attempts: ReadableSpan[] }];
     expect(attempts[0]!.attributes['url.full']).toBe('https://svc.test/api/v1/rooms?access_token=REDACTED&q=a+b&ApiKey=REDACTED');
   });
 
