@@ -1,10 +1,11 @@
-// The core reads one way: no module of src/core imports (even for types) one that imports it back,
-// no module of src/ at all does, every runtime question is asked of src/shared/runtime.ts alone, and
+// The core reads one way: no module of src/core imports (even for types) one that imports it back
+// (test/structure.test.ts checks all of src/), every runtime question is asked of src/shared/runtime.ts alone, and
 // every operation is written down once, in src/operations.ts.
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/operations.js';
+import { findCycle } from '../support/import-graph.js';
 
 const root = join(import.meta.dirname, '../../src');
 
@@ -19,98 +20,11 @@ function coreGraph(): Map<string, string[]> {
   return graph;
 }
 
-/** Every module of src/ (recursively) and the src/ modules it imports, types and re-exports included (`import()` left out: a lazy load is no cycle at load time). */
-function sourceGraph(): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  const files = (readdirSync(root, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));
-  for (const file of files) {
-    const text = readFileSync(join(root, file), 'utf8');
-    const imports = [...text.matchAll(/(?:from|^import) '(\.{1,2}\/[^']+)\.js'/gm)].map((match) => relative(root, resolve(dirname(join(root, file)), `${match[1]}.ts`)));
-    graph.set(file, imports);
-  }
-  return graph;
-}
-
-/** Every group of modules that import each other (round and round), each sorted; a module importing itself is one too. */
-function cyclesOf(graph: Map<string, string[]>): string[][] {
-  // Tarjan's strongly connected components.
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const groups: string[][] = [];
-  const visit = (node: string): void => {
-    index.set(node, index.size);
-    low.set(node, index.get(node)!);
-    stack.push(node);
-    onStack.add(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
-    }
-    if (low.get(node) !== index.get(node)) return;
-    const group: string[] = [];
-    for (let member = stack.pop()!; ; member = stack.pop()!) {
-      onStack.delete(member);
-      group.push(member);
-      if (member === node) break;
-    }
-    if (group.length > 1 || graph.get(node)?.includes(node)) groups.push(group.sort());
-  };
-  for (const node of graph.keys()) if (!index.has(node)) visit(node);
-  return groups.sort((a, b) => a[0]!.localeCompare(b[0]!));
-}
-
-/** The first cycle found, as the modules along it, or undefined. */
-function findCycle(graph: Map<string, string[]>): string[] | undefined {
-  const state = new Map<string, 'open' | 'done'>();
-  const path: string[] = [];
-  const visit = (node: string): string[] | undefined => {
-    if (state.get(node) === 'done') return undefined;
-    if (state.get(node) === 'open') return [...path.slice(path.indexOf(node)), node];
-    state.set(node, 'open');
-    path.push(node);
-    for (const next of graph.get(node) ?? []) {
-      const cycle = visit(next);
-      if (cycle) return cycle;
-    }
-    path.pop();
-    state.set(node, 'done');
-    return undefined;
-  };
-  for (const node of graph.keys()) {
-    const cycle = visit(node);
-    if (cycle) return cycle;
-  }
-  return undefined;
-}
-
 describe('the core\'s structure', () => {
   it('src/core has no import cycle (http, api-promise, body and pagination import one way, types.ts at the bottom)', () => {
     const graph = coreGraph();
     expect(graph.get('types.ts')).toEqual([]);
     expect(findCycle(graph)).toBeUndefined();
-  });
-
-  it('src/ as a whole has no import cycle (types included), but for the receiver\'s, which its own issue removes', () => {
-    const graph = sourceGraph();
-    expect(graph.size).toBeGreaterThan(100);
-    expect(graph.get('client.ts')).toContain('core/http.ts');
-    // The webhook receiver's modules import each other back (api ⇄ handler ⇄ receiver ⇄ hooks); the
-    // issue that makes it one async receiver over a types.ts at the bottom removes them: then drop this filter.
-    const knownCycles = (cycle: string[]) => cycle.every((file) => file.startsWith('webhooks/'));
-    expect(cyclesOf(graph).filter((cycle) => !knownCycles(cycle))).toEqual([]);
-  });
-
-  it('the cycle lister finds every cycle, one per strongly connected group', () => {
-    const graph = new Map([['a', ['b']], ['b', ['a', 'c']], ['c', []], ['d', ['e']], ['e', ['d']], ['f', ['f']]]);
-    expect(cyclesOf(graph)).toEqual([['a', 'b'], ['d', 'e'], ['f']]);
-  });
-
-  it('the cycle finder finds a cycle', () => {
-    expect(findCycle(new Map([['a', ['b']], ['b', ['a']]]))).toEqual(['a', 'b', 'a']);
   });
 
   it('no module outside src/shared/runtime.ts asks which runtime this is', () => {
