@@ -1,12 +1,10 @@
 // What the MCP server needs to know about the client's operations, in one place: whether an
 // operation changes state on the service, and whether it removes or replaces something. Every
 // tool names the operations it calls; its annotations and the write gate are derived from here,
-// never written by hand per tool.
-//
-// TODO(operation table): once src/core holds the operation table (issue 31: name, method, path
-// template, schemas, may-retry, returns-nothing, list, upload, changes-state), read `changesState`
-// from its entries and `knownOperation` from its names; keep `destroys` here (the table does not
-// say whether a change overwrites or deletes). Nothing else in src/mcp reads operation facts.
+// never written by hand per tool. Whether an operation exists and whether it changes state are read
+// from the SDK's one table of operations (src/operations.ts); what a change destroys or replaces is
+// a judgement of this server's (the table does not say whether a change overwrites or deletes).
+import { operations as table } from '../operations.js';
 
 /** Facts about one client operation that decide how a tool using it is annotated and gated. */
 export interface OperationFacts {
@@ -22,38 +20,35 @@ export interface OperationFacts {
   readonly mayReplace: boolean;
 }
 
-const READ: OperationFacts = { changesState: false, destroys: false, mayReplace: false };
-const WRITE: OperationFacts = { changesState: true, destroys: false, mayReplace: false };
-const REPLACE: OperationFacts = { changesState: true, destroys: false, mayReplace: true };
-const DESTROY: OperationFacts = { changesState: true, destroys: true, mayReplace: true };
+/** Operations that delete or replace what the user cannot get back: a webhook, its secret (the old one stops verifying at once). */
+const DESTROYS: ReadonlySet<string> = new Set(['webhooks.delete', 'webhooks.rotateSecret']);
+/** Operations that set a value that may already hold another: a transaction's `linked_room_id`. */
+const REPLACES: ReadonlySet<string> = new Set(['transactions.update']);
 
-/** The operations the tools use, by their operation-table name (`resource.method`). */
-const FACTS: Readonly<Record<string, OperationFacts>> = {
-  'deals.create': WRITE,
-  // The dry run of deals.create (`ephemeral: true`): validated by the service, nothing stored.
-  'deals.preview': READ,
-  'deals.linkedRoomIds': READ,
-  'rooms.create': WRITE,
-  'transactions.create': WRITE,
-  'transactions.list': READ,
-  // Sets `linked_room_id`: replaces the link a transaction may already have.
-  'transactions.update': REPLACE,
-  'documents.uploadMany': WRITE,
-  'search.query': READ,
-  'webhooks.list': READ,
-  'webhooks.retrieve': READ,
-  'webhooks.create': WRITE,
-  // Schedules a `ping.test` delivery to the endpoint's receiver: a side effect outside this process.
-  'webhooks.ping': WRITE,
-  'webhooks.delete': DESTROY,
-  // The old secret stops verifying deliveries at once.
-  'webhooks.rotateSecret': DESTROY,
+/**
+ * Client methods the tools call that are made of a table operation rather than an entry of their
+ * own: the dry run of deals.create (`ephemeral: true`, validated by the service, nothing stored),
+ * the deal → room join (through transactions.list), the folder upload (documents.upload per file).
+ */
+const MADE_OF: Readonly<Record<string, { operation: keyof typeof table; dryRun?: true }>> = {
+  'deals.preview': { operation: 'deals.create', dryRun: true },
+  'deals.linkedRoomIds': { operation: 'transactions.list' },
+  'documents.uploadMany': { operation: 'documents.upload' },
 };
 
-/** The facts of `operation`, or undefined when no such operation exists. */
+/** The facts of `operation`, or undefined when the table has no such operation (nor a method made of one). */
 export function operationFacts(operation: string): OperationFacts | undefined {
-  return Object.hasOwn(FACTS, operation) ? FACTS[operation] : undefined;
+  const made = Object.hasOwn(MADE_OF, operation) ? MADE_OF[operation] : undefined;
+  const name = made?.operation ?? operation;
+  if (!Object.hasOwn(table, name)) return undefined;
+  const entry = table[name as keyof typeof table];
+  if (made?.dryRun && entry.dryRun === undefined) return undefined;
+  const destroys = DESTROYS.has(operation);
+  return { changesState: made?.dryRun ? false : entry.changesState, destroys, mayReplace: destroys || REPLACES.has(operation) };
 }
+
+/** What an operation the table does not know is taken for: the strongest, so a typo never opens a gate. */
+const UNKNOWN: OperationFacts = { changesState: true, destroys: true, mayReplace: true };
 
 /** Throws naming the tool and the operation when a tool names an operation that does not exist. */
 export function assertKnownOperations(tool: string, operations: readonly string[]): void {
@@ -65,12 +60,12 @@ export function assertKnownOperations(tool: string, operations: readonly string[
 
 /** How a tool that calls `operations` may act: read only, write, or destroy (the strongest wins). */
 export function accessOf(operations: readonly string[]): 'read' | 'write' | 'destroy' {
-  const facts = operations.map((operation) => operationFacts(operation) ?? DESTROY);
+  const facts = operations.map((operation) => operationFacts(operation) ?? UNKNOWN);
   if (facts.some((fact) => fact.destroys)) return 'destroy';
   return facts.some((fact) => fact.changesState) ? 'write' : 'read';
 }
 
 /** True when a tool calling `operations` may delete or replace something (its `destructiveHint`). */
 export function mayDestroy(operations: readonly string[]): boolean {
-  return operations.some((operation) => (operationFacts(operation) ?? DESTROY).mayReplace);
+  return operations.some((operation) => (operationFacts(operation) ?? UNKNOWN).mayReplace);
 }
