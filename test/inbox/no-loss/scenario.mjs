@@ -71,18 +71,19 @@ function supervised(script, env, ready) {
 
 /**
  * Runs the scenario; resolves with what was measured, or rejects naming what broke the promise.
- * @param {{ deliveries: number, receiverKills: number, workerKills: number, redisRestarts: number, poisonEvery: number, workers?: number, log?: (line: string) => void }} plan
+ * @param {{ deliveries: number, receiverKills: number, workerKills: number, redisRestarts: number, poisonEvery: number, workers?: number, retryDelaysMs?: number[], perSecond?: number, log?: (line: string) => void }} plan
  */
 export async function proveNoLoss(plan) {
   const { deliveries, receiverKills, workerKills, redisRestarts, poisonEvery, workers: workerCount = 2, log = () => {} } = plan;
+  // The service's retries, shortened (6 attempts over 15.5 s by default, instead of 10 h 36 min), and the sender's pace.
+  const { retryDelaysMs = [500, 1000, 2000, 4000, 8000], perSecond = 100 } = plan;
   const redis = await startTestRedis(['--appendonly', 'yes', '--appendfsync', 'always']);
   const queue = `no-loss-${process.pid}`;
   const ledger = new Redis({ host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null });
   ledger.on('error', () => {});
   const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, queue, warn: () => {} });
-  // The service, its retries shortened: 6 attempts over 15.5 s instead of 10 h 36 min.
-  const retryDelaysMs = [500, 1000, 2000, 4000, 8000];
-  const emulator = createEmulator({ deliveryDelayMs: 0, retryDelaysMs });
+  // Every attempt kept (the emulator keeps 10 000 by default): the check reads them all.
+  const emulator = createEmulator({ deliveryDelayMs: 0, retryDelaysMs, maxRecords: Infinity });
   const horizonMs = retryDelaysMs.reduce((a, b) => a + b, 0);
   const port = await freePort();
   // Each receiver process dies after a random number of stored deliveries, until the kills are spent
@@ -112,7 +113,7 @@ export async function proveNoLoss(plan) {
       ids.push(scheduled.deliveryId);
       if (poison) poisoned.add(scheduled.deliveryId);
       if (restartAt.has(n)) await redisRestart();
-      if (n % 5 === 0) await sleep(40); // a sender's pace (about 100 a second), not one burst
+      if (n % 5 === 0) await sleep(5000 / perSecond); // a sender's pace, not one burst
     }
     // Every delivery answered 2xx by the receiver, or its retries spent (then the check below fails).
     await emulator.settled(horizonMs + 1000);
