@@ -11,7 +11,9 @@ reportMissingRedis();
 
 const full = process.env.INBOX_PROOF === 'full';
 const plan = full
-  ? { deliveries: 10_000, receiverKills: 100, workerKills: 50, redisRestarts: 10, poisonEvery: 97, workers: 4 }
+  ? // A slower sender and 6 attempts over 62 s: a hundred kills of the two receivers in a few minutes must not
+    // leave both down for a delivery's whole retry schedule (the service's is 10 h 36 min).
+    { deliveries: 10_000, receiverKills: 100, workerKills: 50, redisRestarts: 10, poisonEvery: 97, workers: 4, perSecond: 50, retryDelaysMs: [2000, 4000, 8000, 16_000, 32_000] }
   : { deliveries: 300, receiverKills: 6, workerKills: 5, redisRestarts: 2, poisonEvery: 50, workers: 2 };
 
 test.skipIf(!hasRedis || !built)(

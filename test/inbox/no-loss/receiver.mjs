@@ -1,26 +1,45 @@
-// The receiver of the no-loss scenario, in a process of its own: toNodeListener over
-// createWebhookHandler({ secret, inbox }) with the built package. With DIE_AFTER=n it SIGKILLs
-// itself right after the n-th delivery is durably in the inbox, before the answer is written:
-// the window where a lost answer makes the service send the delivery again.
+// The receivers of the no-loss scenario: a node:cluster of two processes sharing one port (a fleet
+// of receivers, as a deployment runs them), each toNodeListener over createWebhookHandler({
+// secret, inbox }) with the built package. A receiver given DIE_AFTER=n SIGKILLs itself right after
+// the n-th delivery is durably in the inbox, before its answer is written: the window where a lost
+// answer makes the service send the delivery again. The primary replaces every receiver that dies,
+// handing out kills until KILLS are spent, and prints `listening` once, then `killed` per kill.
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
-import { bullmqInbox } from 'svc-sdk/inbox';
-import { createWebhookHandler, toNodeListener } from 'svc-sdk/webhooks';
 
-const { REDIS_PORT, QUEUE, SECRET, PORT, DIE_AFTER = '0' } = process.env;
-const stored = bullmqInbox({
-  // Fail fast while Redis is down (answer 500, the service retries) instead of queueing commands.
-  connection: { host: '127.0.0.1', port: Number(REDIS_PORT), maxRetriesPerRequest: 1, enableOfflineQueue: false },
-  queue: QUEUE,
-  warn: () => {},
-});
-let count = 0;
-const dieAfter = Number(DIE_AFTER);
-const inbox = {
-  async put(entry) {
-    await stored.put(entry);
-    if (++count === dieAfter) process.kill(process.pid, 'SIGKILL');
-  },
-};
-const server = createServer(toNodeListener(createWebhookHandler({ secret: SECRET, inbox, onError: () => {} })));
-server.keepAliveTimeout = 1000;
-server.listen(Number(PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
+const { REDIS_PORT, QUEUE, SECRET, PORT, KILLS = '0', SPREAD = '50', DIE_AFTER = '0' } = process.env;
+
+if (cluster.isPrimary) {
+  let kills = Number(KILLS);
+  let listening = 0;
+  const fork = () => cluster.fork({ DIE_AFTER: String(kills-- > 0 ? 1 + Math.floor(Math.random() * Number(SPREAD)) : 0) });
+  cluster.on('listening', () => {
+    if (++listening === 2) process.stdout.write('listening\n');
+  });
+  cluster.on('exit', (_worker, _code, signal) => {
+    if (signal === 'SIGKILL') process.stdout.write('killed\n');
+    fork();
+  });
+  fork();
+  fork();
+} else {
+  const { bullmqInbox } = await import('svc-sdk/inbox');
+  const { createWebhookHandler, toNodeListener } = await import('svc-sdk/webhooks');
+  const stored = bullmqInbox({
+    // Fail fast while Redis is down (answer 500, the service retries) instead of queueing commands.
+    connection: { host: '127.0.0.1', port: Number(REDIS_PORT), maxRetriesPerRequest: 1, enableOfflineQueue: false },
+    queue: QUEUE,
+    warn: () => {},
+  });
+  let count = 0;
+  const dieAfter = Number(DIE_AFTER);
+  const inbox = {
+    async put(entry) {
+      await stored.put(entry);
+      if (++count === dieAfter) process.kill(process.pid, 'SIGKILL');
+    },
+  };
+  const server = createServer(toNodeListener(createWebhookHandler({ secret: SECRET, inbox, onError: () => {} })));
+  server.keepAliveTimeout = 1000;
+  server.listen(Number(PORT), '127.0.0.1');
+}
