@@ -63,6 +63,7 @@ export type {
   SkippedFile,
   FailedFile,
   UnknownFile,
+  UploadManyStop,
 } from './uploads/upload-many-types.js';
 export {
   createMemoryDedupeStore,

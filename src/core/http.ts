@@ -138,6 +138,16 @@ export class HttpCore {
     return this.#log;
   }
 
+  /** @internal The client's default timeout in ms, for waits outside an attempt (an upload's first chunk). */
+  get timeout(): number {
+    return this.#timeout;
+  }
+
+  /** @internal The full URL of a path under /api/v1. */
+  urlOf(path: string): string {
+    return this.#prefix + path;
+  }
+
   /**
    * Starts one call: `build` checks the arguments (with `parse`, which names the operation) and
    * describes the request; a bad argument rejects the promise before anything is sent.

@@ -6,7 +6,6 @@ import { withUploadProgress } from '../uploads/progress.js';
 import { encodeMultipart } from '../uploads/encode.js';
 import type { MultipartBody, Uploadable, UploadOptions } from '../uploads/types.js';
 import { runtime } from '../shared/runtime.js';
-import { uploadMany } from '../uploads/upload-many.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from '../uploads/upload-many-types.js';
 import { Resource } from './resource.js';
 
@@ -30,13 +29,16 @@ export class Documents extends Resource {
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;
     return this.core.call('documents.upload', requestOptions, async (parse) => {
       const id = parse(roomIdSchema, roomId);
-      let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType });
+      const target = path`/rooms/${id}/documents`;
+      // A stream's first chunk is awaited here, before the attempt's own timeout runs: bounded by the call's.
+      const limits = { signal: requestOptions.signal, timeout: requestOptions.timeout ?? this.core.timeout, method: 'POST', url: this.core.urlOf(target) };
+      let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType }, limits);
       // Progress is counted here, not by the core: the encoder knows the body's exact size, and
       // the request keeps its Content-Length.
       if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress, this.core.log.warn);
       return {
         method: 'POST',
-        path: path`/rooms/${id}/documents`,
+        path: target,
         body: multipart.body,
         headers: multipart.headers,
         // Not following redirects is what keeps a large upload out of memory on Node: undici
@@ -69,7 +71,10 @@ export class Documents extends Resource {
    * console.log(uploaded.length, skipped.length, failed.length, unknown.length);
    * ```
    */
-  uploadMany(roomId: number, inputs: UploadManyInputs, options: UploadManyOptions = {}): Promise<UploadManyResult> {
-    return uploadMany((file, uploadOptions) => this.upload(roomId, file, uploadOptions), roomId, inputs, options);
+  async uploadMany(roomId: number, inputs: UploadManyInputs, options: UploadManyOptions = {}): Promise<UploadManyResult> {
+    // Loaded on first use: a Client that never calls it does not carry it (nor, on Node, its file system).
+    const { uploadMany } = await import('../uploads/upload-many.js');
+    const service = { origin: new URL(this.core.urlOf('')).origin, warn: this.core.log.warn };
+    return uploadMany((file, uploadOptions) => this.upload(roomId, file, uploadOptions), roomId, inputs, options, service);
   }
 }
