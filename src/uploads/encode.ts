@@ -95,8 +95,9 @@ async function firstRead(reader: ReadableStreamDefaultReader<Uint8Array>, limits
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
     const fail = (error: Error) => {
-      reader.cancel(error).catch(() => undefined);
+      // Rejected first: cancelling resolves the pending read as done, which must not win the race.
       reject(error);
+      reader.cancel(error).catch(() => undefined);
     };
     onAbort = () => fail(new APIConnectionError(method, url, { cause: signal!.reason, message: `[svc-sdk] ${describeRequest(method, url)}: request aborted by its signal` }));
     if (signal?.aborted) return onAbort();
@@ -106,7 +107,8 @@ async function firstRead(reader: ReadableStreamDefaultReader<Uint8Array>, limits
     (timer as { unref?: () => void } | undefined)?.unref?.();
   });
   try {
-    return await Promise.race([reader.read(), stop]);
+    // `stop` first: when both are settled already (an aborted signal cancels the reader at once), it wins.
+    return await Promise.race([stop, reader.read()]);
   } finally {
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
