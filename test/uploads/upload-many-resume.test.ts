@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/index.node.js';
@@ -81,6 +81,38 @@ describe('documents.uploadMany killed mid-run, then run again', () => {
     expect(third.skipped).toHaveLength(12 - inFlight.size);
     expect(await stored()).toEqual(counts);
   });
+
+  it('50 kills (SIGKILL and SIGTERM) at random points on one manifest, then a rerun: no document stored twice, none lost', async () => {
+    const files = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`k${String(index).padStart(2, '0')}.txt`, `kill test file ${index}\n`.repeat(50 + index)]));
+    const root = makeTree(files);
+    const manifest = join(root, 'manifest.jsonl');
+    const { client, roomId, stored, server, emulator } = await emulatorWithRoom({ latencyMs: 20 });
+    // A fixed seed: a failure names the kill that found it, and reruns the same sequence.
+    let seed = 30;
+    let interrupted = 0;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let kill = 0; kill < 50; kill += 1) {
+      const signal = kill % 2 ? 'SIGTERM' : 'SIGKILL';
+      const running = spawn(process.execPath, [child, server.url, String(roomId), join(root, 'tree'), manifest], { stdio: 'ignore' });
+      const timer = setTimeout(() => running.kill(signal), 60 + Math.floor(random() * 400));
+      await new Promise((resolve) => running.once('exit', resolve));
+      clearTimeout(timer);
+      // A run killed mid-way leaves its lock: the next one must take it over (its process is gone).
+      if (existsSync(`${manifest}.lock`)) interrupted += 1;
+      const counts = await stored();
+      expect({ kill, twice: Object.entries(counts).filter(([, count]) => count > 1) }).toEqual({ kill, twice: [] });
+    }
+    expect(interrupted).toBeGreaterThan(10);
+    emulator.faults.latencyMs = 0;
+    const rerun = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest });
+    const counts = await stored();
+    expect(rerun.failed).toEqual([]);
+    for (const name of Object.keys(files)) expect(counts[name] ?? 0, name).toBeLessThanOrEqual(1);
+    // None lost: what the rerun calls stored is stored once; what was never stored is reported unknown, not stored.
+    for (const file of [...rerun.uploaded, ...rerun.skipped]) expect(counts[file.path], file.path).toBe(1);
+    for (const name of Object.keys(files).filter((path) => !counts[path])) expect(rerun.unknown.map((file) => file.path)).toContain(name);
+    expect(rerun.uploaded.length + rerun.skipped.length + rerun.unknown.length).toBe(40);
+  }, 120_000);
 
   it('the manifest cut at any byte of a line end, or inside one, is trusted by the rerun: it sends exactly the files with no sending line, or failed', async () => {
     const files = { 'a.txt': 'alpha', 'b.txt': 'bravo', 'c.txt': 'charlie', 'd.txt': 'delta' };
