@@ -131,7 +131,7 @@ describe('documents.uploadMany manifest: a torn tail and compaction', () => {
     const error = 'x'.repeat(200);
     for (let index = 0; index < 1_000_000; index += 1) {
       const line = `${JSON.stringify({ path: `f${index % 1000}.txt`, state: index % 2 ? 'failed' : 'sending', size: 1, error, ...roomOf(SCOPE) })}\n`;
-      if (!out.write(line)) await new Promise((resolve) => out.once('drain', resolve));
+      if (!out.write(line)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     }
     await new Promise((resolve) => out.end(resolve));
     const before = process.memoryUsage();
