@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { APIConnectionError, APITimeoutError, Client, type UploadManyProgress } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
 import { API_KEY, makeTree } from './upload-many-support.js';
@@ -64,6 +65,29 @@ describe('documents.uploadMany: callbacks and stops', () => {
     const rerun = await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
     expect(rerun.uploaded.map((file) => file.path)).toEqual(['f2.txt', 'f3.txt', 'f4.txt', 'f5.txt']);
     expect(rerun.skipped.map((file) => file.path)).toEqual(['f0.txt', 'f1.txt']);
+  });
+
+  it('a stop that comes while a sending line is written: that body is not sent, its line closed as failed, the file notStarted', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b' });
+    const manifest = join(root, 'm.jsonl');
+    const stop = new AbortController();
+    // The manifest's first write (a.txt's sending line) is where the stop lands.
+    const probe = await open(join(root, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    await probe.close();
+    const original = prototype['write']!;
+    vi.spyOn(prototype, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      stop.abort();
+      return original.apply(this, args);
+    });
+    onTestFinished(() => void vi.restoreAllMocks());
+    service.handle((_request, response) => sendJson(response, 201, stored(1)));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1, stopSignal: stop.signal });
+    expect(service.requests).toHaveLength(0);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
+    expect(result.stopped?.reason).toBe('stopSignal');
+    expect(statesOf(manifest)).toEqual({ 'a.txt': 'failed' });
   });
 
   it('bytesDone never counts a byte not sent: after an abort it stays at what was sent, not the total', async () => {
