@@ -22,6 +22,12 @@ export interface ManifestRecord {
   origin?: string | undefined;
 }
 
+/**
+ * The files a manifest keeps beside it, by suffix of its path: its lock (`<manifest>.lock`) and the
+ * copy a compaction renames over it (`<manifest>.compact`). Never a folder's files to upload.
+ */
+export const MANIFEST_COMPANIONS = { lock: '.lock', compaction: '.compact' } as const;
+
 /** Whose records a run reads and writes: one room of one service. */
 export interface ManifestScope {
   room: number;

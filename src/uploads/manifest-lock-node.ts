@@ -1,6 +1,7 @@
 import { open, readFile, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ValidationError } from '../core/errors.js';
+import { MANIFEST_COMPANIONS } from './file-system.js';
 
 /** A held lock; `release` removes it (once). */
 export interface ManifestLock {
@@ -20,7 +21,7 @@ interface Holder {
  * message starts `[svc-sdk] manifest <path> is in use by process <pid>`.
  */
 export async function lockManifest(manifestPath: string): Promise<ManifestLock> {
-  const lockPath = `${manifestPath}.lock`;
+  const lockPath = `${manifestPath}${MANIFEST_COMPANIONS.lock}`;
   const me: Holder = { pid: process.pid, host: hostname() };
   // Twice at most: a stale lock is removed once, then taken like a free one.
   for (let attempt = 0; ; attempt += 1) {

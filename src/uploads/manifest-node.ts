@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ValidationError } from '../core/errors.js';
-import type { Manifest, ManifestRecord, ManifestScope, ManifestState } from './file-system.js';
+import { MANIFEST_COMPANIONS, type Manifest, type ManifestRecord, type ManifestScope, type ManifestState } from './file-system.js';
 import { lockManifest, type ManifestLock } from './manifest-lock-node.js';
 
 const OPERATION = 'documents.uploadMany';
@@ -220,7 +220,9 @@ function toLine(record: ManifestRecord): string {
  * renamed over it, the directory synced. A kill at any point leaves the old file or the new one whole.
  */
 async function rewrite(path: string, records: Iterable<ManifestRecord>): Promise<void> {
-  const temporary = `${path}.compact-${process.pid}`;
+  // One name, not one per process: the lock makes this run its only writer, and a copy left by a
+  // kill is overwritten by the next run (uploadMany leaves it out of a folder's files).
+  const temporary = compactionPath(path);
   const handle = await open(temporary, 'w', 0o644);
   try {
     let batch: string[] = [];
@@ -242,6 +244,11 @@ async function rewrite(path: string, records: Iterable<ManifestRecord>): Promise
   }
   await rename(temporary, path);
   await syncDirectory(dirname(path));
+}
+
+/** Where a compaction writes before it renames over the manifest. */
+function compactionPath(manifestPath: string): string {
+  return `${manifestPath}${MANIFEST_COMPANIONS.compaction}`;
 }
 
 async function syncDirectory(directory: string): Promise<void> {

@@ -8,7 +8,7 @@
 // upload means (failed or unknown) is outcome.ts's one rule.
 import { SvcError, ValidationError, type Issue } from '../core/errors.js';
 import type { Write } from '../core/logger.js';
-import { loadFileSystem } from './file-system.js';
+import { loadFileSystem, MANIFEST_COMPANIONS } from './file-system.js';
 import { inputJobs, listedJobs } from './upload-many-jobs.js';
 import { Run, type UploadOne } from './upload-many-run.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from './upload-many-types.js';
@@ -50,7 +50,8 @@ export async function uploadMany(
   callOptions.signal?.throwIfAborted();
   const manifest = manifestPath === undefined ? undefined : await fs!.openManifest(manifestPath, { room: roomId, origin: service.origin });
   try {
-    const exclude = manifestPath === undefined ? [] : [fs!.resolve(manifestPath), fs!.resolve(`${manifestPath}.lock`)];
+    // The manifest and the files beside it (its lock, a compaction's copy) are never a folder's files.
+    const exclude = manifestPath === undefined ? [] : ['', ...Object.values(MANIFEST_COMPANIONS)].map((suffix) => fs!.resolve(`${manifestPath}${suffix}`));
     const jobs = typeof inputs === 'string' ? listedJobs(await fs!.listFiles(inputs, exclude)) : inputJobs(inputs);
     const run = new Run(upload, { fs, manifest, onProgress, stopOnError, retryUnknown, stopSignal, callOptions, warn: service.warn }, jobs.total);
     try {

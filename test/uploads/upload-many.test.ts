@@ -165,8 +165,8 @@ describe('documents.uploadMany(roomId, directory)', () => {
     expect(await stored()).toEqual({ '1.txt': 1 });
   });
 
-  it('leaves its own manifest out when it lies inside the directory', async () => {
-    const root = makeTree({ 'a.txt': 'a' });
+  it('leaves its own manifest out when it lies inside the directory, with its lock and a compaction copy left by a kill', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'upload.manifest.compact': '{"path":"x","state":"sending"}\n' });
     const { client, roomId, stored } = await emulatorWithRoom();
     const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest: join(root, 'tree', 'upload.manifest') });
     expect(result.uploaded.map((file) => file.path)).toEqual(['a.txt']);
