@@ -108,9 +108,10 @@ export interface UnknownFile extends UploadManyFile {
 /** Why a run started no more files; said once for the whole run. */
 export interface UploadManyStop {
   /**
-   * `fatal`: a 401, 403 or 404 (a wrong key, or a room that is not there for this key); `stopOnError`:
-   * the first failed or unknown file; `stopSignal`: `stopSignal` aborted; `aborted`: `signal` aborted
-   * (or the manifest could not be written, so no further body could be recorded).
+   * `fatal`: a 401, 403 or 404 (a wrong key, or a room that is not there for this key), or a manifest
+   * that cannot be written (no further body could be recorded); `stopOnError`: the first failed or
+   * unknown file; `stopSignal`: `stopSignal` aborted; `aborted`: `signal` aborted (or an iterable input
+   * threw, and then the run rejects with its error once the files in flight are recorded).
    */
   reason: 'fatal' | 'stopOnError' | 'stopSignal' | 'aborted';
   /** One line that says why, for a person (starts with `[svc-sdk]`). */
