@@ -90,6 +90,22 @@ describe('documents.uploadMany: callbacks and stops', () => {
     expect(statesOf(manifest)).toEqual({ 'a.txt': 'failed' });
   });
 
+  it('a manifest that cannot be written stops the run (fatal): no body is sent without its sending line', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b' });
+    const manifest = join(root, 'm.jsonl');
+    const probe = await open(join(root, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    await probe.close();
+    vi.spyOn(prototype, 'write').mockRejectedValue(Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }));
+    onTestFinished(() => void vi.restoreAllMocks());
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect(service.requests).toHaveLength(0);
+    expect(result.failed.map((file) => file.path)).toEqual(['a.txt']);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['b.txt']);
+    expect(result.stopped).toMatchObject({ reason: 'fatal', message: '[svc-sdk] documents.uploadMany: the manifest cannot be written (EIO: i/o error, write); no file was started after it' });
+  });
+
   it('bytesDone never counts a byte not sent: after an abort it stays at what was sent, not the total', async () => {
     const root = makeTree({ 'a.txt': 'aaaa', 'b.txt': 'bbbb', 'c.txt': 'cccc' });
     const controller = new AbortController();
