@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +66,18 @@ describe('documents.uploadMany reads the folder safely', () => {
     const result = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 1 });
     expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['2.txt', expect.stringContaining('"2.txt" was replaced by another file since it was listed')]]);
     expect(service.requests).toHaveLength(1);
+  });
+
+  it('a file replaced by a FIFO after the listing is refused at once (no wait for a writer)', async () => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'two' });
+    storing();
+    const client = clientChanging((index) => {
+      if (index !== 0) return;
+      rmSync(join(root, 'tree', '2.txt'));
+      expect(spawnSync('mkfifo', [join(root, 'tree', '2.txt')]).status).toBe(0);
+    });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 1 });
+    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['2.txt', expect.stringContaining('"2.txt" is no longer a regular file: nothing was sent')]]);
   });
 
   it('a large file that grows while it is sent is sent as listed, and recorded with the size and SHA-256 of the bytes sent', async () => {

@@ -66,6 +66,43 @@ describe('documents.uploadMany manifest: what it may be pointed at', () => {
   });
 });
 
+describe('documents.uploadMany manifest: paths that cannot hold one', () => {
+  it('names a path below a file (ENOTDIR) and a directory that does not exist (its lock cannot be made)', async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    writeFileSync(join(root, 'plain'), 'x');
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'plain', 'm.jsonl') })).rejects.toThrow(
+      `manifest "${join(root, 'plain', 'm.jsonl')}" cannot be read (ENOTDIR): pass the path of a regular file you can write`,
+    );
+    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'missing', 'm.jsonl') })).rejects.toThrow(
+      `cannot create the lock "${join(root, 'missing', 'm.jsonl')}.lock" beside the manifest (ENOENT): pass a manifest in a directory you can write`,
+    );
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('refuses a line longer than any record without holding it whole, first or later', async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    const record = `${JSON.stringify({ path: 'a.txt', state: 'failed', ...roomOf(SCOPE) })}\n`;
+    const long = `{"path":"${'p'.repeat(200 * 1024)}","state":"failed"}\n`;
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    writeFileSync(join(root, 'first.jsonl'), long);
+    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'first.jsonl') })).rejects.toThrow('is not a manifest of svc-sdk (its first line is not a record)');
+    writeFileSync(join(root, 'later.jsonl'), record + long + record);
+    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'later.jsonl') })).rejects.toThrow('has a line 2 that is not a record of svc-sdk');
+    expect(readFileSync(join(root, 'later.jsonl'), 'utf8')).toBe(record + long + record);
+  });
+
+  it('a lock file that cannot be read (torn) is a run in progress of an unknown process: refused, naming the lock', async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(`${manifest}.lock`, '{"pid":');
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest })).rejects.toThrow(
+      `[svc-sdk] manifest ${manifest} is in use by process unknown (its lock file cannot be read): wait for that run to end, or remove ${manifest}.lock if no run is going`,
+    );
+  });
+});
+
 describe('documents.uploadMany manifest: a torn tail and compaction', () => {
   it('cuts a torn last line in bytes (inside a multi-byte character), keeping every whole record before it', async () => {
     const root = makeTree({});

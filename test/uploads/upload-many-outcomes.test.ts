@@ -48,13 +48,17 @@ describe('documents.uploadMany outcomes at the wire', () => {
     expect(service.requests).toHaveLength(2);
   });
 
-  it('a 500 answered before the body ended is failed: the service never had the whole document', async () => {
+  it.each([
+    ['a 500', '500 Internal Server Error', '{"error":"no"}', 'failed'],
+    // A 2xx says the document is stored, early or not: its answer unreadable, it may well be.
+    ['a 201 with an unreadable document', '201 Created', '{"data":{"id":"seven"}}', 'unknown'],
+  ])('%s answered before the body ended: the 500 is failed (never the whole document), the 201 unknown', async (_kind, status, body, outcome) => {
     const root = makeTree({ 'big.bin': new Uint8Array(8 * 1024 * 1024).fill(1) });
     const manifest = join(root, 'manifest.jsonl');
     // A raw server: answers at the first bytes of the request and closes, the body left unread.
     const early = createServer((socket) => {
       socket.once('data', () => {
-        socket.end('HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncontent-length: 15\r\nconnection: close\r\n\r\n{"error":"no"}\n');
+        socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
       });
       socket.on('error', () => undefined);
     });
@@ -63,8 +67,8 @@ describe('documents.uploadMany outcomes at the wire', () => {
       const port = (early.address() as { port: number }).port;
       const client = new Client({ apiKey: API_KEY, baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 });
       const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
-      expect(result.unknown).toEqual([]);
-      expect(result.failed.map((file) => file.path)).toEqual(['big.bin']);
+      expect(result[outcome as 'failed' | 'unknown'].map((file) => file.path)).toEqual(['big.bin']);
+      expect(result.uploaded.length + result.failed.length + result.unknown.length).toBe(1);
     } finally {
       await new Promise((resolve) => early.close(resolve));
     }
@@ -104,6 +108,11 @@ describe('documents.uploadMany outcomes at the wire', () => {
     expect(result.failed.map((file) => file.path)).toEqual(['a.txt']);
     expect(result.uploaded.map((file) => file.path)).toEqual(['b.txt', 'c.txt']);
     expect(result.stopped).toBeUndefined();
+  });
+
+  it('stopSignal that is not an AbortSignal is a ValidationError naming it', async () => {
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    await expect(client.documents.uploadMany(1, [], { stopSignal: {} as AbortSignal })).rejects.toThrow('stopSignal must be an AbortSignal (AbortController.signal)');
   });
 
   it('retryUnknown without a manifest is a ValidationError, nothing sent', async () => {
