@@ -56,8 +56,9 @@ export class Documents extends Resource {
    * Uploads many files to a room, `concurrency` (default 4) at a time: every file below a directory
    * (Node; recursively, in a stable order, symlinks not followed) or each `{ file, filename }` of an
    * iterable. Each file ends in exactly one list: `uploaded`, `skipped` (stored by an earlier run,
-   * per the `manifest`), `failed` (provably not stored: a rerun sends it) or `unknown` (its body was
-   * sent and no answer came: never sent again unless `retryUnknown`). Like `upload`, never retried.
+   * per the `manifest`), `failed` (provably not stored: a rerun sends it), `unknown` (its body was
+   * sent and a 5xx or no answer came: never sent again unless `retryUnknown`) or `notStarted` (the
+   * run stopped first: `stopped` says why, once; a 401, 403 or 404 stops it). Like `upload`, never retried.
    *
    * @example
    * ```ts
@@ -72,7 +73,7 @@ export class Documents extends Resource {
    * ```
    */
   async uploadMany(roomId: number, inputs: UploadManyInputs, options: UploadManyOptions = {}): Promise<UploadManyResult> {
-    // Loaded on first use: a Client that never calls it does not carry it (nor, on Node, its file system).
+    // Loaded on first use: a Client that never calls it does not load it (nor, on Node, its file system).
     const { uploadMany } = await import('../uploads/upload-many.js');
     const service = { origin: new URL(this.core.urlOf('')).origin, warn: this.core.log.warn };
     return uploadMany((file, uploadOptions) => this.upload(roomId, file, uploadOptions), roomId, inputs, options, service);
