@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { ValidationError } from '../core/errors.js';
 import { MANIFEST_COMPANIONS } from './file-system.js';
 
-/** A held lock; `release` removes it (once). */
+/** A held lock; `release` removes it (call it once: later, the lock may be another run's). */
 export interface ManifestLock {
   release(): Promise<void>;
 }
@@ -32,14 +32,8 @@ export async function lockManifest(manifestPath: string): Promise<ManifestLock> 
       } finally {
         await handle.close();
       }
-      let released = false;
-      return {
-        release: async () => {
-          if (released) return;
-          released = true;
-          await unlink(lockPath).catch(() => undefined);
-        },
-      };
+      // Called once: by the manifest's close, or when opening the manifest failed after the lock.
+      return { release: () => unlink(lockPath).catch(() => undefined) };
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') {
         throw new ValidationError('documents.uploadMany', [

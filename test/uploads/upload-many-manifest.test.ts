@@ -74,9 +74,11 @@ describe('documents.uploadMany manifest: paths that cannot hold one', () => {
     await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'plain', 'm.jsonl') })).rejects.toThrow(
       `manifest "${join(root, 'plain', 'm.jsonl')}" cannot be read (ENOTDIR): pass the path of a regular file you can write`,
     );
-    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'missing', 'm.jsonl') })).rejects.toThrow(
-      `cannot create the lock "${join(root, 'missing', 'm.jsonl')}.lock" beside the manifest (ENOENT): pass a manifest in a directory you can write`,
+    const missing = client.documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'missing', 'm.jsonl') });
+    await expect(missing).rejects.toThrow(
+      `[svc-sdk] documents.uploadMany: manifest: cannot create the lock "${join(root, 'missing', 'm.jsonl')}.lock" beside the manifest (ENOENT): pass a manifest in a directory you can write. Nothing was sent.`,
     );
+    await expect(missing).rejects.toMatchObject({ issues: [{ path: ['manifest'], message: expect.stringContaining('cannot create the lock') }] });
     expect(service.requests).toHaveLength(0);
   });
 
@@ -204,6 +206,7 @@ describe('documents.uploadMany manifest: one run at a time', () => {
     const second = client.documents.uploadMany(1, join(root, 'tree'), { manifest });
     await expect(second).rejects.toBeInstanceOf(ValidationError);
     await expect(second).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process ${process.pid} on ${hostname()}`);
+    await expect(second).rejects.toMatchObject({ issues: [{ path: ['manifest'], message: expect.stringMatching(/^in use by process \d+ on .+: wait for that run to end, or remove .+\.lock if no run is going$/) }] });
     release();
     const result = await first;
     expect(result.uploaded).toHaveLength(2);
@@ -230,13 +233,25 @@ describe('documents.uploadMany manifest: one run at a time', () => {
     expect(existsSync(`${manifest}.lock`)).toBe(false);
   });
 
-  it('refuses a lock of another host (its process cannot be checked from here)', async () => {
+  it('refuses a lock of another host (its process cannot be checked from here), even with a pid gone from this host', async () => {
     const root = makeTree({ 'a.txt': 'a' });
     const manifest = join(root, 'm.jsonl');
-    writeFileSync(`${manifest}.lock`, JSON.stringify({ pid: 1, host: 'elsewhere.example' }));
+    const gone = spawnSync('true').pid;
+    writeFileSync(`${manifest}.lock`, JSON.stringify({ pid: gone, host: 'elsewhere.example' }));
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
-    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest })).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process 1 on elsewhere.example`);
+    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest })).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process ${gone} on elsewhere.example`);
     expect(service.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['a pid that is not a number', { pid: 'abc', host: hostname() }],
+    ['no host', { pid: 1 }],
+  ])('a lock with %s is an unknown process: refused, not taken over', async (_kind, holder) => {
+    const root = makeTree({ 'a.txt': 'a' });
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(`${manifest}.lock`, JSON.stringify(holder));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest })).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process unknown (its lock file cannot be read)`);
   });
 });
 
