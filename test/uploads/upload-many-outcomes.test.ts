@@ -115,6 +115,24 @@ describe('documents.uploadMany outcomes at the wire', () => {
     await expect(client.documents.uploadMany(1, [], { stopSignal: {} as AbortSignal })).rejects.toThrow('stopSignal must be an AbortSignal (AbortController.signal)');
   });
 
+  it.each([
+    ['inputs', 42, {}, 'inputs must be a directory path, or an iterable or async iterable of { file, filename }'],
+    ['inputs', {}, {}, 'inputs must be a directory path, or an iterable or async iterable of { file, filename }'],
+    ['manifest', [], { manifest: '' }, 'manifest must be the path of a file (created when missing)'],
+    ['manifest', [], { manifest: 42 }, 'manifest must be the path of a file (created when missing)'],
+    ['retryUnknown', [], { retryUnknown: true }, 'retryUnknown needs a manifest: without one no earlier outcome is known to act on; pass the manifest of the earlier run'],
+    ['stopSignal', [], { stopSignal: {} }, 'stopSignal must be an AbortSignal (AbortController.signal)'],
+  ])('a bad %s (%j, %j) is a ValidationError whose issue names the field', async (field, inputs, options, message) => {
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    await expect(client.documents.uploadMany(1, inputs as never, options as never)).rejects.toMatchObject({ issues: [{ path: [field], message }] });
+  });
+
+  it('concurrency 64 is the most allowed', async () => {
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    await expect(client.documents.uploadMany(1, [], { concurrency: 64 })).resolves.toMatchObject({ uploaded: [], notStarted: [] });
+    await expect(client.documents.uploadMany(1, [], { concurrency: 65 })).rejects.toMatchObject({ issues: [{ path: ['concurrency'] }] });
+  });
+
   it('retryUnknown without a manifest is a ValidationError, nothing sent', async () => {
     const root = makeTree({ 'a.txt': 'a' });
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
