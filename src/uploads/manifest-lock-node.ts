@@ -1,4 +1,4 @@
-import { open, readFile, unlink } from 'node:fs/promises';
+import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { ValidationError } from '../core/errors.js';
 import { MANIFEST_COMPANIONS } from './file-system.js';
@@ -16,7 +16,8 @@ interface Holder {
 /**
  * Takes `<manifest>.lock`, created exclusively (O_EXCL) and holding this process's pid and host, so
  * two runs on one manifest never both send a file (each would read it as not stored). A lock left
- * by a process that is gone from this host (killed) is taken over; a lock of a live process, or of
+ * by a process that is gone from this host (killed) is taken over, as is one left empty (a kill
+ * between its creation and its write) for more than a second; a lock of a live process, or of
  * another host (its processes cannot be checked from here), is refused with a ValidationError whose
  * message starts `[svc-sdk] manifest <path> is in use by process <pid>`.
  */
@@ -42,7 +43,7 @@ export async function lockManifest(manifestPath: string): Promise<ManifestLock> 
       }
     }
     const holder = await readHolder(lockPath);
-    if (attempt === 0 && holder && holder.host === me.host && !isAlive(holder.pid)) {
+    if (attempt === 0 && (holder ? holder.host === me.host && !isAlive(holder.pid) : await isAbandonedEmpty(lockPath))) {
       await unlink(lockPath).catch(() => undefined);
       continue;
     }
@@ -58,6 +59,22 @@ function inUse(manifestPath: string, lockPath: string, holder: Holder | undefine
   // The message the CLI and callers match on, whole.
   error.message = `[svc-sdk] manifest ${manifestPath} is in use by process ${who}: wait for that run to end, or remove ${lockPath} if no run is going`;
   return error;
+}
+
+/**
+ * How long a lock may stay empty: its maker writes its pid right after creating it (microseconds),
+ * so one empty for longer was left by a process killed between the two.
+ */
+const EMPTY_LOCK_MS = 1000;
+
+/** Whether the lock is empty and stays so past EMPTY_LOCK_MS (waiting out the rest of it): a kill's leftover. */
+async function isAbandonedEmpty(lockPath: string): Promise<boolean> {
+  const stats = await stat(lockPath).catch(() => undefined);
+  if (!stats || stats.size !== 0) return false;
+  const wait = EMPTY_LOCK_MS - (Date.now() - stats.mtimeMs);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const again = await stat(lockPath).catch(() => undefined);
+  return again !== undefined && again.size === 0;
 }
 
 async function readHolder(lockPath: string): Promise<Holder | undefined> {

@@ -243,6 +243,20 @@ describe('documents.uploadMany manifest: one run at a time', () => {
     expect(service.requests).toHaveLength(0);
   });
 
+  it('takes over a lock left empty for over a second (killed between creating and writing it), not a fresh empty one', async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    const manifest = join(root, 'm.jsonl');
+    storing();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    writeFileSync(`${manifest}.lock`, '');
+    // Fresh: a run that is writing its pid; waited for up to a second, then taken over as it stays empty.
+    const started = Date.now();
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(result.uploaded.map((file) => file.path)).toEqual(['a.txt']);
+    expect(existsSync(`${manifest}.lock`)).toBe(false);
+  });
+
   it.each([
     ['a pid that is not a number', { pid: 'abc', host: hostname() }],
     ['no host', { pid: 1 }],
