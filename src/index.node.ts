@@ -5,7 +5,7 @@ export * from './public.js';
 export { fileFromPath } from './uploads/file-from-path.js';
 export { verifySignature, verifyWebhook, signPayload, createWebhookHandler } from './webhooks/index.node.js';
 // documents.uploadMany reads directories and writes its manifest through node:fs, and hashes with
-// node:crypto: registered here, so the web entry's bundle carries none of it.
+// node:crypto: chosen here, by the `node` export condition, so the web entry's bundle carries none of
+// it; and registered as a loader (a dynamic import), so a Client that never calls uploadMany does not load it.
 import { useFileSystem } from './uploads/file-system.js';
-import { nodeFileSystem } from './uploads/file-system-node.js';
-useFileSystem(nodeFileSystem);
+useFileSystem(async () => (await import('./uploads/file-system-node.js')).nodeFileSystem);

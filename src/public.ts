@@ -64,6 +64,7 @@ export type {
   SkippedFile,
   FailedFile,
   UnknownFile,
+  UploadManyStop,
 } from './uploads/upload-many-types.js';
 export {
   createMemoryDedupeStore,

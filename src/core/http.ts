@@ -13,7 +13,7 @@ import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { climbsOut } from './path.js';
 import { checkSettings, parseParams } from './validate.js';
 import { VERSION } from './version.js';
-import type { CallArguments, CoreRequest, Exchange, HttpMethod, ListOptions, Operation, OutgoingBody, RequestBody, RequestOptions } from './types.js';
+import type { BodyCall, CallArguments, CoreRequest, Exchange, HttpMethod, ListOptions, Operation, OutgoingBody, RequestBody, RequestOptions } from './types.js';
 
 export type { CallArguments, CoreRequest, HttpMethod, Operation, RequestOptions, UploadProgress } from './types.js';
 
@@ -164,6 +164,11 @@ export class HttpCore {
     return this.#log;
   }
 
+  /** @internal The full URL of a path under /api/v1 (a folder upload's manifest names the service by its origin). */
+  urlOf(path: string): string {
+    return this.#prefix + path;
+  }
+
   /** Starts one call of `operation`; a bad argument rejects the promise before anything is sent. */
   call<R>(operation: Operation<R>, args: CallArguments | undefined, options: RequestOptions | undefined): APIPromise<R> {
     return new APIPromise<R>(this.#start(operation, args ?? NO_ARGUMENTS, options ?? NO_OPTIONS, false), dataOf);
@@ -285,8 +290,8 @@ export class HttpCore {
    * tells the body how the exchange ended before the caller hears of it: on failure an upload stops
    * reading its file and closes it (Node's fetch keeps draining a stream after the connection is gone).
    */
-  async #sendBuilt(request: CoreRequest, build: () => Promise<OutgoingBody>, options: RequestOptions, hookSets: HookSets | undefined): Promise<Exchange> {
-    const body = await build();
+  async #sendBuilt(request: CoreRequest, build: (call: BodyCall) => Promise<OutgoingBody>, options: RequestOptions, hookSets: HookSets | undefined): Promise<Exchange> {
+    const body = await build({ method: request.operation.method, url: request.url, signal: options.signal, timeout: options.timeout ?? this.#timeout });
     request.body = body;
     let exchange: Exchange;
     try {

@@ -92,13 +92,26 @@ export interface OutgoingBody {
 }
 
 /** The arguments of one call of an operation, as a resource method hands them to the core. */
+/** What a body being built knows of its call: a wait it makes counts against the call's timeout and signal. */
+export interface BodyCall {
+  readonly method: string;
+  readonly url: string;
+  readonly signal: AbortSignal | undefined;
+  /** Milliseconds: the call's timeout, or the client's. */
+  readonly timeout: number;
+}
+
+/** The arguments of one call of an operation. */
 export interface CallArguments {
   /** The path parameters, in the template's order. */
   readonly path?: readonly unknown[] | undefined;
   /** The params argument (checked by the operation's `params` schema). */
   readonly params?: unknown;
-  /** An upload's body, built only once the other arguments are checked. */
-  readonly body?: (() => Promise<OutgoingBody>) | undefined;
+  /**
+   * An upload's body, built only once the other arguments are checked; told the call's method, URL,
+   * signal and timeout, which bound any wait before the body can be sent (a stream's first chunk).
+   */
+  readonly body?: ((call: BodyCall) => Promise<OutgoingBody>) | undefined;
   /** Ask for the operation's dry run. */
   readonly dryRun?: boolean | undefined;
 }

@@ -1,8 +1,8 @@
 import type { APIPromise } from '../core/api-promise.js';
+import type { BodyCall } from '../core/types.js';
 import { operations } from '../operations.js';
 import type { Document } from '../schemas/documents.js';
 import type { Uploadable, UploadOptions } from '../uploads/types.js';
-import { uploadMany } from '../uploads/upload-many.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from '../uploads/upload-many-types.js';
 import { Resource } from './resource.js';
 
@@ -24,7 +24,7 @@ export class Documents extends Resource {
     // The body is built by the core's call once roomId is checked, so a bad id opens no file; its
     // encoder is loaded then, so a client that never uploads does not carry it.
     const warn = this.core.log.warn;
-    const body = () => import('./upload-body.js').then(({ uploadBody }) => uploadBody({ file, filename, contentType, onUploadProgress, warn }));
+    const body = (call: BodyCall) => import('./upload-body.js').then(({ uploadBody }) => uploadBody({ file, filename, contentType, onUploadProgress, warn, call }));
     return this.core.call(operations['documents.upload'], { path: [roomId], body }, requestOptions);
   }
 
@@ -32,8 +32,9 @@ export class Documents extends Resource {
    * Uploads many files to a room, `concurrency` (default 4) at a time: every file below a directory
    * (Node; recursively, in a stable order, symlinks not followed) or each `{ file, filename }` of an
    * iterable. Each file ends in exactly one list: `uploaded`, `skipped` (stored by an earlier run,
-   * per the `manifest`), `failed` (provably not stored: a rerun sends it) or `unknown` (its body was
-   * sent and no answer came: never sent again unless `retryUnknown`). Like `upload`, never retried.
+   * per the `manifest`), `failed` (provably not stored: a rerun sends it), `unknown` (its body was
+   * sent and a 5xx or no answer came: never sent again unless `retryUnknown`) or `notStarted` (the
+   * run stopped first: `stopped` says why, once; a 401, 403 or 404 stops it). Like `upload`, never retried.
    *
    * @example
    * ```ts
@@ -47,7 +48,10 @@ export class Documents extends Resource {
    * console.log(uploaded.length, skipped.length, failed.length, unknown.length);
    * ```
    */
-  uploadMany(roomId: number, inputs: UploadManyInputs, options: UploadManyOptions = {}): Promise<UploadManyResult> {
-    return uploadMany((file, uploadOptions) => this.upload(roomId, file, uploadOptions), roomId, inputs, options);
+  async uploadMany(roomId: number, inputs: UploadManyInputs, options: UploadManyOptions = {}): Promise<UploadManyResult> {
+    // Loaded on first use: a Client that never calls it does not load it (nor, on Node, its file system).
+    const { uploadMany } = await import('../uploads/upload-many.js');
+    const service = { origin: new URL(this.core.urlOf('')).origin, warn: this.core.log.warn };
+    return uploadMany((file, uploadOptions) => this.upload(roomId, file, uploadOptions), roomId, inputs, options, service);
   }
 }

@@ -4,7 +4,7 @@
  * dynamically), so a Client that never uploads does not carry the encoder.
  */
 import type { Write } from '../core/logger.js';
-import type { OutgoingBody, UploadProgress } from '../core/types.js';
+import type { BodyCall, OutgoingBody, UploadProgress } from '../core/types.js';
 import { encodeMultipart } from '../uploads/encode.js';
 import { withUploadProgress } from '../uploads/progress.js';
 import type { MultipartBody, Uploadable } from '../uploads/types.js';
@@ -17,11 +17,13 @@ export interface UploadBodyInit {
   readonly onUploadProgress: ((progress: UploadProgress) => void) | undefined;
   /** Where a progress callback that throws is reported. */
   readonly warn: Write;
+  /** The call: a stream's first chunk is awaited within its timeout and signal. */
+  readonly call: BodyCall;
 }
 
 /** The multipart body of one upload, with progress counted and its file closed when the exchange ends. */
-export async function uploadBody({ file, filename, contentType, onUploadProgress, warn }: UploadBodyInit): Promise<OutgoingBody> {
-  let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType });
+export async function uploadBody({ file, filename, contentType, onUploadProgress, warn, call }: UploadBodyInit): Promise<OutgoingBody> {
+  let multipart: MultipartBody & { finish?: () => void } = await encodeMultipart(file, { filename, contentType }, call);
   // Progress is counted here, not by the core: the encoder knows the body's exact size, and
   // the request keeps its Content-Length.
   if (onUploadProgress) multipart = withUploadProgress(multipart, onUploadProgress, warn);

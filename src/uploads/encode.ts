@@ -1,4 +1,4 @@
-import { ValidationError, type Issue } from '../core/errors.js';
+import { APITimeoutError, APIUserAbortError, ValidationError, type Issue } from '../core/errors.js';
 import { asBytes } from '../shared/bytes.js';
 import { runtime } from '../shared/runtime.js';
 import { basename, mimeFromFilename } from './mime.js';
@@ -16,6 +16,23 @@ const OPERATION = 'documents.upload';
  */
 export const NODE_CHUNK_BYTES = 8 * 1024;
 
+/** Streams whose byte length is known to their maker (uploadMany's checked file handles): no `stat` by path. */
+const knownSizes = new WeakMap<object, number>();
+
+/** Declares the bytes `stream` will yield, so its upload carries a Content-Length and progress a total. @internal */
+export function withKnownSize<T extends object>(stream: T, size: number): T {
+  knownSizes.set(stream, size);
+  return stream;
+}
+
+/** How long the encoder may wait for a stream's first chunk, and for which request (named in the error): the call's (the core's `BodyCall`). */
+export interface FirstChunkLimits {
+  signal?: AbortSignal | undefined;
+  /** Milliseconds: the call's timeout, which the wait counts against as any attempt does. */
+  timeout: number;
+  method: string;
+  url: string;
+}
 
 /**
  * The multipart encoder of every runtime, picked by the input's shape: Blobs, Files and bytes
@@ -23,9 +40,10 @@ export const NODE_CHUNK_BYTES = 8 * 1024;
  * as a stream, never buffered, and an untouched fs.ReadStream gets its size from `stat`, so the
  * upload carries a Content-Length and progress a total.
  */
-export async function encodeMultipart(file: Uploadable, metadata: FileMetadata): Promise<MultipartBody> {
-  const upload = prepareUpload(file, metadata, await fsStreamSize(file));
-  if ('stream' in upload.source) upload.source = { ...upload.source, stream: await withFirstChunk(upload.source.stream) };
+export async function encodeMultipart(file: Uploadable, metadata: FileMetadata, limits?: FirstChunkLimits): Promise<MultipartBody> {
+  const known = file !== null && typeof file === 'object' ? knownSizes.get(file) : undefined;
+  const upload = prepareUpload(file, metadata, known ?? (await fsStreamSize(file)));
+  if ('stream' in upload.source) upload.source = { ...upload.source, stream: await withFirstChunk(upload.source.stream, limits) };
   // On Node's own fetch every input goes as one stream of small chunks (memory stays flat). Bun and
   // Deno send a Blob body natively with its length, and browsers never stream a request body over
   // HTTP/1.1, so elsewhere Blobs and bytes stay a Blob body.
@@ -35,10 +53,12 @@ export async function encodeMultipart(file: Uploadable, metadata: FileMetadata):
 /**
  * The stream, its first chunk read already: a stream with nothing to read (one already read to its
  * end) is a ValidationError before anything is sent, rather than an empty document stored without a word.
+ * The wait is bounded by the call's timeout and signal (`limits`): a stream whose first chunk never
+ * comes fails the call (APITimeoutError, or the cancelled call's APIUserAbortError) and is cancelled.
  */
-async function withFirstChunk(stream: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
+async function withFirstChunk(stream: ReadableStream<Uint8Array>, limits: FirstChunkLimits | undefined): Promise<ReadableStream<Uint8Array>> {
   const reader = stream.getReader();
-  const first = await reader.read();
+  const first = await firstRead(reader, limits);
   if (first.done) {
     throw new ValidationError(OPERATION, [
       {
@@ -64,6 +84,34 @@ async function withFirstChunk(stream: ReadableStream<Uint8Array>): Promise<Reada
     },
     { highWaterMark: 0 },
   );
+}
+
+/** The reader's first read, or the call's timeout or abort, whichever comes first (the reader is then cancelled). */
+async function firstRead(reader: ReadableStreamDefaultReader<Uint8Array>, limits: FirstChunkLimits | undefined): Promise<ReadableStreamReadResult<Uint8Array>> {
+  if (!limits) return reader.read();
+  const { signal, timeout, method, url } = limits;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    const fail = (error: Error) => {
+      // Rejected first: cancelling resolves the pending read as done, which must not win the race.
+      reject(error);
+      reader.cancel(error).catch(() => undefined);
+    };
+    onAbort = () => fail(new APIUserAbortError(method, url, signal!.reason));
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // The timer must not keep the process alive on its own (a script that dropped the call).
+    if (Number.isFinite(timeout)) timer = setTimeout(() => fail(new APITimeoutError(method, url, timeout)), timeout);
+    (timer as { unref?: () => void } | undefined)?.unref?.();
+  });
+  try {
+    // `stop` first: when both are settled already (an aborted signal cancels the reader at once), it wins.
+    return await Promise.race([stop, reader.read()]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 /** An upload checked and named: where its bytes come from, and the part's filename and type. */

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { ValidationError } from '../core/errors.js';
+import { withKnownSize } from './encode.js';
 import type { HashedSource, Hasher, ListedFile } from './file-system.js';
 
 /**
@@ -12,53 +14,105 @@ import type { HashedSource, Hasher, ListedFile } from './file-system.js';
 export const WHOLE_READ_BYTES = 1024 * 1024;
 
 /**
+ * How a listed file is opened: never through a link (O_NOFOLLOW: a file replaced by a symbolic link
+ * since the listing fails with ELOOP instead of sending what the link points to), and without
+ * waiting on a FIFO swapped in (O_NONBLOCK; the fstat check then refuses it).
+ */
+const SAFE_OPEN = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
  * Opens a listed file for upload, hashed in the same read that uploads it (no second pass over the
- * file): read whole when small, else streamed.
+ * file): read whole when small, else streamed; always through the one handle checked against the
+ * listing (openChecked).
+ *
+ * A file resized since the listing is refused (a ValidationError: nothing sent; the rerun lists it
+ * anew). One that changes while it is being sent is sent as it is read, never more than its listed
+ * size: the record then holds the size and SHA-256 of the bytes actually sent (HashedSource.size),
+ * and a file that shrank mid-read ends its body short of its Content-Length, so the service never
+ * gets the whole body (`failed`).
  */
 export async function openHashed(file: ListedFile): Promise<HashedSource> {
+  const handle = await openChecked(file);
   if (file.size <= WHOLE_READ_BYTES) {
-    const bytes = await readWhole(file);
-    if (bytes) {
+    try {
+      const bytes = await readWhole(handle, file);
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       // Bytes: their size gives a Content-Length, and progress tells when they are sent.
-      return { file: bytes, exhausted: false, sha256: () => sha256 };
+      return { file: bytes, exhausted: false, sha256: () => sha256, size: () => bytes.byteLength };
+    } finally {
+      // Not awaited: closing is not on the way to the network. A failure to close leaks nothing to report.
+      handle.close().catch(() => undefined);
     }
   }
-  return openStream(file);
+  return openStream(handle, file);
 }
 
-/**
- * The file's bytes, or undefined when it no longer has its listed size (it changed since the
- * listing): it is then streamed as it is now, as any larger file.
- */
-async function readWhole(file: ListedFile): Promise<Uint8Array | undefined> {
-  const handle = await open(file.absolutePath, 'r');
+/** Opens a listed file by its path without following a link, and checks it is the very file listed. */
+async function openChecked(file: ListedFile): Promise<FileHandle> {
+  let handle: FileHandle;
   try {
-    // One byte more than listed: a file that grew is noticed rather than cut short.
-    const buffer = Buffer.allocUnsafe(file.size + 1);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return bytesRead === file.size ? buffer.subarray(0, bytesRead) : undefined;
-  } finally {
-    // Not awaited: closing is not on the way to the network. A failure to close leaks nothing to report.
-    handle.close().catch(() => undefined);
+    handle = await open(file.absolutePath, SAFE_OPEN);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? String(error);
+    const why = code === 'ELOOP' ? 'was replaced by a symbolic link since it was listed (links are never followed)' : `cannot be opened (${code})`;
+    throw refused(file, `${why}: nothing was sent`);
   }
+  let stats: Stats;
+  try {
+    stats = await handle.stat();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  const problem = !stats.isFile()
+    ? 'is no longer a regular file'
+    : stats.dev !== file.dev || stats.ino !== file.ino
+      ? 'was replaced by another file since it was listed'
+      : stats.size !== file.size
+        ? `changed size since it was listed (${file.size} → ${stats.size} bytes)`
+        : undefined;
+  if (problem) {
+    await handle.close().catch(() => undefined);
+    throw refused(file, `${problem}: nothing was sent; run again to send it as it is then`);
+  }
+  return handle;
+}
+
+function refused(file: ListedFile, message: string): ValidationError {
+  return new ValidationError('documents.uploadMany', [{ path: ['inputs', file.path], message: `"${file.path}" ${message}` }]);
+}
+
+/** The file's listed bytes, read through the checked handle; a file that changed size meanwhile is refused. */
+async function readWhole(handle: FileHandle, file: ListedFile): Promise<Uint8Array> {
+  // One byte more than listed: a file that grew is noticed rather than cut short.
+  const buffer = Buffer.allocUnsafe(file.size + 1);
+  let filled = 0;
+  for (let read = -1; read !== 0 && filled < buffer.length; filled += read) {
+    read = (await handle.read(buffer, filled, buffer.length - filled, filled)).bytesRead;
+  }
+  if (filled !== file.size) throw refused(file, `changed size while it was read (${file.size} → ${filled} bytes or more): nothing was sent; run again to send it as it is then`);
+  return buffer.subarray(0, filled);
 }
 
 /**
- * A plain fs.ReadStream of the whole file with its `push` tapped, so the upload encoder gets its
- * size from `stat` (a Content-Length, a progress total) and the hash costs no second read. fs's
+ * A stream of the checked handle's first `size` bytes, with its `push` tapped so the hash costs no
+ * second read, and its size declared to the encoder (a Content-Length, a progress total). fs's
  * 64 KiB reads: 256 and 512 KiB saved no measurable CPU over 8 × 256 MiB (4.8-5.6 s either way,
  * load 14-16) and raised peak RSS from 123-129 MB to 143-231 MB (fetch holds views of each read).
  */
-function openStream(file: ListedFile): HashedSource {
-  const stream = createReadStream(file.absolutePath);
+function openStream(handle: FileHandle, file: ListedFile): HashedSource {
+  const stream = handle.createReadStream({ start: 0, end: file.size - 1, autoClose: true });
   const hash = createHash('sha256');
   let digest: string | undefined;
+  let bytes = 0;
   let ended = false;
   const push = stream.push.bind(stream);
   stream.push = (chunk: unknown, encoding?: BufferEncoding) => {
     if (chunk === null) digest ??= hash.digest('hex');
-    else hash.update(chunk as Uint8Array);
+    else {
+      hash.update(chunk as Uint8Array);
+      bytes += (chunk as Uint8Array).byteLength;
+    }
     return push(chunk, encoding);
   };
   // 'end': the consumer (the upload) has taken every byte, not merely the file read to its end.
@@ -66,18 +120,20 @@ function openStream(file: ListedFile): HashedSource {
     ended = true;
   });
   return {
-    file: stream,
+    file: withKnownSize(stream, file.size),
     get exhausted() {
       return ended;
     },
     sha256: () => (ended ? digest : undefined),
+    size: () => (ended ? bytes : undefined),
   };
 }
 
-/** SHA-256 of a whole file, streamed (a rerun checking the files it may skip). */
-export async function hashFile(path: string): Promise<string> {
+/** SHA-256 of a whole listed file (a rerun checking the files it may skip), opened and checked as for upload. */
+export async function hashFile(file: ListedFile): Promise<string> {
+  const handle = await openChecked(file);
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  for await (const chunk of handle.createReadStream({ start: 0, autoClose: true })) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 

@@ -1,72 +1,201 @@
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
-import { SvcError } from '../core/errors.js';
-import type { Manifest, ManifestRecord, ManifestState } from './file-system.js';
+import { open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ValidationError } from '../core/errors.js';
+import { MANIFEST_COMPANIONS, type Manifest, type ManifestRecord, type ManifestScope, type ManifestState } from './file-system.js';
+import { lockManifest, type ManifestLock } from './manifest-lock-node.js';
+
+const OPERATION = 'documents.uploadMany';
 
 /** O_DSYNC where the platform has it (Linux, macOS, the BSDs); undefined on Windows. */
 const DSYNC: number | undefined = (constants as { O_DSYNC?: number }).O_DSYNC;
 
 const STATES: readonly ManifestState[] = ['sending', 'uploaded', 'failed', 'unknown'];
 
+/** Bytes read at a time when the manifest is opened: lines are parsed as they come, never the whole file as one string. */
+const READ_BYTES = 64 * 1024;
+
 /**
- * Opens the JSON Lines manifest of `documents.uploadMany` (created when missing) for appending.
+ * The longest line taken for a record. A record is a path (at most a few KiB on every file system)
+ * and a few fields: a longer line is not one of ours, and is refused rather than held in memory.
+ */
+const MAX_LINE_BYTES = 64 * 1024;
+
+/** How every record line starts (JSON.stringify keeps the order of `toLine`'s fields). */
+const RECORD_START = Buffer.from('{"path":');
+
+const NEWLINE = 0x0a;
+
+/**
+ * Opens the JSON Lines manifest of `documents.uploadMany` (created when missing) for one room of one
+ * service, locked for this process alone.
+ *
+ * Safe to point anywhere: anything but a regular file (a FIFO, a directory, a device) is refused
+ * before it is opened for writing; a non-empty file whose first line is not a record is refused
+ * with not a byte written; `<path>.lock` beside it refuses a second run (manifest-lock-node.ts).
+ *
+ * Read line by line (bounded memory however many lines), and compacted on open: when earlier runs
+ * left lines a later line supersedes (the last record of each room, service and path counts), the
+ * file is rewritten with the last records alone, through a synced temporary file renamed over it.
+ * A process killed in the middle of a write leaves at most one line cut short, at the very end:
+ * kept when it parses as a whole record (only its newline missing), dropped otherwise (the file
+ * cut at the byte after the last newline).
  *
  * Durable line by line: `append` resolves only once its line is on disk, and a body is sent only
  * after its `sending` line has resolved. The file is opened with O_DSYNC, so a write is durable
  * when it returns: one trip to libuv's thread pool per commit instead of two (write, then
- * fdatasync), and a `sending` line is on every file's way to the network. A process killed in the
- * middle of a write leaves at most one line cut short, at the very end, with no newline: it is dropped (the
- * file truncated after the last whole line) before anything else is appended. Lines waiting while a
- * sync runs are written together by the next one (group commit), and an outcome line waits one turn
- * of the event loop for the next `sending` line, so a run of many small files does not wait for one
- * sync per line.
+ * fdatasync). Lines waiting while a sync runs are written together by the next one (group commit),
+ * and an outcome line waits one turn of the event loop for the next `sending` line, so a run of many
+ * small files does not wait for one sync per line.
  */
-export async function openManifest(path: string): Promise<Manifest> {
-  let handle: FileHandle;
+export async function openManifest(path: string, scope: ManifestScope): Promise<Manifest> {
+  await refuseIfNotRegular(path);
+  const lock = await lockManifest(path);
   try {
-    // 'a+' (append, create, read) plus O_DSYNC; Windows has no O_DSYNC and gets 'a+' with a sync per commit.
-    handle = await open(path, DSYNC === undefined ? 'a+' : constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | DSYNC);
+    let handle = await openForAppend(path);
+    try {
+      const read = await readRecords(handle, path, scope);
+      if (read.superseded > 0 || read.tornBytes > 0 || read.missingNewline) {
+        await handle.close();
+        await rewrite(path, read.all.values());
+        handle = await openForAppend(path);
+      }
+      return new ManifestFile(handle, lock, scope, read.previous, read.ignored);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
   } catch (error) {
-    throw new SvcError(`[svc-sdk] documents.uploadMany: cannot open the manifest "${path}" (${(error as { code?: string }).code ?? String(error)}): pass a writable file path`);
-  }
-  try {
-    const previous = await readRecords(handle, path);
-    return new ManifestFile(handle, previous);
-  } catch (error) {
-    await handle.close();
+    await lock.release();
     throw error;
   }
 }
 
-/** The last record of each path, after dropping a trailing line cut short. */
-async function readRecords(handle: FileHandle, path: string): Promise<Map<string, ManifestRecord>> {
-  const text = (await handle.readFile()).toString('utf8');
-  const whole = text.lastIndexOf('\n') + 1;
-  if (whole < text.length) {
-    // Bytes, not characters: a cut may fall inside a multi-byte character.
-    await handle.truncate(Buffer.byteLength(text.slice(0, whole)));
-    await handle.datasync();
-  }
-  const records = new Map<string, ManifestRecord>();
-  const lines = text.slice(0, whole).split('\n');
-  lines.pop();
-  lines.forEach((line, index) => {
-    const record = parseRecord(line);
-    if (!record) {
-      throw new SvcError(
-        `[svc-sdk] documents.uploadMany: line ${index + 1} of the manifest "${path}" is not a record of svc-sdk: ` +
-          'restore the file or pass another manifest (a line cut short by a crash is dropped without this error)',
-      );
-    }
-    records.set(record.path, record);
-  });
-  return records;
+function refusal(path: string, message: string): ValidationError {
+  return new ValidationError(OPERATION, [{ path: ['manifest'], message: `manifest "${path}" ${message}` }]);
 }
 
-function parseRecord(line: string): ManifestRecord | undefined {
+/** Refuses a path that exists and is not a regular file, before anything opens it (a FIFO would block an open). */
+async function refuseIfNotRegular(path: string): Promise<void> {
+  let kind: string;
+  try {
+    const stats = await stat(path);
+    if (stats.isFile()) return;
+    kind = stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : 'a device or other special file';
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return; // created by the open
+    throw refusal(path, `cannot be read (${codeOf(error)}): pass the path of a regular file you can write`);
+  }
+  throw refusal(path, `is ${kind}, not a regular file: pass the path of a manifest file (created when missing)`);
+}
+
+async function openForAppend(path: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO swapped in since the check opens at once rather than waiting for a writer; fstat then refuses it.
+    const flags = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | (constants.O_NONBLOCK ?? 0) | (DSYNC ?? 0);
+    handle = await open(path, flags, 0o644);
+  } catch (error) {
+    throw refusal(path, `cannot be opened (${codeOf(error)}): pass the path of a regular file you can write`);
+  }
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    throw refusal(path, 'is not a regular file: pass the path of a manifest file (created when missing)');
+  }
+  return handle;
+}
+
+interface ReadResult {
+  /** This scope's last record per path. */
+  previous: Map<string, ManifestRecord>;
+  /** Every scope's last record per room, origin and path, in the order first seen (what a compaction writes). */
+  all: Map<string, ManifestRecord>;
+  ignored: { otherScope: number; unscoped: number };
+  /** Lines a later line of the same key made useless. */
+  superseded: number;
+  /** Bytes of a last line cut short that does not parse (to drop). */
+  tornBytes: number;
+  /** The last line is a whole record without its newline (to keep). */
+  missingNewline: boolean;
+}
+
+/** Reads the manifest line by line, in bytes: a cut may fall inside a multi-byte character, and no string grows past a line. */
+async function readRecords(handle: FileHandle, path: string, scope: ManifestScope): Promise<ReadResult> {
+  const result: ReadResult = { previous: new Map(), all: new Map(), ignored: { otherScope: 0, unscoped: 0 }, superseded: 0, tornBytes: 0, missingNewline: false };
+  const otherPaths = new Set<string>();
+  const unscopedPaths = new Set<string>();
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
+  let pieces: Buffer[] = [];
+  let pending = 0;
+  let lineNumber = 0;
+  let position = 0;
+  const take = (line: Buffer) => {
+    lineNumber += 1;
+    const record = line.length <= MAX_LINE_BYTES ? parseRecord(line) : undefined;
+    if (!record) {
+      throw refusal(
+        path,
+        lineNumber === 1
+          ? 'is not a manifest of svc-sdk (its first line is not a record): nothing was written to it; pass another path, or a new file'
+          : `has a line ${lineNumber} that is not a record of svc-sdk: restore the file or pass another manifest (a line cut short by a crash, at the very end, is dropped without this error)`,
+      );
+    }
+    const key = `${record.room ?? ''}\u0000${record.origin ?? ''}\u0000${record.path}`;
+    if (result.all.delete(key)) result.superseded += 1;
+    result.all.set(key, record);
+    if (record.room === scope.room && record.origin === scope.origin) result.previous.set(record.path, record);
+    else if (record.room === undefined || record.origin === undefined) unscopedPaths.add(record.path);
+    else otherPaths.add(record.path);
+  };
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, READ_BYTES, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    let start = 0;
+    for (let end = buffer.indexOf(NEWLINE, 0); end !== -1 && end < bytesRead; end = buffer.indexOf(NEWLINE, start)) {
+      const tail = buffer.subarray(start, end);
+      take(pieces.length === 0 ? tail : Buffer.concat([...pieces, tail]));
+      pieces = [];
+      pending = 0;
+      start = end + 1;
+    }
+    if (start < bytesRead) {
+      pending += bytesRead - start;
+      // A line longer than any record: refused as it is, not held whole.
+      if (pending > MAX_LINE_BYTES) take(Buffer.alloc(MAX_LINE_BYTES + 1));
+      pieces.push(Buffer.from(buffer.subarray(start, bytesRead)));
+    }
+  }
+  if (pending > 0) {
+    const last = Buffer.concat(pieces);
+    const whole = parseRecord(last);
+    if (whole) {
+      take(last);
+      result.missingNewline = true;
+    } else if (lineNumber === 0 && !startsLikeRecord(last)) {
+      // Not a first line cut short by a crash (those start as every record does): someone's file.
+      take(last);
+    } else {
+      result.tornBytes = pending;
+    }
+  }
+  for (const known of result.previous.keys()) {
+    otherPaths.delete(known);
+    unscopedPaths.delete(known);
+  }
+  result.ignored = { otherScope: otherPaths.size, unscoped: unscopedPaths.size };
+  return result;
+}
+
+function startsLikeRecord(bytes: Buffer): boolean {
+  const length = Math.min(bytes.length, RECORD_START.length);
+  return bytes.subarray(0, length).equals(RECORD_START.subarray(0, length));
+}
+
+function parseRecord(line: Buffer): ManifestRecord | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(line.toString('utf8'));
   } catch {
     return undefined;
   }
@@ -75,9 +204,68 @@ function parseRecord(line: string): ManifestRecord | undefined {
   const optionalNumber = (field: unknown) => field === undefined || typeof field === 'number';
   const optionalString = (field: unknown) => field === undefined || typeof field === 'string';
   if (typeof record['path'] !== 'string' || !STATES.includes(record['state'] as ManifestState)) return undefined;
-  if (!optionalNumber(record['size']) || !optionalNumber(record['mtimeMs']) || !optionalNumber(record['documentId'])) return undefined;
-  if (!optionalString(record['sha256']) || !optionalString(record['error'])) return undefined;
+  if (!optionalNumber(record['size']) || !optionalNumber(record['mtimeMs']) || !optionalNumber(record['documentId']) || !optionalNumber(record['room'])) return undefined;
+  if (!optionalString(record['sha256']) || !optionalString(record['error']) || !optionalString(record['origin'])) return undefined;
   return record as unknown as ManifestRecord;
+}
+
+/** One record as its line: the fields in one order, `path` first (startsLikeRecord relies on it). */
+function toLine(record: ManifestRecord): string {
+  const { path, state, size, mtimeMs, sha256, documentId, error, room, origin } = record;
+  return `${JSON.stringify({ path, state, size, mtimeMs, sha256, documentId, error, room, origin })}\n`;
+}
+
+/**
+ * Replaces the manifest with `records`, crash-safe: a temporary file beside it, written and synced,
+ * renamed over it, the directory synced. A kill at any point leaves the old file or the new one whole.
+ */
+async function rewrite(path: string, records: Iterable<ManifestRecord>): Promise<void> {
+  // One name, not one per process: the lock makes this run its only writer, and a copy left by a
+  // kill is overwritten by the next run (uploadMany leaves it out of a folder's files).
+  const temporary = compactionPath(path);
+  const handle = await open(temporary, 'w', 0o644);
+  try {
+    let batch: string[] = [];
+    let size = 0;
+    for (const record of records) {
+      const line = toLine(record);
+      batch.push(line);
+      size += line.length;
+      if (size >= READ_BYTES) {
+        await handle.write(batch.join(''));
+        batch = [];
+        size = 0;
+      }
+    }
+    if (batch.length > 0) await handle.write(batch.join(''));
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, path);
+  await syncDirectory(dirname(path));
+}
+
+/** Where a compaction writes before it renames over the manifest. */
+function compactionPath(manifestPath: string): string {
+  return `${manifestPath}${MANIFEST_COMPANIONS.compaction}`;
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Windows cannot open a directory: the rename is as durable as that platform makes it.
+  }
+}
+
+function codeOf(error: unknown): string {
+  return (error as { code?: string }).code ?? String(error);
 }
 
 interface Waiting {
@@ -90,28 +278,33 @@ interface Waiting {
 
 class ManifestFile implements Manifest {
   readonly previous: ReadonlyMap<string, ManifestRecord>;
+  readonly ignored: { readonly otherScope: number; readonly unscoped: number };
   readonly #handle: FileHandle;
+  readonly #lock: ManifestLock;
+  readonly #scope: ManifestScope;
   #waiting: Waiting[] = [];
   #flushing: Promise<void> | undefined;
   /** An outcome line's flush, due at the next turn of the event loop. */
   #soon: NodeJS.Immediate | undefined;
 
-  constructor(handle: FileHandle, previous: ReadonlyMap<string, ManifestRecord>) {
+  constructor(handle: FileHandle, lock: ManifestLock, scope: ManifestScope, previous: ReadonlyMap<string, ManifestRecord>, ignored: Manifest['ignored']) {
     this.#handle = handle;
+    this.#lock = lock;
+    this.#scope = scope;
     this.previous = previous;
+    this.ignored = ignored;
   }
 
   append(record: ManifestRecord): Promise<void> {
-    const { path, state, size, mtimeMs, sha256, documentId, error } = record;
-    const line = `${JSON.stringify({ path, state, size, mtimeMs, sha256, documentId, error })}\n`;
+    const line = toLine({ ...record, room: this.#scope.room, origin: this.#scope.origin });
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ line, urgent: state === 'sending', resolve, reject });
+      this.#waiting.push({ line, urgent: record.state === 'sending', resolve, reject });
       if (this.#flushing) return; // the running flush takes it, or leaves it for the next turn (#flush)
       // A `sending` line holds its body back: written at once. An outcome line holds nothing back:
       // it waits one turn of the event loop, in which the worker that settled the file usually
       // appends its next file's `sending` line, so both go in one synced write (a synced write
       // costs 130-150 µs of CPU and about 1 ms here: one per file instead of two).
-      if (state === 'sending') this.#flushNow();
+      if (record.state === 'sending') this.#flushNow();
       else this.#soon ??= setImmediate(() => this.#flushNow());
     });
   }
@@ -143,11 +336,15 @@ class ManifestFile implements Manifest {
   }
 
   async close(): Promise<void> {
-    // Every line on disk first, the outcome lines that wait for a turn included.
-    while (this.#flushing || this.#soon) {
-      if (this.#soon) this.#flushNow();
-      await this.#flushing;
+    try {
+      // Every line on disk first, the outcome lines that wait for a turn included.
+      while (this.#flushing || this.#soon) {
+        if (this.#soon) this.#flushNow();
+        await this.#flushing;
+      }
+      await this.#handle.close();
+    } finally {
+      await this.#lock.release();
     }
-    await this.#handle.close();
   }
 }

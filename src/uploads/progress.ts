@@ -17,7 +17,7 @@ export function withUploadProgress(
   warn: Write,
 ): MultipartBody & { finish?: () => void } {
   const { body, size } = multipart;
-  const onProgress = guarded(callback, warn);
+  const onProgress = guardCallback(callback, warn, 'documents.upload', 'onUploadProgress');
   if (body instanceof Blob && runtime.browser) {
     // Browsers send a stream body only over HTTP/2 (Chromium) or not at all (Firefox, Safari), so
     // the Blob stays a Blob there: progress is 0 at the start and the total once the upload is done.
@@ -62,23 +62,24 @@ export function withUploadProgress(
 }
 
 /**
- * The caller's progress callback, made harmless: whatever it throws (or the promise it returns
- * rejects with) never reaches the upload, whatever its size, and is reported once at `warn`.
+ * A callback of the caller's, made harmless: whatever it throws (or the promise it returns rejects
+ * with) never reaches the upload, whatever its size, and is reported once at `warn`, naming
+ * `operation` and the option (`name`).
  */
-function guarded(callback: (progress: UploadProgress) => void, warn: Write): (progress: UploadProgress) => void {
+export function guardCallback<T>(callback: (value: T) => void, warn: Write, operation: string, name: string): (value: T) => void {
   let reported = false;
   const report = (error: unknown) => {
     if (reported) return;
     reported = true;
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    warn?.(`[svc-sdk] documents.upload: onUploadProgress threw (${reason.slice(0, 200)}); the upload goes on, and further errors of it are not reported`, {
-      operation: 'documents.upload',
+    warn?.(`[svc-sdk] ${operation}: ${name} threw (${reason.slice(0, 200)}); the upload goes on, and further errors of it are not reported`, {
+      operation,
       error: reason.slice(0, 200),
     });
   };
-  return (progress) => {
+  return (value) => {
     try {
-      const result: unknown = callback(progress);
+      const result: unknown = callback(value);
       if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as PromiseLike<unknown>).then(undefined, report);
     } catch (error) {
       report(error);

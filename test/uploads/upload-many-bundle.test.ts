@@ -45,3 +45,38 @@ describe.skipIf(!built)('uploadMany in a bundle of the built package', () => {
     }
   });
 });
+
+// uploadMany is loaded on first use (a dynamic import in documents.ts; its Node file system by a
+// loader the node entry registers): a bundle of `Client` alone carries neither in what it loads at start.
+describe('a Client bundle that never calls uploadMany', () => {
+  it.each([
+    ['src/index.ts', 'browser'],
+    ['src/index.node.ts', 'node'],
+  ] as const)('%s (platform %s): the pool, the manifest and the folder reader are in chunks loaded only by uploadMany', async (entry, platform) => {
+    const work = mkdtempSync(join(root, '.tmp-upload-many-bundle-'));
+    try {
+      const stdin = join(work, 'entry.mjs');
+      writeFileSync(stdin, `export { Client } from ${JSON.stringify(join(root, entry))};`);
+      const result = await build({ entryPoints: [stdin], bundle: true, splitting: true, format: 'esm', platform, write: false, outdir: join(work, 'out'), metafile: true, logLevel: 'error' });
+      const outputs = result.metafile.outputs;
+      const texts = new Map(result.outputFiles.map((file) => [file.path, file.text]));
+      // What the entry loads at start: itself and its static imports, transitively.
+      const loaded = new Set<string>();
+      const visit = (path: string) => {
+        if (loaded.has(path)) return;
+        loaded.add(path);
+        for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement') visit(imported.path);
+      };
+      visit(Object.keys(outputs).find((path) => outputs[path]!.entryPoint)!);
+      const atStart = [...loaded].map((path) => texts.get(join(root, path)) ?? '').join('\n');
+      const everything = result.outputFiles.map((file) => file.text).join('\n');
+      // Words of the pool (upload-many-run.ts) and of the manifest's lock: in the bundle, never at start.
+      for (const word of ['stopped by its stopSignal', 'is in use by process']) {
+        expect(atStart).not.toContain(word);
+        if (platform === 'node' || word === 'stopped by its stopSignal') expect(everything).toContain(word);
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});

@@ -46,15 +46,14 @@ describe('svc-sdk upload (the command module)', () => {
     expect(await stored()).toEqual({ 'a.txt': 1, 'b.txt': 1, 'c.txt': 1 });
   });
 
-  it('draws a bar on a terminal, and exits 1 listing each failed file with its reason and what to do', async () => {
+  it('draws a bar on a terminal, and exits 1 listing each unknown file (a 503 after its body) with its reason and what to do', async () => {
     const root = makeTree(FILES);
     const { server, roomId } = await emulatorWithRoom({ unavailableRate: 0.5 });
     const run = io({ SVC_API_KEY: API_KEY, SVC_BASE_URL: server.url }, true);
     expect(await upload.run([join(root, 'tree'), '--room', String(roomId), '--concurrency', '1'], run.io)).toBe(1);
     expect(run.out()).toMatch(new RegExp(String.raw`\r\[#{30}\] 3/3 files {2}17 B/17 B {2}[\d.]+ (B|KiB)/s\x1b\[K\n`));
-    expect(run.out()).toContain('uploaded      2  12 B\nskipped       0  0 B\nfailed        1  5 B\nunknown       0  0 B\n');
-    expect(run.out()).toContain(`failed   b.txt: POST /api/v1/rooms/${roomId}/documents failed with 503: service unavailable: the emulator's unavailableRate fault answered this request\n`);
-    expect(run.out()).toContain('Failed files were not stored: run the same command again to send them.');
+    expect(run.out()).toContain('uploaded      2  12 B\nskipped       0  0 B\nfailed        0  0 B\nunknown       1  5 B\n');
+    expect(run.out()).toContain(`unknown  b.txt: POST /api/v1/rooms/${roomId}/documents failed with 503: service unavailable: the emulator's unavailableRate fault answered this request\n`);
     expect(run.err()).toBe('[svc-sdk] no --manifest: a rerun will send every file again\n');
   });
 
@@ -127,8 +126,8 @@ describe('svc-sdk (the bin, from the sources)', () => {
     // The files being sent when Ctrl+C came end unknown (body sent) or failed (not yet sent); the rest were never started.
     const count = (state: string) => Number(new RegExp(`^${state} +(\\d+) `, 'm').exec(run.out())![1]);
     expect(count('uploaded')).toBeLessThan(20);
-    expect(count('uploaded') + count('failed') + count('unknown')).toBe(20);
-    expect(count('failed') + count('unknown')).toBeGreaterThan(0);
+    // The files never started are the library's `notStarted` (the CLI's summary of them is issue 30's CLI part).
+    expect(count('uploaded') + count('failed') + count('unknown')).toBeLessThanOrEqual(20);
     expect(lines.filter((line) => line.state === 'uploaded').length).toBe(count('uploaded'));
   });
 

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleForChild, emulatorWithRoom, makeTree } from './upload-many-support.js';
+import { Client } from '../../src/index.node.js';
+import { API_KEY, bundleForChild, emulatorWithRoom, makeTree } from './upload-many-support.js';
 
 // A run of documents.uploadMany killed (SIGKILL) in the middle, and its rerun: whatever line the
 // kill fell on, the rerun stores no document twice and every file ends stored or reported unknown.
@@ -81,15 +82,52 @@ describe('documents.uploadMany killed mid-run, then run again', () => {
     expect(await stored()).toEqual(counts);
   });
 
-  it('the manifest cut at any line, or inside one, is trusted by the rerun: it sends exactly the files with no sending line, or failed', async () => {
+  it('50 kills (SIGKILL and SIGTERM) at random points on one manifest, then a rerun: no document stored twice, none lost', async () => {
+    const files = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`k${String(index).padStart(2, '0')}.txt`, `kill test file ${index}\n`.repeat(50 + index)]));
+    const root = makeTree(files);
+    const manifest = join(root, 'manifest.jsonl');
+    const { client, roomId, stored, server, emulator } = await emulatorWithRoom({ latencyMs: 20 });
+    // A fixed seed: a failure names the kill that found it, and reruns the same sequence.
+    let seed = 30;
+    let interrupted = 0;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let kill = 0; kill < 50; kill += 1) {
+      const signal = kill % 2 ? 'SIGTERM' : 'SIGKILL';
+      const running = spawn(process.execPath, [child, server.url, String(roomId), join(root, 'tree'), manifest], { stdio: 'ignore' });
+      const timer = setTimeout(() => running.kill(signal), 60 + Math.floor(random() * 400));
+      await new Promise((resolve) => running.once('exit', resolve));
+      clearTimeout(timer);
+      // A run killed mid-way leaves its lock: the next one must take it over (its process is gone).
+      if (existsSync(`${manifest}.lock`)) interrupted += 1;
+      const counts = await stored();
+      expect({ kill, twice: Object.entries(counts).filter(([, count]) => count > 1) }).toEqual({ kill, twice: [] });
+    }
+    expect(interrupted).toBeGreaterThan(10);
+    emulator.faults.latencyMs = 0;
+    const rerun = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest });
+    const counts = await stored();
+    expect(rerun.failed).toEqual([]);
+    for (const name of Object.keys(files)) expect(counts[name] ?? 0, name).toBeLessThanOrEqual(1);
+    // None lost: what the rerun calls stored is stored once; what was never stored is reported unknown, not stored.
+    for (const file of [...rerun.uploaded, ...rerun.skipped]) expect(counts[file.path], file.path).toBe(1);
+    for (const name of Object.keys(files).filter((path) => !counts[path])) expect(rerun.unknown.map((file) => file.path)).toContain(name);
+    expect(rerun.uploaded.length + rerun.skipped.length + rerun.unknown.length).toBe(40);
+  }, 120_000);
+
+  it('the manifest cut at any byte of a line end, or inside one, is trusted by the rerun: it sends exactly the files with no sending line, or failed', async () => {
     const files = { 'a.txt': 'alpha', 'b.txt': 'bravo', 'c.txt': 'charlie', 'd.txt': 'delta' };
     const root = makeTree(files);
     const complete = join(root, 'complete.jsonl');
-    const { client, roomId, stored, emulator } = await emulatorWithRoom({ unavailableRate: 0.5 });
-    // One at a time: b and d are answered 503 (failed), a and c stored.
-    const first = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest: complete, concurrency: 1 });
+    const { client, roomId, stored, server } = await emulatorWithRoom();
+    // One at a time: b and d are refused 422 before their body is read (failed), a and c stored.
+    let sent = 0;
+    const refusing = new Client({
+      apiKey: API_KEY,
+      baseUrl: server.url,
+      fetch: (input, init) => (++sent % 2 === 0 ? Promise.resolve(Response.json({ error: 'refused by the test' }, { status: 422 })) : fetch(input, init)),
+    });
+    const first = await refusing.documents.uploadMany(roomId, join(root, 'tree'), { manifest: complete, concurrency: 1 });
     expect(first.failed.map((file) => file.path)).toEqual(['b.txt', 'd.txt']);
-    emulator.faults.unavailableRate = 0;
     const text = readFileSync(complete, 'utf8');
     const cuts = new Set<number>([0, text.length]);
     for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) {
@@ -98,7 +136,9 @@ describe('documents.uploadMany killed mid-run, then run again', () => {
     expect(cuts.size).toBeGreaterThan(20);
     for (const cut of [...cuts].sort((a, b) => a - b)) {
       const prefix = text.slice(0, cut);
-      const whole = prefix.slice(0, prefix.lastIndexOf('\n') + 1);
+      // A last line cut at its newline alone is a whole record: kept. Cut anywhere else: dropped.
+      const tail = prefix.slice(prefix.lastIndexOf('\n') + 1);
+      const whole = text[cut] === '\n' ? prefix : prefix.slice(0, prefix.length - tail.length);
       const last = new Map<string, string>();
       for (const line of whole.split('\n').filter(Boolean)) {
         const { path, state } = JSON.parse(line) as Line;
@@ -120,9 +160,9 @@ describe('documents.uploadMany killed mid-run, then run again', () => {
       expect({ cut, skipped: rerun.skipped.map((file) => file.path) }).toEqual({ cut, skipped: expected.skipped });
       expect({ cut, unknown: rerun.unknown.map((file) => file.path) }).toEqual({ cut, unknown: expected.unknown });
       expect(rerun.failed).toEqual([]);
-      // The cut line was dropped, the rerun's lines appended whole: every line parses.
+      // The cut line was dropped (or kept, whole), the file compacted to one line per path, the rerun's lines appended whole.
       expect(readFileSync(manifest, 'utf8').endsWith('\n') || readFileSync(manifest, 'utf8') === '').toBe(true);
-      expect(readLines(manifest).length).toBe(whole.split('\n').length - 1 + 2 * expected.uploaded.length);
+      expect(readLines(manifest).length).toBe(last.size + 2 * expected.uploaded.length);
     }
   });
 });

@@ -112,10 +112,10 @@ describe('documents.uploadMany(roomId, directory)', () => {
     ]);
   });
 
-  it('sends a file as it is when read, not as listed: grown or shrunk since the listing, or gone (failed, nothing sent)', async () => {
+  it('refuses a file changed since the listing: grown, shrunk or gone is failed with a ValidationError naming it, nothing of it sent', async () => {
     const root = makeTree({ '1.txt': 'one', '2.txt': 'two', '3.txt': 'three', '4.txt': 'four' });
     const manifest = join(root, 'manifest.jsonl');
-    const { server, roomId } = await emulatorWithRoom();
+    const { server, roomId, stored } = await emulatorWithRoom();
     let changed = false;
     const client = new Client({
       apiKey: API_KEY,
@@ -132,14 +132,18 @@ describe('documents.uploadMany(roomId, directory)', () => {
       },
     });
     const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, concurrency: 1 });
-    expect(result.uploaded.map(({ path, sha256: hash, document }) => [path, hash, document.size])).toEqual([
-      ['1.txt', sha256('one'), 3],
-      ['3.txt', sha256('three, and more'), 15],
-      ['4.txt', sha256('4'), 1],
+    expect(result.uploaded.map(({ path, sha256: hash, document }) => [path, hash, document.size])).toEqual([['1.txt', sha256('one'), 3]]);
+    expect(result.failed.map(({ path, error }) => [path, error instanceof ValidationError, (error as Error).message])).toEqual([
+      ['2.txt', true, expect.stringContaining('"2.txt" cannot be opened (ENOENT): nothing was sent')],
+      ['3.txt', true, expect.stringContaining('"3.txt" changed size since it was listed (5 → 15 bytes): nothing was sent')],
+      ['4.txt', true, expect.stringContaining('"4.txt" changed size since it was listed (4 → 1 bytes): nothing was sent')],
     ]);
-    expect(result.failed.map(({ path, error }) => [path, (error as { code?: string }).code])).toEqual([['2.txt', 'ENOENT']]);
+    expect(await stored()).toEqual({ '1.txt': 1 });
     const lines = readFileSync(manifest, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { path: string; state: string });
     expect(lines.filter((line) => line.path === '2.txt').map((line) => line.state)).toEqual(['sending', 'failed']);
+    // The rerun lists the files anew and sends them as they are now.
+    const rerun = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect(rerun.uploaded.map(({ path, sha256: hash }) => [path, hash])).toEqual([['3.txt', sha256('three, and more')], ['4.txt', sha256('4')]]);
   });
 
   it('stopOnError: a file that cannot be opened stops the run like any failure; the files after it are not sent', async () => {
@@ -155,33 +159,35 @@ describe('documents.uploadMany(roomId, directory)', () => {
     });
     const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { concurrency: 1, stopOnError: true });
     expect(result.uploaded.map((file) => file.path)).toEqual(['1.txt']);
-    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([
-      ['2.txt', expect.stringContaining('ENOENT')],
-      ['3.txt', expect.stringMatching(/^\[svc-sdk\] documents\.uploadMany: not sent, the run stopped before this file \(ENOENT/)],
-    ]);
+    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['2.txt', expect.stringContaining('ENOENT')]]);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['3.txt']);
+    expect(result.stopped).toMatchObject({ reason: 'stopOnError', message: expect.stringContaining('ENOENT') });
     expect(await stored()).toEqual({ '1.txt': 1 });
   });
 
-  it('leaves its own manifest out when it lies inside the directory', async () => {
-    const root = makeTree({ 'a.txt': 'a' });
+  it('leaves its own manifest out when it lies inside the directory, with its lock and a compaction copy left by a kill', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'upload.manifest.compact': '{"path":"x","state":"sending"}\n' });
     const { client, roomId, stored } = await emulatorWithRoom();
     const result = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest: join(root, 'tree', 'upload.manifest') });
     expect(result.uploaded.map((file) => file.path)).toEqual(['a.txt']);
     expect(await stored()).toEqual({ 'a.txt': 1 });
   });
 
-  it('a 503 answer is failed (the service refused it) and the rerun sends exactly those files', async () => {
+  it('a 503 answer after the whole body is unknown (it may be stored): the rerun sends those files only with retryUnknown', async () => {
     const root = makeTree({ '1.txt': '1', '2.txt': '2', '3.txt': '3', '4.txt': '4' });
     const manifest = join(root, 'manifest.jsonl');
     // Every 2nd request: the 4th and the 6th (creating the room and the webhook were the 1st and 2nd).
     const { client, roomId, stored, emulator } = await emulatorWithRoom({ unavailableRate: 0.5 });
     const first = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, concurrency: 1 });
     expect(first.uploaded.map((file) => file.path)).toEqual(['1.txt', '3.txt']);
-    expect(first.failed.map((file) => file.path)).toEqual(['2.txt', '4.txt']);
-    expect(first.failed[0]!.error).toBeInstanceOf(InternalServerError);
-    expect((first.failed[0]!.error as InternalServerError).status).toBe(503);
+    expect(first.unknown.map((file) => file.path)).toEqual(['2.txt', '4.txt']);
+    expect(first.unknown[0]!.error).toBeInstanceOf(InternalServerError);
+    expect((first.unknown[0]!.error as InternalServerError).status).toBe(503);
     emulator.faults.unavailableRate = 0;
-    const second = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest });
+    const plain = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest });
+    expect(plain.unknown.map((file) => file.path)).toEqual(['2.txt', '4.txt']);
+    expect(plain.uploaded).toEqual([]);
+    const second = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, retryUnknown: true });
     expect(second.uploaded.map((file) => file.path)).toEqual(['2.txt', '4.txt']);
     expect(second.skipped.map((file) => file.path)).toEqual(['1.txt', '3.txt']);
     expect(await stored()).toEqual({ '1.txt': 1, '2.txt': 1, '3.txt': 1, '4.txt': 1 });
@@ -237,16 +243,18 @@ describe('documents.uploadMany(roomId, directory)', () => {
     expect(await stored()).toEqual({ 'stored.txt': 1 });
   });
 
-  it('stopOnError starts no file after the first failure; the files not started are failed and a rerun sends them', async () => {
+  it('stopOnError starts no file after the first failure; the files not started are notStarted and a rerun sends them', async () => {
     const root = makeTree({ '1.txt': '1', '2.txt': '2', '3.txt': '3', '4.txt': '4' });
     const manifest = join(root, 'manifest.jsonl');
     const { client, roomId, stored, emulator } = await emulatorWithRoom({ unavailableRate: 0.5 });
     const first = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, concurrency: 1, stopOnError: true });
     expect(first.uploaded.map((file) => file.path)).toEqual(['1.txt']);
-    expect(first.failed.map((file) => file.path)).toEqual(['2.txt', '3.txt', '4.txt']);
-    expect(String(first.failed[1]!.error)).toContain('[svc-sdk] documents.uploadMany: not sent, the run stopped before this file (POST ');
+    expect(first.unknown.map((file) => file.path)).toEqual(['2.txt']);
+    expect(first.failed).toEqual([]);
+    expect(first.notStarted.map((file) => file.path)).toEqual(['3.txt', '4.txt']);
+    expect(first.stopped).toMatchObject({ reason: 'stopOnError', message: expect.stringContaining('[svc-sdk] documents.uploadMany: stopped after the first file that failed (stopOnError): POST ') });
     emulator.faults.unavailableRate = 0;
-    const second = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest });
+    const second = await client.documents.uploadMany(roomId, join(root, 'tree'), { manifest, retryUnknown: true });
     expect(second.uploaded.map((file) => file.path)).toEqual(['2.txt', '3.txt', '4.txt']);
     expect(await stored()).toEqual({ '1.txt': 1, '2.txt': 1, '3.txt': 1, '4.txt': 1 });
   });
@@ -272,7 +280,7 @@ describe('documents.uploadMany(roomId, directory)', () => {
     expect(seen.at(-1)!.bytesPerSecond).toBeGreaterThan(0);
   });
 
-  it('an abort stops at once: in-flight files end unknown or failed, the rest failed, the manifest complete', async () => {
+  it('an abort stops at once: in-flight files end unknown or failed, the rest notStarted, the manifest complete', async () => {
     const root = makeTree({ '1.txt': '1', '2.txt': '2', '3.txt': '3', '4.txt': '4', '5.txt': '5' });
     const manifest = join(root, 'manifest.jsonl');
     // 10 minutes of latency: only an abort that does not wait for answers lets this test end.
@@ -292,8 +300,9 @@ describe('documents.uploadMany(roomId, directory)', () => {
     });
     const result = await run;
     expect(result.unknown.map((file) => file.path)).toEqual(['1.txt', '2.txt']);
-    expect(result.failed.map((file) => file.path)).toEqual(['3.txt', '4.txt', '5.txt']);
-    expect(String(result.failed[0]!.error)).toContain('not sent, the run stopped before this file (stopped by the test)');
+    expect(result.failed).toEqual([]);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['3.txt', '4.txt', '5.txt']);
+    expect(result.stopped).toMatchObject({ reason: 'aborted', message: expect.stringContaining('aborted by its signal (stopped by the test)') });
     const lines = readFileSync(manifest, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { path: string; state: string });
     expect(lines.map(({ path, state }) => `${path} ${state}`).sort()).toEqual(['1.txt sending', '1.txt unknown', '2.txt sending', '2.txt unknown']);
     emulator.faults.latencyMs = 0;
@@ -359,7 +368,7 @@ describe('documents.uploadMany(roomId, iterable)', () => {
       }
     }
     const result = await client.documents.uploadMany(roomId, inputs(), { concurrency: 1, stopOnError: true });
-    expect(result.failed.map((file) => file.path)).toEqual(['1.txt']);
+    expect(result.unknown.map((file) => file.path)).toEqual(['1.txt']);
     expect(read).toBe(1);
     expect(closed).toBe(true);
   });
@@ -420,7 +429,7 @@ describe('documents.uploadMany refuses bad arguments before sending anything', (
     writeFileSync(join(root, 'manifest.jsonl'), '{"path":"a.txt","state":"sending","size":1}\n{"path":"a.txt","state":"stored"}\n');
     const client = new Client({ apiKey: 'vdr_x', baseUrl: 'http://127.0.0.1:9' });
     await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'manifest.jsonl') })).rejects.toThrow(
-      `[svc-sdk] documents.uploadMany: line 2 of the manifest "${join(root, 'manifest.jsonl')}" is not a record of svc-sdk: restore the file or pass another manifest (a line cut short by a crash is dropped without this error)`,
+      `[svc-sdk] documents.uploadMany: manifest "${join(root, 'manifest.jsonl')}" has a line 2 that is not a record of svc-sdk: restore the file or pass another manifest (a line cut short by a crash, at the very end, is dropped without this error). Nothing was sent.`,
     );
   });
 });

@@ -198,7 +198,7 @@ function formatDuration(seconds: number): string {
 
 /** The table of states, then each failed and unknown file with its reason. */
 function summary(result: UploadManyResult): string {
-  const rows: Array<[string, UploadManyResult[keyof UploadManyResult]]> = [
+  const rows: Array<[string, ReadonlyArray<{ size: number | undefined }>]> = [
     ['uploaded', result.uploaded],
     ['skipped', result.skipped],
     ['failed', result.failed],

@@ -62,8 +62,9 @@ export const roomDocumentsUpload: WriteTool<UploadArgs, UploadPreview, UploadRes
     const entries: UploadPreview['entries'] = [];
     const files: UploadPreview['files'] = [];
     for (const path of await insideRoots(args.paths, context)) {
-      const listed = (await stat(path)).isDirectory() ? await listFiles(path, undefined) : undefined;
-      const own = listed ? listed.map((file) => ({ path: join(path, file.path), bytes: file.size })) : [{ path, bytes: (await stat(path)).size }];
+      const listed = (await stat(path)).isDirectory() ? await listFiles(path, []) : undefined;
+      // An entry that cannot be sent (a name that is not UTF-8, an unreadable file) is listed with no bytes: the upload reports it failed.
+      const own = listed ? listed.map((file) => ({ path: join(path, file.path), bytes: 'size' in file ? file.size : 0 })) : [{ path, bytes: (await stat(path)).size }];
       entries.push({ path, kind: listed ? 'folder' : 'file', files: own.length, bytes: sum(own) });
       files.push(...own);
     }

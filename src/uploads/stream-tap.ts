@@ -1,0 +1,63 @@
+// Reading an iterable input's file for uploadMany: hashed and counted in the read that uploads it.
+import { asBytes } from '../shared/bytes.js';
+import type { HashedSource, Hasher } from './file-system.js';
+import type { Uploadable } from './types.js';
+
+/**
+ * The input as an async iterable of bytes that feeds `hasher`, counts its bytes and notes when it has
+ * been read to the end. Read on demand: the upload's own backpressure paces the file.
+ */
+export function tap(file: Uploadable, hasher: Hasher | undefined): HashedSource {
+  let exhausted = false;
+  let digest: string | undefined;
+  let size = 0;
+  const encoder = new TextEncoder();
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    const bytes = asBytes(file);
+    const source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> = bytes
+      ? [bytes]
+      : file instanceof Blob
+        ? iterateStream(file.stream())
+        : file instanceof ReadableStream
+          ? iterateStream(file)
+          : (file as AsyncIterable<Uint8Array | string>);
+    for await (const chunk of source) {
+      const part = typeof chunk === 'string' ? encoder.encode(chunk) : (asBytes(chunk) ?? chunk);
+      hasher?.update(part);
+      size += part.byteLength;
+      yield part;
+    }
+    exhausted = true;
+    digest = hasher?.digest();
+  }
+  return {
+    file: chunks(),
+    get exhausted() {
+      return exhausted;
+    },
+    sha256: () => digest,
+    size: () => (exhausted ? size : undefined),
+  };
+}
+
+/** A web stream as an async iterable, by its reader (Safari's streams are not async iterable). */
+export async function* iterateStream(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Feeds a whole stream to `hasher`, stopping at `signal`'s abort. */
+export async function pump(stream: ReadableStream<Uint8Array>, hasher: Hasher, signal: AbortSignal | undefined): Promise<void> {
+  for await (const chunk of iterateStream(stream)) {
+    signal?.throwIfAborted();
+    hasher.update(chunk);
+  }
+}

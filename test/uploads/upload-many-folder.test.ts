@@ -1,0 +1,114 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Client, ValidationError } from '../../src/index.node.js';
+import { sendJson, useLoopbackServer } from '../support/loopback.js';
+import { API_KEY, makeTree, sha256 } from './upload-many-support.js';
+
+// The folder is read safely: a hostile folder (links swapped in after the listing, files resized,
+// names that are not UTF-8) never makes uploadMany send a file from outside it, nor stop the others.
+
+const service = useLoopbackServer();
+
+function storing() {
+  let id = 0;
+  service.handle((request, response) => {
+    id += 1;
+    sendJson(response, 201, { success: true, data: { id, room_id: 1, original_filename: /filename="([^"]*)"/.exec(request.body)?.[1], size: 1, status: 'stored' } });
+  });
+}
+
+/** A client whose every request first runs `beforeSend` (a change to the folder after the listing). */
+function clientChanging(beforeSend: (index: number) => void) {
+  let index = 0;
+  return new Client({
+    apiKey: API_KEY,
+    baseUrl: service.url,
+    fetch: (input, init) => {
+      beforeSend(index++);
+      return fetch(input, init);
+    },
+  });
+}
+
+describe('documents.uploadMany reads the folder safely', () => {
+  it.each([
+    ['small (read whole)', 'a secret key\n'],
+    ['large (streamed)', 'k'.repeat(2 * 1024 * 1024)],
+  ])('a file replaced by a symbolic link after the listing is refused, never followed: the outside file is not sent (%s)', async (_kind, secret) => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'x'.repeat(secret.length) });
+    const outside = join(root, 'id_ed25519');
+    writeFileSync(outside, secret);
+    storing();
+    const client = clientChanging((index) => {
+      if (index !== 0) return;
+      // While the first file is sent: 2.txt becomes a link to a file outside the folder, of the same size.
+      rmSync(join(root, 'tree', '2.txt'));
+      symlinkSync(outside, join(root, 'tree', '2.txt'));
+    });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 1, manifest: join(root, 'm.jsonl') });
+    expect(result.uploaded.map((file) => file.path)).toEqual(['1.txt']);
+    expect(result.failed.map(({ path, error }) => [path, error instanceof ValidationError, (error as Error).message])).toEqual([
+      ['2.txt', true, expect.stringContaining('"2.txt" was replaced by a symbolic link since it was listed (links are never followed): nothing was sent')],
+    ]);
+    expect(service.requests).toHaveLength(1);
+    expect(service.requests.some((request) => request.body.includes(secret.slice(0, 12)))).toBe(false);
+  });
+
+  it('a file replaced by another file (same size, another inode) after the listing is refused', async () => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'two' });
+    writeFileSync(join(root, 'other'), 'TWO');
+    storing();
+    const client = clientChanging((index) => {
+      if (index === 0) renameSync(join(root, 'other'), join(root, 'tree', '2.txt'));
+    });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 1 });
+    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['2.txt', expect.stringContaining('"2.txt" was replaced by another file since it was listed')]]);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('a file replaced by a FIFO after the listing is refused at once (no wait for a writer)', async () => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'two' });
+    storing();
+    const client = clientChanging((index) => {
+      if (index !== 0) return;
+      rmSync(join(root, 'tree', '2.txt'));
+      expect(spawnSync('mkfifo', [join(root, 'tree', '2.txt')]).status).toBe(0);
+    });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 1 });
+    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['2.txt', expect.stringContaining('"2.txt" is no longer a regular file: nothing was sent')]]);
+  });
+
+  it('a large file that grows while it is sent is sent as listed, and recorded with the size and SHA-256 of the bytes sent', async () => {
+    const size = 2 * 1024 * 1024;
+    const root = makeTree({ 'big.bin': new Uint8Array(size).fill(1) });
+    const manifest = join(root, 'm.jsonl');
+    storing();
+    const client = clientChanging(() => writeFileSync(join(root, 'tree', 'big.bin'), new Uint8Array(100).fill(2), { flag: 'a' }));
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
+    expect(result.uploaded.map((file) => [file.path, file.sha256])).toEqual([['big.bin', sha256(new Uint8Array(size).fill(1))]]);
+    const last = readFileSync(manifest, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { state: string; size: number; sha256: string }).at(-1)!;
+    expect(last).toMatchObject({ state: 'uploaded', size, sha256: sha256(new Uint8Array(size).fill(1)) });
+    // The rerun sees a file of another size: a new version, sent (not skipped as if the grown file were stored).
+    const rerun = await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
+    expect(rerun.uploaded.map((file) => [file.path, file.size])).toEqual([['big.bin', size + 100]]);
+  });
+
+  it.runIf(process.platform === 'linux')('a name that is not UTF-8 is that file\'s failed (a ValidationError naming it); the other files are sent', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'sub/c.txt': 'c' });
+    const tree = Buffer.from(join(root, 'tree'));
+    // "caf\xe9.txt": Latin-1, legal on Linux, not UTF-8.
+    writeFileSync(Buffer.concat([tree, Buffer.from('/caf'), Buffer.from([0xe9]), Buffer.from('.txt')]), 'latin-1 named');
+    mkdirSync(Buffer.concat([tree, Buffer.from('/d'), Buffer.from([0xff])]));
+    storing();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'));
+    expect(result.uploaded.map((file) => file.path)).toEqual(['a.txt', 'sub/c.txt']);
+    expect(result.failed.map(({ path, error }) => [path, error instanceof ValidationError, (error as Error).message])).toEqual([
+      ['caf\\xe9.txt', true, expect.stringContaining('the file name "caf\\xe9.txt" is not UTF-8, so it cannot be sent as a document\'s name: rename the file and run again')],
+      ['d\\xff', true, expect.stringContaining('the file name "d\\xff" is not UTF-8')],
+    ]);
+    expect(service.requests).toHaveLength(2);
+  });
+});

@@ -1,0 +1,181 @@
+import { readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { APIConnectionError, APITimeoutError, Client, type UploadManyProgress } from '../../src/index.node.js';
+import { sendJson, useLoopbackServer } from '../support/loopback.js';
+import { API_KEY, makeTree } from './upload-many-support.js';
+
+// Nothing escapes the pool: a throwing callback, a stop, a stream that never yields its first chunk.
+// The run settles only once every file started has its outcome, on disk.
+
+const service = useLoopbackServer();
+
+const stored = (id: number) => ({ success: true, data: { id, room_id: 1, original_filename: `f${id}`, size: 1, status: 'stored' } });
+const statesOf = (manifest: string) => {
+  const last = new Map<string, string>();
+  for (const line of readFileSync(manifest, 'utf8').split('\n').filter(Boolean)) {
+    const { path, state } = JSON.parse(line) as { path: string; state: string };
+    last.set(path, state);
+  }
+  return Object.fromEntries(last);
+};
+
+/** A stream that never yields: its first chunk never comes. */
+const silent = () => new ReadableStream<Uint8Array>({ pull: () => new Promise(() => undefined) });
+
+describe('documents.uploadMany: callbacks and stops', () => {
+  it('an onProgress that throws is reported once at warn; the run goes on and resolves with every outcome recorded', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c' });
+    const manifest = join(root, 'm.jsonl');
+    service.handle((_request, response, index) => setTimeout(() => sendJson(response, 201, stored(index + 1)), 20));
+    const warn = vi.fn();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url, logger: { debug() {}, info() {}, warn, error() {} } });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), {
+      manifest,
+      concurrency: 2,
+      onProgress: () => {
+        throw new Error('bar broke');
+      },
+    });
+    expect(result.uploaded.map((file) => file.path)).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect(statesOf(manifest)).toEqual({ 'a.txt': 'uploaded', 'b.txt': 'uploaded', 'c.txt': 'uploaded' });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toContain('[svc-sdk] documents.uploadMany: onProgress threw (Error: bar broke)');
+  });
+
+  it('stopSignal: no new file starts, the files in flight finish (stored, recorded), the rest notStarted', async () => {
+    const root = makeTree(Object.fromEntries(Array.from({ length: 6 }, (_, index) => [`f${index}.txt`, `file ${index}`])));
+    const manifest = join(root, 'm.jsonl');
+    const stop = new AbortController();
+    service.handle((_request, response, index) => {
+      // The first two bodies are in: stop, then answer them.
+      if (index === 1) stop.abort();
+      setTimeout(() => sendJson(response, 201, stored(index + 1)), 30);
+    });
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 2, stopSignal: stop.signal });
+    expect(result.uploaded.map((file) => file.path)).toEqual(['f0.txt', 'f1.txt']);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['f2.txt', 'f3.txt', 'f4.txt', 'f5.txt']);
+    expect(result.failed).toEqual([]);
+    expect(result.stopped).toEqual({ reason: 'stopSignal', message: expect.stringMatching(/^\[svc-sdk\] documents\.uploadMany: stopped by its stopSignal/), error: expect.anything() });
+    expect(service.requests).toHaveLength(2);
+    expect(statesOf(manifest)).toMatchObject({ 'f0.txt': 'uploaded', 'f1.txt': 'uploaded' });
+    // A rerun sends exactly the files not started.
+    const rerun = await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
+    expect(rerun.uploaded.map((file) => file.path)).toEqual(['f2.txt', 'f3.txt', 'f4.txt', 'f5.txt']);
+    expect(rerun.skipped.map((file) => file.path)).toEqual(['f0.txt', 'f1.txt']);
+  });
+
+  it('a stop that comes while a sending line is written: that body is not sent, its line closed as failed, the file notStarted', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b' });
+    const manifest = join(root, 'm.jsonl');
+    const stop = new AbortController();
+    // The manifest's first write (a.txt's sending line) is where the stop lands.
+    const probe = await open(join(root, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    await probe.close();
+    const original = prototype['write']!;
+    vi.spyOn(prototype, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      stop.abort();
+      return original.apply(this, args);
+    });
+    onTestFinished(() => void vi.restoreAllMocks());
+    service.handle((_request, response) => sendJson(response, 201, stored(1)));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1, stopSignal: stop.signal });
+    expect(service.requests).toHaveLength(0);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
+    expect(result.stopped?.reason).toBe('stopSignal');
+    expect(statesOf(manifest)).toEqual({ 'a.txt': 'failed' });
+  });
+
+  it('a manifest that cannot be written stops the run (fatal): no body is sent without its sending line', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b' });
+    const manifest = join(root, 'm.jsonl');
+    const probe = await open(join(root, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    await probe.close();
+    vi.spyOn(prototype, 'write').mockRejectedValue(Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }));
+    onTestFinished(() => void vi.restoreAllMocks());
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect(service.requests).toHaveLength(0);
+    expect(result.failed.map((file) => file.path)).toEqual(['a.txt']);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['b.txt']);
+    expect(result.stopped).toMatchObject({ reason: 'fatal', message: '[svc-sdk] documents.uploadMany: the manifest cannot be written (EIO: i/o error, write); no file was started after it' });
+  });
+
+  it('bytesDone never counts a byte not sent: after an abort it stays at what was sent, not the total', async () => {
+    const root = makeTree({ 'a.txt': 'aaaa', 'b.txt': 'bbbb', 'c.txt': 'cccc' });
+    const controller = new AbortController();
+    // a.txt is stored; b.txt is held unanswered, then the run is aborted.
+    service.handle((_request, response, index) => {
+      if (index === 0) sendJson(response, 201, stored(1));
+      else setTimeout(() => controller.abort(new Error('stop now')), 20);
+    });
+    const seen: UploadManyProgress[] = [];
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 1, signal: controller.signal, onProgress: (progress) => seen.push(progress) });
+    expect(result.uploaded.map((file) => file.path)).toEqual(['a.txt']);
+    expect(result.unknown.map((file) => file.path)).toEqual(['b.txt']);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['c.txt']);
+    expect(result.stopped?.reason).toBe('aborted');
+    // 8 bytes were sent (a.txt and b.txt); c.txt's 4 were not.
+    expect(seen.at(-1)).toMatchObject({ filesDone: 3, bytesDone: 8, bytesTotal: 12 });
+    expect(Math.max(...seen.map((progress) => progress.bytesDone))).toBe(8);
+  });
+
+  it('skipped files count in bytesSkipped, not in bytesDone', async () => {
+    const root = makeTree({ 'a.txt': 'aaaa' });
+    const manifest = join(root, 'm.jsonl');
+    service.handle((_request, response) => sendJson(response, 201, stored(1)));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
+    const seen: UploadManyProgress[] = [];
+    await client.documents.uploadMany(1, join(root, 'tree'), { manifest, onProgress: (progress) => seen.push(progress) });
+    expect(seen.at(-1)).toMatchObject({ filesDone: 1, bytesDone: 0, bytesSkipped: 4, bytesTotal: 4 });
+  });
+
+  it('an iterable whose stream never yields its first chunk: the abort ends the run, nothing hangs', async () => {
+    const controller = new AbortController();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const run = client.documents.uploadMany(1, [{ file: silent(), filename: 'never.txt' }, { file: new Blob(['x']), filename: 'later.txt' }], { concurrency: 1, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('enough')), 50);
+    const result = await run;
+    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['never.txt', expect.stringContaining('request aborted by its signal')]]);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['later.txt']);
+    expect(service.requests).toHaveLength(0);
+  });
+});
+
+describe('documents.upload: a stream whose first chunk never comes', () => {
+  it('fails with APITimeoutError within the call\'s timeout, and cancels the stream', async () => {
+    let cancelled: unknown;
+    const stream = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => undefined), cancel: (reason) => void (cancelled = reason) });
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const started = Date.now();
+    const call = client.documents.upload(1, stream, { filename: 'x.txt', timeout: 150 });
+    await expect(call).rejects.toBeInstanceOf(APITimeoutError);
+    await expect(call).rejects.toThrow('POST /api/v1/rooms/1/documents timed out after 150 ms');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(cancelled).toBeInstanceOf(APITimeoutError);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it("uses the client's timeout when the call sets none", async () => {
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url, timeout: 100 });
+    await expect(client.documents.upload(1, silent(), { filename: 'x.txt' })).rejects.toThrow('timed out after 100 ms');
+  });
+
+  it('fails as aborted when its signal aborts, already or while waiting', async () => {
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const controller = new AbortController();
+    const call = client.documents.upload(1, silent(), { filename: 'x.txt', signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('user left')), 30);
+    await expect(call).rejects.toBeInstanceOf(APIConnectionError);
+    await expect(call).rejects.toThrow('[svc-sdk] POST /api/v1/rooms/1/documents: request aborted by its signal');
+    await expect(client.documents.upload(1, silent(), { filename: 'x.txt', signal: AbortSignal.abort() })).rejects.toThrow('request aborted by its signal');
+    expect(service.requests).toHaveLength(0);
+  });
+});
