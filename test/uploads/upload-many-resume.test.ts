@@ -94,8 +94,12 @@ describe('documents.uploadMany killed mid-run, then run again', () => {
     for (let kill = 0; kill < 50; kill += 1) {
       const signal = kill % 2 ? 'SIGTERM' : 'SIGKILL';
       const running = spawn(process.execPath, [child, server.url, String(roomId), join(root, 'tree'), manifest], { stdio: 'ignore' });
-      const timer = setTimeout(() => running.kill(signal), 60 + Math.floor(random() * 400));
-      await new Promise((resolve) => running.once('exit', resolve));
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      // The kill's clock starts once the run holds its lock (a loaded machine may take a second to start a
+      // process): then it lands at a random point of the run itself, not of the process's start.
+      for (const until = Date.now() + 5000; !existsSync(`${manifest}.lock`) && running.exitCode === null && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 5));
+      const timer = setTimeout(() => running.kill(signal), Math.floor(random() * 120));
+      await exited;
       clearTimeout(timer);
       // A run killed mid-way leaves its lock: the next one must take it over (its process is gone).
       if (existsSync(`${manifest}.lock`)) interrupted += 1;

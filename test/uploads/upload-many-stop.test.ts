@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { APIConnectionError, APITimeoutError, Client, type UploadManyProgress } from '../../src/index.node.js';
+import { APIUserAbortError, APITimeoutError, Client, type UploadManyProgress } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
 import { API_KEY, makeTree } from './upload-many-support.js';
 
@@ -143,7 +143,7 @@ describe('documents.uploadMany: callbacks and stops', () => {
     const run = client.documents.uploadMany(1, [{ file: silent(), filename: 'never.txt' }, { file: new Blob(['x']), filename: 'later.txt' }], { concurrency: 1, signal: controller.signal });
     setTimeout(() => controller.abort(new Error('enough')), 50);
     const result = await run;
-    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['never.txt', expect.stringContaining('request aborted by its signal')]]);
+    expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['never.txt', expect.stringContaining("cancelled by the caller's signal (Error: enough)")]]);
     expect(result.notStarted.map((file) => file.path)).toEqual(['later.txt']);
     expect(service.requests).toHaveLength(0);
   });
@@ -173,9 +173,10 @@ describe('documents.upload: a stream whose first chunk never comes', () => {
     const controller = new AbortController();
     const call = client.documents.upload(1, silent(), { filename: 'x.txt', signal: controller.signal });
     setTimeout(() => controller.abort(new Error('user left')), 30);
-    await expect(call).rejects.toBeInstanceOf(APIConnectionError);
-    await expect(call).rejects.toThrow('[svc-sdk] POST /api/v1/rooms/1/documents: request aborted by its signal');
-    await expect(client.documents.upload(1, silent(), { filename: 'x.txt', signal: AbortSignal.abort() })).rejects.toThrow('request aborted by its signal');
+    // The caller's cancel, not a connection failure: a retry loop on connection errors does not retry it.
+    await expect(call).rejects.toBeInstanceOf(APIUserAbortError);
+    await expect(call).rejects.toThrow("[svc-sdk] POST /api/v1/rooms/1/documents: cancelled by the caller's signal (Error: user left)");
+    await expect(client.documents.upload(1, silent(), { filename: 'x.txt', signal: AbortSignal.abort() })).rejects.toThrow("cancelled by the caller's signal");
     expect(service.requests).toHaveLength(0);
   });
 });
