@@ -49,6 +49,8 @@ export interface UploadManyOptions extends RequestOptions {
   stopOnError?: boolean | undefined;
   /** Send again the files whose earlier upload has an unknown outcome (and might be stored already). Default false. */
   retryUnknown?: boolean | undefined;
+  /** Once aborted, no new file starts; files already being sent finish and are recorded (`signal` aborts them). */
+  stopSignal?: AbortSignal | undefined;
 }
 
 /** A file of the run: its path relative to the directory (with `/`), or the input's filename. */
@@ -91,4 +93,8 @@ export interface UploadManyResult {
   skipped: SkippedFile[];
   failed: FailedFile[];
   unknown: UnknownFile[];
+  /** Files the run never started (it stopped first): nothing of them was sent. */
+  notStarted: UploadManyFile[];
+  /** Why the run stopped before its end, or `undefined` when it went through every file. */
+  stopped: { reason: 'fatal' | 'stopOnError' | 'stopSignal' | 'aborted'; message: string; error?: unknown } | undefined;
 }

@@ -50,7 +50,7 @@ export async function uploadMany(
   inputs: UploadManyInputs,
   options: UploadManyOptions = {},
 ): Promise<UploadManyResult> {
-  const { concurrency = DEFAULT_CONCURRENCY, manifest: manifestPath, onProgress, stopOnError = false, retryUnknown = false, ...callOptions } = options;
+  const { concurrency = DEFAULT_CONCURRENCY, manifest: manifestPath, onProgress, stopOnError = false, retryUnknown = false, stopSignal, ...callOptions } = options;
   checkArguments(roomId, inputs, concurrency, manifestPath);
   const fs = fileSystem();
   if ((typeof inputs === 'string' || manifestPath !== undefined) && !fs) {
@@ -64,7 +64,7 @@ export async function uploadMany(
   try {
     const exclude = manifestPath === undefined ? undefined : fs!.resolve(manifestPath);
     const jobs = typeof inputs === 'string' ? listedJobs(await fs!.listFiles(inputs, exclude)) : inputJobs(inputs);
-    const run = new Run(upload, { fs, manifest, onProgress, stopOnError, retryUnknown, callOptions }, jobs.total);
+    const run = new Run(upload, { fs, manifest, onProgress, stopOnError, retryUnknown, stopSignal, callOptions }, jobs.total);
     try {
       await run.all(jobs.next, concurrency);
     } finally {
@@ -161,7 +161,8 @@ interface RunSettings {
   onProgress: ((progress: UploadManyProgress) => void) | undefined;
   stopOnError: boolean;
   retryUnknown: boolean;
-  callOptions: Omit<UploadManyOptions, 'concurrency' | 'manifest' | 'onProgress' | 'stopOnError' | 'retryUnknown'>;
+  stopSignal: AbortSignal | undefined;
+  callOptions: Omit<UploadManyOptions, 'concurrency' | 'manifest' | 'onProgress' | 'stopOnError' | 'retryUnknown' | 'stopSignal'>;
 }
 
 type Settled =
@@ -197,6 +198,11 @@ class Run {
     const { signal } = this.#settings.callOptions;
     const onAbort = () => this.#stop(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
+    // A stand-in until uploadMany's own stopSignal (issue 30, branch i30a) is merged: no new file starts.
+    const { stopSignal } = this.#settings;
+    const onStop = () => this.#stop(stopSignal!.reason);
+    if (stopSignal?.aborted) onStop();
+    stopSignal?.addEventListener('abort', onStop, { once: true });
     let files = 0;
     let bytes: number | undefined = 0;
     let inputError: { error: unknown } | undefined;
@@ -223,6 +229,7 @@ class Run {
       await Promise.all(Array.from({ length: concurrency }, worker));
     } finally {
       signal?.removeEventListener('abort', onAbort);
+      stopSignal?.removeEventListener('abort', onStop);
     }
     if (inputError) throw inputError.error;
     if (this.#filesTotal === undefined) {
@@ -233,7 +240,7 @@ class Run {
   }
 
   result(): UploadManyResult {
-    const result: UploadManyResult = { uploaded: [], skipped: [], failed: [], unknown: [] };
+    const result: UploadManyResult = { uploaded: [], skipped: [], failed: [], unknown: [], notStarted: [], stopped: undefined };
     this.#outcomes.sort((a, b) => a.job.index - b.job.index);
     for (const { job, settled } of this.#outcomes) {
       const file = { path: job.path, size: job.size };
