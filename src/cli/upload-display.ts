@@ -15,6 +15,11 @@ const NAMED_PER_REASON = 3;
 export interface ProgressDisplay {
   /** `onProgress` of uploadMany. */
   update(progress: UploadManyProgress): void;
+  /**
+   * Stops drawing from progress (after Ctrl+C): what is reported next may count files that end
+   * unsent as done, so the bar waits for `end` and the outcome.
+   */
+  freeze(): void;
   /** Ends the display: on a terminal the bar is drawn once more from what was stored, never from what was only attempted. */
   end(result?: UploadManyResult): void;
 }
@@ -25,7 +30,10 @@ export function progressDisplay(io: CliIO): ProgressDisplay {
   let lastDraw = 0;
   let lastFiles = 0;
   let drawn = false;
+  let frozen = false;
   let latest: UploadManyProgress | undefined;
+  // A report held back by the redraw limit is drawn when the limit allows: the bar never lags for long.
+  let pending: ReturnType<typeof setTimeout> | undefined;
   const drawBar = (share: number, text: string) => {
     const width = Math.max(10, Math.min(30, (io.stdout.columns ?? 80) - 60));
     const filled = Math.min(width, Math.max(0, Math.floor(share * width)));
@@ -38,10 +46,20 @@ export function progressDisplay(io: CliIO): ProgressDisplay {
   };
   return {
     update(progress) {
+      if (frozen) return;
       latest = progress;
       if (tty) {
         const now = progress.elapsedMs;
-        if (now - lastDraw < REDRAW_MS && progress.filesDone !== progress.filesTotal) return;
+        if (now - lastDraw < REDRAW_MS && progress.filesDone !== progress.filesTotal) {
+          pending ??= setTimeout(() => {
+            pending = undefined;
+            if (frozen || !latest) return;
+            lastDraw = latest.elapsedMs;
+            draw(latest);
+          }, REDRAW_MS - (now - lastDraw));
+          pending.unref?.();
+          return;
+        }
         lastDraw = now;
         draw(progress);
       } else if (progress.filesDone !== lastFiles) {
@@ -49,7 +67,12 @@ export function progressDisplay(io: CliIO): ProgressDisplay {
         io.stdout.write(`${describe(progress)}\n`);
       }
     },
+    freeze() {
+      frozen = true;
+    },
     end(result) {
+      frozen = true;
+      clearTimeout(pending);
       if (tty && result) {
         // Stored (uploaded or skipped) over all: failed, unknown and never-started files do not fill the bar.
         const all = [...result.uploaded, ...result.skipped, ...result.failed, ...result.unknown, ...result.notStarted];

@@ -54,8 +54,10 @@ export const upload: CliCommand = {
     // Two steps: the first signal stops new files (those being sent finish, their outcome recorded), the second aborts them.
     const stopStarting = new AbortController();
     const abortSending = new AbortController();
+    const display = progressDisplay(io);
     const stop = stopInTwoSteps(
       (signal) => {
+        display.freeze();
         io.stderr.write(`\n[svc-sdk] ${signal}: no new file starts; the files being sent finish (${signal === 'SIGINT' ? 'Ctrl+C' : signal} again aborts them)\n`);
         stopStarting.abort(new Error(`stopped by ${signal}`));
       },
@@ -64,7 +66,6 @@ export const upload: CliCommand = {
         abortSending.abort(new Error(`aborted by a second ${signal}`));
       },
     );
-    const display = progressDisplay(io);
     let result: UploadManyResult;
     try {
       result = await client.documents.uploadMany(options.room, options.dir, {
