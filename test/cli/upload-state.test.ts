@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -6,6 +7,8 @@ import type { CliIO } from '../../src/cli/command.js';
 import { upload } from '../../src/cli/commands/upload.js';
 import { folderKey, uploadStateDirectory, uploadStatePath } from '../../src/cli/upload-state.js';
 import { API_KEY, emulatorWithRoom, makeTree } from '../uploads/upload-many-support.js';
+import { runNode } from './support.js';
+import { bundleCli, cliEnv, refusingService } from './upload-support.js';
 
 // Without --manifest, `svc-sdk upload` keeps a manifest per service origin, room and folder in the
 // user's state directory: "run the same command again" resumes, it never stores a document twice.
@@ -100,4 +103,38 @@ describe('svc-sdk upload without --manifest', () => {
     // The late answers stored the first two; the retry stored them again, as --retry-unknown warns it may.
     expect(await stored()).toEqual({ 'a.txt': 2, 'slow.txt': 2, 'new.txt': 1 });
   });
+
+  it('a state directory that cannot be made: a message naming it and the way around, nothing sent', async () => {
+    const root = makeTree({ 'a.txt': 'alpha' });
+    writeFileSync(join(root, 'not-a-dir'), 'a file where the state directory should go');
+    const service = await refusingService(() => ({ status: 500, error: 'nothing should arrive' }));
+    const run = io({ SVC_API_KEY: API_KEY, SVC_BASE_URL: service.url, XDG_STATE_HOME: join(root, 'not-a-dir') });
+    const error = await upload.run([join(root, 'tree'), '--room', '7'], run.io).catch((caught: unknown) => caught);
+    expect((error as Error).message).toBe(
+      `[svc-sdk] cannot create the upload state directory ${join(root, 'not-a-dir', 'svc-sdk', 'uploads')} (ENOTDIR): set XDG_STATE_HOME to a writable directory or pass --manifest <file>`,
+    );
+    expect(service.seen).toEqual([]);
+  });
+});
+
+describe('two runs of the same upload at once', () => {
+  // Needs uploadMany's manifest lock (issue 30, branch i30a): fails on branch i30b alone.
+  it('the second is refused naming the first one\'s process, and nothing is stored twice', async () => {
+    const cli = await bundleCli();
+    const root = makeTree(Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, `file ${index}`])));
+    const { server, roomId, stored } = await emulatorWithRoom({ latencyMs: 300 });
+    const env = cliEnv({ SVC_API_KEY: API_KEY, SVC_BASE_URL: server.url, XDG_STATE_HOME: join(root, 'state') });
+    const args = [cli, 'upload', join(root, 'tree'), '--room', String(roomId), '--concurrency', '2'];
+    const first = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let firstErr = '';
+    first.stderr.on('data', (chunk: Buffer) => (firstErr += chunk));
+    const firstEnded = new Promise<number | null>((resolve) => first.on('close', resolve));
+    await expect.poll(() => firstErr, { timeout: 10_000 }).toContain('[svc-sdk] manifest: ');
+    const second = await runNode(args, { env });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(new RegExp(`\\[svc-sdk\\] manifest \\S+ is in use by process ${first.pid}`));
+    expect(await firstEnded).toBe(0);
+    expect(Object.values(await stored()).every((times) => times === 1)).toBe(true);
+    expect(Object.keys(await stored())).toHaveLength(8);
+  }, 30_000);
 });
