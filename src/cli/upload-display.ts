@@ -41,7 +41,9 @@ export function progressDisplay(io: CliIO): ProgressDisplay {
     drawn = true;
   };
   const draw = (progress: UploadManyProgress) => {
-    const share = progress.bytesTotal ? progress.bytesDone / progress.bytesTotal : progress.filesTotal ? progress.filesDone / progress.filesTotal : 0;
+    // Sent plus skipped (stored by an earlier run): the bar fills only with work that is done.
+    const done = progress.bytesDone + progress.bytesSkipped;
+    const share = progress.bytesTotal ? done / progress.bytesTotal : progress.filesTotal ? progress.filesDone / progress.filesTotal : 0;
     drawBar(share, describe(progress));
   };
   return {
@@ -89,9 +91,10 @@ export function progressDisplay(io: CliIO): ProgressDisplay {
 }
 
 function describe(progress: UploadManyProgress): string {
-  const { filesDone, filesTotal, bytesDone, bytesTotal, bytesPerSecond } = progress;
-  const parts = [`${filesDone}/${filesTotal ?? '?'} files`, `${formatBytes(bytesDone)}/${bytesTotal === undefined ? '?' : formatBytes(bytesTotal)}`, `${formatBytes(bytesPerSecond)}/s`];
-  if (bytesTotal !== undefined && bytesPerSecond > 0 && bytesDone < bytesTotal) parts.push(`ETA ${formatDuration((bytesTotal - bytesDone) / bytesPerSecond)}`);
+  const { filesDone, filesTotal, bytesTotal, bytesPerSecond } = progress;
+  const done = progress.bytesDone + progress.bytesSkipped;
+  const parts = [`${filesDone}/${filesTotal ?? '?'} files`, `${formatBytes(done)}/${bytesTotal === undefined ? '?' : formatBytes(bytesTotal)}`, `${formatBytes(bytesPerSecond)}/s`];
+  if (bytesTotal !== undefined && bytesPerSecond > 0 && done < bytesTotal) parts.push(`ETA ${formatDuration((bytesTotal - done) / bytesPerSecond)}`);
   return parts.join('  ');
 }
 
@@ -126,7 +129,7 @@ export interface SummaryContext {
 }
 
 /**
- * The summary: a table of the five states, why the run stopped (one line), each failed and unknown
+ * The summary: a table of the five states, why the run stopped (one line), the run's notes, each failed and unknown
  * file with its reason (files sharing a reason on one line), and what to do next. The advice is
  * always safe to follow: the run always has a manifest, so a rerun skips what is stored.
  */
@@ -143,6 +146,7 @@ export function summary(result: UploadManyResult, context: SummaryContext): stri
   const { stopped } = result;
   const fatal = stopped?.reason === 'fatal' ? stopped : undefined;
   if (stopped) lines.push(stopLine(stopped, context));
+  for (const note of result.notes) lines.push(`note: ${reason(note)}`);
   // Files refused for the reason that stopped the run are a count on its line's heels, not a line each.
   const refused = fatal ? result.failed.filter((file) => sameCause(file.error, fatal.error, fatal.message)) : [];
   if (refused.length) lines.push(`failed   ${refused.length} ${refused.length === 1 ? 'file' : 'files'} refused for that reason: ${namedFew(refused)}`);

@@ -21,6 +21,8 @@ export interface UploadManyProgress {
   filesTotal: number | undefined;
   /** Bytes of file content accounted for: sent so far, plus the whole size of every settled file. Ends at `bytesTotal`. */
   bytesDone: number;
+  /** Bytes of the files skipped because an earlier run stored them (per the manifest): done, but not sent. */
+  bytesSkipped: number;
   /** Bytes of all files; `undefined` while unknown (a stream input, an iterable still being read). */
   bytesTotal: number | undefined;
   /** Bytes of file content actually sent in this run, per second since it started. */
@@ -97,4 +99,6 @@ export interface UploadManyResult {
   notStarted: UploadManyFile[];
   /** Why the run stopped before its end, or `undefined` when it went through every file. */
   stopped: { reason: 'fatal' | 'stopOnError' | 'stopSignal' | 'aborted'; message: string; error?: unknown } | undefined;
+  /** What the run chose to ignore and why, one sentence each (manifest records of another room or service). */
+  notes: string[];
 }

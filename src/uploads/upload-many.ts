@@ -240,7 +240,7 @@ class Run {
   }
 
   result(): UploadManyResult {
-    const result: UploadManyResult = { uploaded: [], skipped: [], failed: [], unknown: [], notStarted: [], stopped: undefined };
+    const result: UploadManyResult = { uploaded: [], skipped: [], failed: [], unknown: [], notStarted: [], stopped: undefined, notes: [] };
     this.#outcomes.sort((a, b) => a.job.index - b.job.index);
     for (const { job, settled } of this.#outcomes) {
       const file = { path: job.path, size: job.size };
@@ -434,6 +434,7 @@ class Run {
       filesDone: this.#filesDone,
       filesTotal: this.#filesTotal,
       bytesDone: this.#bytesDone,
+      bytesSkipped: 0,
       bytesTotal: this.#bytesTotal,
       bytesPerSecond: elapsedMs > 0 ? (this.#bytesSent * 1000) / elapsedMs : 0,
       elapsedMs,

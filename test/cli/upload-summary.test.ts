@@ -15,7 +15,7 @@ function refusal(status: number, message: string): APIError {
 }
 
 function empty(): UploadManyResult {
-  return { uploaded: [], skipped: [], failed: [], unknown: [], notStarted: [], stopped: undefined };
+  return { uploaded: [], skipped: [], failed: [], unknown: [], notStarted: [], stopped: undefined, notes: [] };
 }
 
 const files = (count: number, prefix = 'f'): UploadManyFile[] => Array.from({ length: count }, (_, index) => ({ path: `${prefix}${index}.pdf`, size: 1024 }));
@@ -81,6 +81,15 @@ describe('summary(result)', () => {
     expect(lines).toContain('Unknown files were sent but no answer came: they may be stored. Check the room, then add --retry-unknown to send them again.');
   });
 
+  it("prints the run's notes (records of another room not used), escaped, one line each", () => {
+    const result = { ...empty(), notes: ['[svc-sdk] documents.uploadMany: 3 manifest records name room 8, not room 9: not used, those files are sent', 'odd \u001b[2J note'] };
+    const lines = summary(result, CONTEXT).split('\n');
+    expect(lines.filter((line) => line.startsWith('note: '))).toEqual([
+      'note: documents.uploadMany: 3 manifest records name room 8, not room 9: not used, those files are sent',
+      'note: odd \\x1b[2J note',
+    ]);
+  });
+
   it('a second signal says the files being sent were aborted', () => {
     const result = { ...empty(), unknown: files(2).map((file) => ({ ...file, error: new Error('aborted') })), stopped: { reason: 'aborted' as const, message: 'aborted' } };
     expect(summary(result, { ...CONTEXT, signal: 'SIGTERM' })).toContain('stopped: SIGTERM received twice, the files being sent were aborted\n');
@@ -113,11 +122,28 @@ describe('progressDisplay(io).end(result) on a terminal', () => {
     const { io, out } = terminal();
     const display = progressDisplay(io);
     // What an uploadMany counting settled files whole might report at the end.
-    display.update({ filesDone: 50, filesTotal: 50, bytesDone: 50 * 1024, bytesTotal: 50 * 1024, bytesPerSecond: 1, elapsedMs: 1000 });
+    display.update({ filesDone: 50, filesTotal: 50, bytesDone: 50 * 1024, bytesSkipped: 0, bytesTotal: 50 * 1024, bytesPerSecond: 1, elapsedMs: 1000 });
     const result = { ...empty(), uploaded: files(14).map((file) => ({ ...file, document: {} as never, sha256: undefined })), failed: files(2, 'x').map((file) => ({ ...file, error: new Error('x') })), notStarted: files(34, 'n') };
     display.end(result);
     const last = out().split('\r').at(-1)!;
     expect(last).toBe(`[########----------------------] 14/50 files stored  14.0 KiB/50.0 KiB\u001b[K\n`);
+  });
+
+  it('fills the live bar with bytes sent and bytes skipped (stored by an earlier run), nothing else', () => {
+    const { io, out } = terminal();
+    progressDisplay(io).update({ filesDone: 6, filesTotal: 10, bytesDone: 3000, bytesSkipped: 3000, bytesTotal: 10_000, bytesPerSecond: 1000, elapsedMs: 500 });
+    expect(out()).toBe(`\r[##################------------] 6/10 files  5.9 KiB/9.8 KiB  1000 B/s  ETA 4s\u001b[K`);
+  });
+
+  it('after freeze() (the first Ctrl+C) progress no longer moves the bar; end(result) draws the outcome', () => {
+    const { io, out } = terminal();
+    const display = progressDisplay(io);
+    display.update({ filesDone: 1, filesTotal: 4, bytesDone: 1024, bytesSkipped: 0, bytesTotal: 4096, bytesPerSecond: 1, elapsedMs: 500 });
+    display.freeze();
+    display.update({ filesDone: 4, filesTotal: 4, bytesDone: 4096, bytesSkipped: 0, bytesTotal: 4096, bytesPerSecond: 1, elapsedMs: 900 });
+    expect(out()).not.toContain('4/4');
+    display.end({ ...empty(), uploaded: files(2).map((file) => ({ ...file, document: {} as never, sha256: undefined })), notStarted: files(2, 'n') });
+    expect(out().split('\r').at(-1)).toBe(`[###############---------------] 2/4 files stored  2.0 KiB/4.0 KiB\u001b[K\n`);
   });
 
   it('an empty folder ends with a full bar of 0 files', () => {
