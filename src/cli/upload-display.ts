@@ -1,7 +1,7 @@
 // What `svc-sdk upload` prints: the progress (a bar redrawn in place on a terminal, a line per settled
 // file otherwise) and the summary of the run. Every file name and service message goes through
 // escapeControl: a hostile name or answer cannot move the cursor, clear the screen or forge a line.
-import { APIConnectionError, APIError, AuthenticationError, NotFoundError, PermissionDeniedError } from '../core/errors.js';
+import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, NotFoundError, PermissionDeniedError } from '../core/errors.js';
 import type { UploadManyFile, UploadManyProgress, UploadManyResult } from '../uploads/upload-many-types.js';
 import type { CliIO } from './command.js';
 import { escapeControl } from './terminal-text.js';
@@ -126,6 +126,8 @@ export interface SummaryContext {
   origin: string;
   /** The first SIGINT or SIGTERM, when one stopped the run. */
   signal: NodeJS.Signals | undefined;
+  /** Whether a second signal aborted the files being sent. */
+  aborted?: boolean | undefined;
 }
 
 /**
@@ -148,10 +150,10 @@ export function summary(result: UploadManyResult, context: SummaryContext): stri
   if (stopped) lines.push(stopLine(stopped, context));
   for (const note of result.notes) lines.push(`note: ${reason(note)}`);
   // Files refused for the reason that stopped the run are a count on its line's heels, not a line each.
-  const refused = fatal ? result.failed.filter((file) => sameCause(file.error, fatal.error, fatal.message)) : [];
-  if (refused.length) lines.push(`failed   ${refused.length} ${refused.length === 1 ? 'file' : 'files'} refused for that reason: ${namedFew(refused)}`);
-  lines.push(...byReason('failed ', result.failed.filter((file) => !refused.includes(file)), (file) => reason(file.error)));
-  lines.push(...byReason('unknown', result.unknown, (file) => (file.error === undefined ? 'left unknown by an earlier run' : reason(file.error))));
+  const refused = new Set(fatal ? result.failed.filter((file) => sameCause(file.error, fatal.error, fatal.message)) : []);
+  if (refused.size) lines.push(`failed   ${refused.size} ${refused.size === 1 ? 'file' : 'files'} refused for that reason: ${namedFew([...refused])}`);
+  lines.push(...byReason('failed ', result.failed.filter((file) => !refused.has(file)), (file) => reason(file.error) + unreachable(file.error, context)));
+  lines.push(...byReason('unknown', result.unknown, (file) => (file.error === undefined ? 'left unknown by an earlier run' : reason(file.error) + unreachable(file.error, context))));
   if (fatal) {
     lines.push('Nothing was sent after that answer. Fix the cause, then run the same command again: files already stored are skipped.');
   } else if (result.failed.length || result.notStarted.length) {
@@ -165,17 +167,24 @@ export function summary(result: UploadManyResult, context: SummaryContext): stri
 
 function stopLine(stopped: NonNullable<UploadManyResult['stopped']>, context: SummaryContext): string {
   const signal = context.signal ?? 'a signal';
+  // A second signal aborts the files a first one let finish: the run still stopped at the first.
+  if (stopped.reason === 'aborted' || (stopped.reason === 'stopSignal' && context.aborted)) return `stopped: ${signal} received twice, the files being sent were aborted`;
   if (stopped.reason === 'stopSignal') return `stopped: ${signal} received, no file started after it; the files being sent finished`;
-  if (stopped.reason === 'aborted') return `stopped: ${signal} received twice, the files being sent were aborted`;
-  const why = escapeControl(stopped.message.replace(/^\[svc-sdk\] /, ''));
-  return `stopped: ${why}${stopped.reason === 'fatal' ? fix(stopped.error, context) : ''}`;
+  const hint = stopped.reason === 'fatal' ? fix(stopped.error, context) : '';
+  // With a fix to name, the service's own answer says why better than the library's sentence around it.
+  return `stopped: ${hint ? reason(stopped.error) : reason(stopped.message)}${hint}`;
+}
+
+/** The fix for files that failed because the service could not be reached (it is down, or SVC_BASE_URL is wrong). */
+function unreachable(error: unknown, context: SummaryContext): string {
+  return error instanceof APIConnectionError && !(error instanceof APITimeoutError) ? fix(error, context) : '';
 }
 
 /** What to check after a fatal answer: the key, the room or the service's address. */
 function fix(error: unknown, context: SummaryContext): string {
   if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) return ' (check SVC_API_KEY: the service refused this key)';
   if (error instanceof NotFoundError) return ` (check --room ${context.roomId}: the service has no such room for this key)`;
-  if (error instanceof APIConnectionError) return ` (check SVC_BASE_URL: is the service at ${escapeControl(context.origin)} running?)`;
+  if (error instanceof APIConnectionError && !(error instanceof APITimeoutError)) return ` (check SVC_BASE_URL: is the service at ${escapeControl(context.origin)} running?)`;
   return '';
 }
 

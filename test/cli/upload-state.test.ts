@@ -58,24 +58,30 @@ describe('the state directory', () => {
 
 describe('svc-sdk upload without --manifest', () => {
   it('says where its manifest is, and the rerun it advises skips every file stored: none twice', async () => {
-    const root = makeTree({ 'a.txt': 'alpha', 'b.txt': 'bravo', 'sub/c.txt': 'charlie' });
-    const { emulator, server, roomId, stored } = await emulatorWithRoom({ unavailableRate: 0.5 });
+    const root = makeTree({ 'a.txt': 'alpha', 'b.txt': 'bravo' });
+    const { emulator, server, roomId, stored } = await emulatorWithRoom();
     const env = { SVC_API_KEY: API_KEY, SVC_BASE_URL: server.url, XDG_STATE_HOME: join(root, 'state') };
     const args = [join(root, 'tree'), '--room', String(roomId), '--concurrency', '1'];
     const first = io(env);
-    expect(await upload.run(args, first.io)).toBe(1);
+    expect(await upload.run(args, first.io)).toBe(0);
     const manifest = /^\[svc-sdk\] manifest: (\S+) /m.exec(first.err())![1]!;
     expect(manifest.startsWith(join(root, 'state', 'svc-sdk', 'uploads', `room-${roomId}-`))).toBe(true);
     expect(existsSync(manifest)).toBe(true);
     expect(statSync(join(root, 'state', 'svc-sdk', 'uploads')).mode & 0o777).toBe(0o700);
-    expect(first.out()).toContain('run the same command again to send them');
     expect(count(first.out(), 'uploaded')).toBe(2);
-    // The advice followed (the fault is gone): the two stored files are skipped, the failed one sent.
-    emulator.faults.unavailableRate = 0;
+    // A new file whose upload is cut off mid-body (provably not stored): the run advises a rerun.
+    writeFileSync(join(root, 'tree', 'c.txt'), new Uint8Array(8 * 1024 * 1024).fill(0x63));
+    emulator.faults.resetAfterBytes = 64 * 1024;
     const second = io(env);
-    expect(await upload.run(args, second.io)).toBe(0);
-    expect(second.err()).toContain(`[svc-sdk] manifest: ${manifest} `);
-    expect([count(second.out(), 'uploaded'), count(second.out(), 'skipped')]).toEqual([1, 2]);
+    expect(await upload.run(args, second.io)).toBe(1);
+    expect([count(second.out(), 'skipped'), count(second.out(), 'failed')]).toEqual([2, 1]);
+    expect(second.out()).toContain('Failed files were not stored: run the same command again to send them');
+    // The advice followed, the fault gone: the stored files are skipped, the failed one sent.
+    emulator.faults.resetAfterBytes = undefined;
+    const third = io(env);
+    expect(await upload.run(args, third.io)).toBe(0);
+    expect(third.err()).toContain(`[svc-sdk] manifest: ${manifest} `);
+    expect([count(third.out(), 'uploaded'), count(third.out(), 'skipped')]).toEqual([1, 2]);
     expect(await stored()).toEqual({ 'a.txt': 1, 'b.txt': 1, 'c.txt': 1 });
     expect(readdirSync(join(root, 'state', 'svc-sdk', 'uploads')).filter((name) => name.endsWith('.jsonl'))).toHaveLength(1);
   });

@@ -49,7 +49,8 @@ describe('summary(result)', () => {
     const message = `[svc-sdk] documents.uploadMany: stopped: ${(error as Error).message}`;
     const result = { ...empty(), failed: files(4).map((file) => ({ ...file, error })), notStarted: files(46, 'n'), stopped: { reason: 'fatal' as const, message, error } };
     const lines = summary(result, CONTEXT).split('\n');
-    expect(lines.filter((line) => line.startsWith('stopped: '))).toEqual([`stopped: ${message.replace('[svc-sdk] ', '')} (${fix})`]);
+    // The service's answer and the fix, not the library's sentence around them.
+    expect(lines.filter((line) => line.startsWith('stopped: '))).toEqual([`stopped: ${(error as Error).message} (${fix})`]);
     expect(lines.filter((line) => /^failed {3}\S/.test(line))).toEqual(['failed   4 files refused for that reason: f0.pdf, f1.pdf, f2.pdf and 1 more']);
     expect(lines).toContain('not started     46  46.0 KiB');
     expect(lines).toContain('Nothing was sent after that answer. Fix the cause, then run the same command again: files already stored are skipped.');
@@ -88,6 +89,21 @@ describe('summary(result)', () => {
       'note: documents.uploadMany: 3 manifest records name room 8, not room 9: not used, those files are sent',
       'note: odd \\x1b[2J note',
     ]);
+  });
+
+  it('a service that cannot be reached, the run not stopped: its files are one line, with the address to check', () => {
+    const error = new APIConnectionError('POST', URL_, { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) });
+    const result = { ...empty(), failed: files(50).map((file) => ({ ...file, error })) };
+    const lines = summary(result, CONTEXT).split('\n');
+    expect(lines.filter((line) => /^failed {3}\S/.test(line))).toEqual([
+      `failed   f0.pdf, f1.pdf, f2.pdf and 47 more: ${error.message} (check SVC_BASE_URL: is the service at http://127.0.0.1:4010 running?)`,
+    ]);
+  });
+
+  it('a first signal then a second: the files being sent were aborted, whichever stop the library reports', () => {
+    const result = { ...empty(), unknown: files(2).map((file) => ({ ...file, error: new Error('aborted') })), stopped: { reason: 'stopSignal' as const, message: 'stopped' } };
+    expect(summary(result, { ...CONTEXT, signal: 'SIGINT', aborted: true })).toContain('stopped: SIGINT received twice, the files being sent were aborted\n');
+    expect(summary(result, { ...CONTEXT, signal: 'SIGINT', aborted: false })).toContain('stopped: SIGINT received, no file started after it; the files being sent finished\n');
   });
 
   it('a second signal says the files being sent were aborted', () => {

@@ -82,9 +82,10 @@ export interface SeenUpload {
 
 /**
  * A loopback service that reads each request's whole body, then answers `answer(request)` (status and
- * JSON envelope error), as a real server does. `answeredAt` is when its first answer was written.
+ * JSON envelope error), as a real server does, `delayMs` after the body (so uploads a client started
+ * at once all arrive before the first answer). `answeredAt` is when its first answer was written.
  */
-export async function refusingService(answer: (request: IncomingMessage) => { status: number; error: string }) {
+export async function refusingService(answer: (request: IncomingMessage) => { status: number; error: string }, delayMs = 0) {
   const seen: SeenUpload[] = [];
   let answeredAt = Infinity;
   const server = createServer((request, response) => {
@@ -93,9 +94,11 @@ export async function refusingService(answer: (request: IncomingMessage) => { st
     request.on('data', (chunk: Buffer) => (bytes += chunk.byteLength));
     request.on('end', () => {
       seen.push({ path: request.url ?? '', bytes, at });
-      const { status, error } = answer(request);
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error }));
-      answeredAt = Math.min(answeredAt, performance.now());
+      setTimeout(() => {
+        const { status, error } = answer(request);
+        response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, error }));
+        answeredAt = Math.min(answeredAt, performance.now());
+      }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

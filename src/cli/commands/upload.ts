@@ -87,7 +87,7 @@ export const upload: CliCommand = {
       stop.dispose();
     }
     display.end(result);
-    io.stdout.write(summary(result, { roomId: options.room, origin: new URL(client.baseUrl).origin, signal: stop.signal }));
+    io.stdout.write(summary(result, { roomId: options.room, origin: new URL(client.baseUrl).origin, signal: stop.signal, aborted: abortSending.signal.aborted }));
     if (stop.signal) return signalExitCode(stop.signal);
     const complete = result.failed.length === 0 && result.unknown.length === 0 && result.notStarted.length === 0 && result.stopped === undefined;
     return complete ? 0 : 1;
