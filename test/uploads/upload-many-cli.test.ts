@@ -47,15 +47,16 @@ describe('svc-sdk upload (the command module)', () => {
   });
 
   it('draws a bar on a terminal, and exits 1 listing each failed file with its reason and what to do', async () => {
-    const root = makeTree(FILES);
-    const { server, roomId } = await emulatorWithRoom({ unavailableRate: 0.5 });
+    // b.bin is cut off mid-body (a reset after 64 KiB of it): provably not stored, whatever the 5xx rule.
+    const root = makeTree({ 'a.txt': 'alpha', 'b.bin': new Uint8Array(8 * 1024 * 1024).fill(0x62), 'sub/c.txt': 'charlie' });
+    const { server, roomId } = await emulatorWithRoom({ resetAfterBytes: 64 * 1024 });
     // Without --manifest the CLI keeps one in the state directory (issue 30): here, the test's own.
     const run = io({ SVC_API_KEY: API_KEY, SVC_BASE_URL: server.url, XDG_STATE_HOME: join(root, 'state') }, true);
     expect(await upload.run([join(root, 'tree'), '--room', String(roomId), '--concurrency', '1'], run.io)).toBe(1);
-    // The last bar shows what was stored (2 of 3 files), not what was attempted (issue 30).
-    expect(run.out()).toMatch(new RegExp(String.raw`\r\[#{21}-{9}\] 2/3 files stored {2}12 B/17 B\x1b\[K\n`));
-    expect(run.out()).toContain('uploaded         2  12 B\nskipped          0  0 B\nfailed           1  5 B\nunknown          0  0 B\nnot started      0  0 B\n');
-    expect(run.out()).toContain(`failed   b.txt: POST /api/v1/rooms/${roomId}/documents failed with 503: service unavailable: the emulator's unavailableRate fault answered this request\n`);
+    // The last bar shows what was stored (12 B of 2 files), not what was attempted (issue 30).
+    expect(run.out()).toMatch(new RegExp(String.raw`\r\[-{30}\] 2/3 files stored {2}12 B/8\.0 MiB\x1b\[K\n`));
+    expect(run.out()).toContain('uploaded         2  12 B\nskipped          0  0 B\nfailed           1  8.0 MiB\nunknown          0  0 B\nnot started      0  0 B\n');
+    expect(run.out()).toContain(`failed   b.bin: POST /api/v1/rooms/${roomId}/documents `);
     expect(run.out()).toContain('Failed files were not stored: run the same command again to send them (files already stored are skipped).');
     expect(run.err()).toMatch(/^\[svc-sdk\] manifest: .*\/state\/svc-sdk\/uploads\/room-\d+-[0-9a-f]{32}\.jsonl \(kept for this service, room and folder; a rerun skips what is stored\)\n$/);
   });
