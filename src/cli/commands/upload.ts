@@ -14,8 +14,6 @@ import { escapeControl } from '../terminal-text.js';
 import { progressDisplay, summary } from '../upload-display.js';
 import { createUploadStateDirectory, folderKey, uploadStatePath } from '../upload-state.js';
 
-export { formatBytes } from '../upload-display.js';
-
 const HELP = `Usage: svc-sdk upload <dir> --room <id> [--concurrency n] [--manifest file] [--retry-unknown]
 
 Uploads every file below <dir> (recursively, symlinks not followed) to a data room,
@@ -31,7 +29,7 @@ Uploads every file below <dir> (recursively, symlinks not followed) to a data ro
   --retry-unknown     Resend the files the manifest has as unknown (the body was sent,
                       no answer came: they may be stored already).
 
-A 401, 403 or 404 for the room, or a service that cannot be reached, stops the run at once.
+A 401, 403 or 404 for the room stops the run at once; the summary says why in one line.
 Ctrl+C (or SIGTERM) stops starting files and lets the ones being sent finish, their outcome
 recorded; a second one aborts them. Running the same command again is always safe.
 Exit code 0 when every file is uploaded or skipped, 1 otherwise, 130 after Ctrl+C (143 after SIGTERM).`;
