@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { APIConnectionError, AuthenticationError, Client, NotFoundError } from '../../src/index.node.js';
+import { APIConnectionError, APIError, AuthenticationError, Client, NotFoundError } from '../../src/index.node.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 import { answeredAfterTheBody, UNREAD_BODY_DRAIN_BYTES } from '../../src/testing/listen.js';
 import { KEY } from './support.js';
@@ -16,7 +16,7 @@ afterEach(async () => {
   emulator = undefined;
 });
 
-async function served(options: { apiKey?: string } = {}) {
+async function served(options: { apiKey?: string; maxUploadBytes?: number } = {}) {
   emulator = createEmulator({ deliveryDelayMs: 0, ...options });
   const server = await emulator.listen();
   return server.url;
@@ -44,6 +44,12 @@ describe('emulator.listen() answers a refused upload so the client sees the stat
     expect(names[APIConnectionError.name]).toBeUndefined();
   }, 60_000);
 
+  it('200 back-to-back 2 MB uploads over maxUploadBytes (refused from their Content-Length): 200 answers of 413', async () => {
+    const client = new Client({ apiKey: KEY, baseUrl: await served({ maxUploadBytes: 1024 * 1024 }), maxRetries: 0 });
+    const room = await client.rooms.create({ name: 'Refusals', room_type: 'company_investment' });
+    expect(await refusals(client, room.id, 200)).toEqual({ [APIError.name]: 200 });
+  }, 60_000);
+
   it('200 back-to-back 2 MB uploads with a wrong key: 200 AuthenticationErrors', async () => {
     const client = new Client({ apiKey: 'vdr_not_the_one', baseUrl: await served({ apiKey: 'vdr_the_one' }), maxRetries: 0 });
     expect(await refusals(client, 1, 200)).toEqual({ [AuthenticationError.name]: 200 });
@@ -51,13 +57,13 @@ describe('emulator.listen() answers a refused upload so the client sees the stat
 });
 
 describe('answeredAfterTheBody (the rule under emulator.listen())', () => {
-  /** A request whose body is `total` bytes in 64 KiB chunks; `pulled()` says how many were read. */
-  function streamed(total: number) {
+  /** A request whose body is `total` bytes in 64 KiB chunks (then silence when `stall`); `pulled()` says how many were read. */
+  function streamed(total: number, { stall = false, headers = {} }: { stall?: boolean; headers?: Record<string, string> } = {}) {
     let pulled = 0;
     let cancelled = false;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
-        if (pulled >= total) return controller.close();
+        if (pulled >= total) return stall ? new Promise<void>(() => undefined) : controller.close();
         const chunk = new Uint8Array(Math.min(64 * 1024, total - pulled));
         pulled += chunk.byteLength;
         controller.enqueue(chunk);
@@ -66,7 +72,7 @@ describe('answeredAfterTheBody (the rule under emulator.listen())', () => {
         cancelled = true;
       },
     });
-    const request = new Request('http://127.0.0.1/api/v1/rooms/9/documents', { method: 'POST', body, duplex: 'half' } as RequestInit);
+    const request = new Request('http://127.0.0.1/api/v1/rooms/9/documents', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
     return { request, pulled: () => pulled, cancelled: () => cancelled };
   }
   const refuse = async () => new Response('{"error":"room 9 not found"}', { status: 404 });
@@ -87,6 +93,32 @@ describe('answeredAfterTheBody (the rule under emulator.listen())', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('connection')).toBe('close');
     expect(await response.text()).toBe('{"error":"room 9 not found"}');
+  });
+
+  it('drains a body the answer cancelled (a 413 from the declared length) from the socket all the same', async () => {
+    const { request, pulled } = streamed(2 * 1024 * 1024);
+    const response = await answeredAfterTheBody(async (routed) => {
+      await routed.body!.cancel();
+      return new Response('{"error":"body too large"}', { status: 413 });
+    })(request, {});
+    expect(pulled()).toBe(2 * 1024 * 1024);
+    expect(response.headers.get('connection')).toBeNull();
+  });
+
+  it('answers at once with Connection: close when the declared length is past the bound, reading none of it', async () => {
+    const { request, pulled } = streamed(UNREAD_BODY_DRAIN_BYTES * 2, { headers: { 'content-length': String(UNREAD_BODY_DRAIN_BYTES * 2) } });
+    const response = await answeredAfterTheBody(refuse)(request, {});
+    expect(pulled()).toBeLessThanOrEqual(64 * 1024);
+    expect(response.headers.get('connection')).toBe('close');
+  });
+
+  it('stops waiting for a body that stops coming, and answers with Connection: close', async () => {
+    const { request, cancelled } = streamed(128 * 1024, { stall: true });
+    const started = performance.now();
+    const response = await answeredAfterTheBody(refuse, { idleMs: 100 })(request, {});
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(response.headers.get('connection')).toBe('close');
+    expect(cancelled()).toBe(true);
   });
 
   it('leaves a body the answer read alone', async () => {
