@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, emulatorWithRoom, makeTree } from '../uploads/upload-many-support.js';
-import { closedPort } from './support.js';
-import { bundleCli, countOf, inTerminal, refusingService } from './upload-support.js';
+import { bundleCli, closedPort, countOf, inTerminal, refusingService } from './upload-support.js';
 
 // `svc-sdk upload` driven in a pseudo-terminal, as a person runs it: Ctrl+C once and twice, SIGTERM,
 // a wrong room, a wrong key, a service that is down, a hostile file name.

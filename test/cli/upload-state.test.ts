@@ -7,7 +7,6 @@ import type { CliIO } from '../../src/cli/command.js';
 import { upload } from '../../src/cli/commands/upload.js';
 import { folderKey, uploadStateDirectory, uploadStatePath } from '../../src/cli/upload-state.js';
 import { API_KEY, emulatorWithRoom, makeTree } from '../uploads/upload-many-support.js';
-import { runNode } from './support.js';
 import { bundleCli, cliEnv, refusingService } from './upload-support.js';
 
 // Without --manifest, `svc-sdk upload` keeps a manifest per service origin, room and folder in the
@@ -136,7 +135,12 @@ describe('two runs of the same upload at once', () => {
     first.stderr.on('data', (chunk: Buffer) => (firstErr += chunk));
     const firstEnded = new Promise<number | null>((resolve) => first.on('close', resolve));
     await expect.poll(() => firstErr, { timeout: 10_000 }).toContain('[svc-sdk] manifest: ');
-    const second = await runNode(args, { env });
+    const second = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(new RegExp(`\\[svc-sdk\\] manifest \\S+ is in use by process ${first.pid}`));
     expect(await firstEnded).toBe(0);
