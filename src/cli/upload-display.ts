@@ -155,7 +155,7 @@ export function summary(result: UploadManyResult, context: SummaryContext): stri
   lines.push(...byReason('failed ', result.failed.filter((file) => !refused.has(file)), (file) => reason(file.error) + unreachable(file.error, context)));
   lines.push(...byReason('unknown', result.unknown, (file) => (file.error === undefined ? 'left unknown by an earlier run' : reason(file.error) + unreachable(file.error, context))));
   if (fatal) {
-    lines.push('Nothing was sent after that answer. Fix the cause, then run the same command again: files already stored are skipped.');
+    lines.push('No file started after it. Fix the cause, then run the same command again: files already stored are skipped.');
   } else if (result.failed.length || result.notStarted.length) {
     lines.push(`${result.failed.length ? 'Failed' : 'Not started'} files were not stored: run the same command again to send them (files already stored are skipped).`);
   }

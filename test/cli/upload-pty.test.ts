@@ -106,7 +106,7 @@ describe('svc-sdk upload in a terminal, refused: one line saying why, nothing se
     expect([countOf(output, 'failed'), countOf(output, 'not started')]).toEqual([1, 49]);
     // One file named (the one refused), never a line per file.
     expect(new Set(output.match(/f\d\d\.bin/g))).toEqual(new Set(['f00.bin']));
-    expect(output).toContain('Nothing was sent after that answer. Fix the cause, then run the same command again');
+    expect(output).toContain('No file started after it. Fix the cause, then run the same command again');
   }, 30_000);
 
   it('a wrong room at the default concurrency: at most the first 4 sent, no send after the first answer', async () => {

@@ -53,7 +53,7 @@ describe('summary(result)', () => {
     expect(lines.filter((line) => line.startsWith('stopped: '))).toEqual([`stopped: ${(error as Error).message} (${fix})`]);
     expect(lines.filter((line) => /^failed {3}\S/.test(line))).toEqual(['failed   4 files refused for that reason: f0.pdf, f1.pdf, f2.pdf and 1 more']);
     expect(lines).toContain('not started     46  46.0 KiB');
-    expect(lines).toContain('Nothing was sent after that answer. Fix the cause, then run the same command again: files already stored are skipped.');
+    expect(lines).toContain('No file started after it. Fix the cause, then run the same command again: files already stored are skipped.');
     expect(lines.some((line) => line.startsWith('Failed files'))).toBe(false);
     expect(lines.filter((line) => line.includes('n1.pdf'))).toEqual([]);
   });
