@@ -104,4 +104,18 @@ describe('svc-sdk upload killed and rerun', () => {
     expect(endings).not.toContain('SIGTERM');
     console.info(`[upload-kill] seed ${seed}: ${kills} kills in ${endings.length} runs, ${unknown.length} files left unknown, ${Math.round(performance.now() - started)} ms`);
   }, 120_000);
+
+  it('SIGTERM the moment the manifest line shows is still the CLI\'s own stop: exit 143, a summary, no file left sending', async () => {
+    const root = makeTree(Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`e${index}.txt`, `early ${index}`])));
+    const { server, roomId } = await emulatorWithRoom({ latencyMs: 50 });
+    const env = { SVC_API_KEY: API_KEY, SVC_BASE_URL: server.url, XDG_STATE_HOME: join(root, 'state') };
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const ended = await runOnce(['upload', join(root, 'tree'), '--room', String(roomId)], env, { afterMs: 0, signal: 'SIGTERM' });
+      if (ended.code === 0) continue; // this run had nothing left to send before the signal came
+      expect([ended.signal, ended.code]).toEqual([null, 143]);
+      expect(ended.stdout).toContain('state        files  bytes\n');
+      const manifest = /\[svc-sdk\] manifest: (\S+) /.exec(ended.stderr)![1]!;
+      expect([...lastStates(manifest)].filter(([, state]) => state === 'sending')).toEqual([]);
+    }
+  }, 60_000);
 });

@@ -114,9 +114,9 @@ describe('svc-sdk upload without --manifest', () => {
     writeFileSync(join(root, 'not-a-dir'), 'a file where the state directory should go');
     const service = await refusingService(() => ({ status: 500, error: 'nothing should arrive' }));
     const run = io({ SVC_API_KEY: API_KEY, SVC_BASE_URL: service.url, XDG_STATE_HOME: join(root, 'not-a-dir') });
-    const error = await upload.run([join(root, 'tree'), '--room', '7'], run.io).catch((caught: unknown) => caught);
-    expect((error as Error).message).toBe(
-      `[svc-sdk] cannot create the upload state directory ${join(root, 'not-a-dir', 'svc-sdk', 'uploads')} (ENOTDIR): set XDG_STATE_HOME to a writable directory or pass --manifest <file>`,
+    expect(await upload.run([join(root, 'tree'), '--room', '7'], run.io)).toBe(1);
+    expect(run.err()).toBe(
+      `[svc-sdk] cannot create the upload state directory ${join(root, 'not-a-dir', 'svc-sdk', 'uploads')} (ENOTDIR): set XDG_STATE_HOME to a writable directory or pass --manifest <file>\n`,
     );
     expect(service.seen).toEqual([]);
   });

@@ -48,8 +48,8 @@ export const upload: CliCommand = {
       return 0;
     }
     const client = createClient(io);
-    const manifest = options.manifest ?? stateManifest(io, client, options);
     // Two steps: the first signal stops new files (those being sent finish, their outcome recorded), the second aborts them.
+    // Handled from before the manifest line is printed: a stop at any point after it gets the summary.
     const stopStarting = new AbortController();
     const abortSending = new AbortController();
     const display = progressDisplay(io);
@@ -66,6 +66,7 @@ export const upload: CliCommand = {
     );
     let result: UploadManyResult;
     try {
+      const manifest = options.manifest ?? stateManifest(io, client, options);
       result = await client.documents.uploadMany(options.room, options.dir, {
         concurrency: options.concurrency,
         manifest,
