@@ -1,12 +1,18 @@
 // `svc-sdk upload <dir> --room <id>`: documents.uploadMany from the command line, with a progress
-// bar on a terminal, plain lines otherwise, a clean stop on Ctrl+C and a summary table.
+// bar on a terminal, plain lines otherwise, a stop in two steps on Ctrl+C or SIGTERM and a summary.
+// Every run has a manifest (the user's, or one the CLI keeps in the state directory), so the advice to
+// run the same command again never sends a stored document twice.
 import { parseArgs } from 'node:util';
 import { Client } from '../../client.js';
 import { ValidationError } from '../../core/errors.js';
 import { useFileSystem } from '../../uploads/file-system.js';
 import { nodeFileSystem } from '../../uploads/file-system-node.js';
-import type { UploadManyProgress, UploadManyResult } from '../../uploads/upload-many-types.js';
+import type { UploadManyResult } from '../../uploads/upload-many-types.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
+import { signalExitCode, stopInTwoSteps } from '../signals.js';
+import { escapeControl } from '../terminal-text.js';
+import { progressDisplay, summary } from '../upload-display.js';
+import { createUploadStateDirectory, folderKey, uploadStatePath } from '../upload-state.js';
 
 const HELP = `Usage: svc-sdk upload <dir> --room <id> [--concurrency n] [--manifest file] [--retry-unknown]
 
@@ -15,21 +21,23 @@ Uploads every file below <dir> (recursively, symlinks not followed) to a data ro
 
   --room <id>         The room's id.
   --concurrency <n>   Files sent at once, 1 to 64. Default 4.
-  --manifest <file>   A JSON Lines record of the run: a rerun with it skips the files
+  --manifest <file>   The JSON Lines record of the run: a rerun with it skips the files
                       already stored and never resends one whose outcome is unknown.
+                      Default: one kept per service, room and folder in
+                      $XDG_STATE_HOME/svc-sdk/uploads (~/.local/state/svc-sdk/uploads;
+                      %LOCALAPPDATA%\\svc-sdk\\uploads on Windows); the run prints its path.
   --retry-unknown     Resend the files the manifest has as unknown (the body was sent,
                       no answer came: they may be stored already).
 
-Ctrl+C stops cleanly: files being sent end unknown or failed, the manifest is complete.
-Exit code 0 when every file is uploaded or skipped, 1 otherwise, 130 when interrupted.`;
-
-/** Redraws of the progress bar at most this often. */
-const REDRAW_MS = 100;
+A 401, 403 or 404 for the room stops the run at once; the summary says why in one line.
+Ctrl+C (or SIGTERM) stops starting files and lets the ones being sent finish, their outcome
+recorded; a second one aborts them. Running the same command again is always safe.
+Exit code 0 when every file is uploaded or skipped, 1 otherwise, 130 after Ctrl+C (143 after SIGTERM).`;
 
 /** `svc-sdk upload`. */
 export const upload: CliCommand = {
   name: 'upload',
-  summary: 'Uploads a folder to a data room: concurrent, resumable with --manifest, never a document twice.',
+  summary: 'Uploads a folder to a data room: concurrent, resumable, never a document twice.',
   help: HELP,
   async run(args, io) {
     // What the node entry registers; the bin does not load that entry (its code stays in the entry's own file).
@@ -40,42 +48,63 @@ export const upload: CliCommand = {
       return 0;
     }
     const client = createClient(io);
-    const controller = new AbortController();
-    let interrupted = false;
-    const onInterrupt = () => {
-      if (interrupted) return;
-      interrupted = true;
-      io.stderr.write('\n[svc-sdk] stopping: waiting for the files being sent (their outcome goes to the manifest)\n');
-      controller.abort(new Error('interrupted (Ctrl+C)'));
-    };
-    process.on('SIGINT', onInterrupt);
+    // Two steps: the first signal stops new files (those being sent finish, their outcome recorded), the second aborts them.
+    // Handled from before the manifest line is printed: a stop at any point after it gets the summary.
+    const stopStarting = new AbortController();
+    const abortSending = new AbortController();
     const display = progressDisplay(io);
-    if (options.manifest === undefined) io.stderr.write('[svc-sdk] no --manifest: a rerun will send every file again\n');
+    const stop = stopInTwoSteps(
+      (signal) => {
+        display.freeze();
+        io.stderr.write(`\n[svc-sdk] ${signal}: no new file starts; the files being sent finish (${signal === 'SIGINT' ? 'Ctrl+C' : signal} again aborts them)\n`);
+        stopStarting.abort(new Error(`stopped by ${signal}`));
+      },
+      (signal) => {
+        io.stderr.write(`\n[svc-sdk] ${signal} again: aborting the files being sent (their outcome goes to the manifest)\n`);
+        abortSending.abort(new Error(`aborted by a second ${signal}`));
+      },
+    );
     let result: UploadManyResult;
     try {
+      const manifest = options.manifest ?? stateManifest(io, client, options);
       result = await client.documents.uploadMany(options.room, options.dir, {
         concurrency: options.concurrency,
-        manifest: options.manifest,
+        manifest,
         retryUnknown: options.retryUnknown,
-        signal: controller.signal,
+        stopSignal: stopStarting.signal,
+        signal: abortSending.signal,
         onProgress: display.update,
       });
     } catch (error) {
       display.end();
       if (error instanceof ValidationError || (error instanceof Error && error.message.startsWith('[svc-sdk] '))) {
-        io.stderr.write(`${error.message}\n`);
-        return 1;
+        io.stderr.write(`${escapeControl(error.message)}\n`);
+        return stop.signal ? signalExitCode(stop.signal) : 1;
       }
       throw error;
     } finally {
-      process.off('SIGINT', onInterrupt);
+      stop.dispose();
     }
-    display.end();
-    io.stdout.write(summary(result));
-    if (interrupted) return 130;
-    return result.failed.length === 0 && result.unknown.length === 0 ? 0 : 1;
+    display.end(result);
+    io.stdout.write(summary(result, { roomId: options.room, origin: new URL(client.baseUrl).origin, signal: stop.signal, aborted: abortSending.signal.aborted }));
+    if (stop.signal) return signalExitCode(stop.signal);
+    const complete = result.failed.length === 0 && result.unknown.length === 0 && result.notStarted.length === 0 && result.stopped === undefined;
+    return complete ? 0 : 1;
   },
 };
+
+/**
+ * The manifest the CLI keeps when none is given, in the user's state directory, and a line saying
+ * where. `undefined` when the folder cannot be read: uploadMany then says why, and no file is made.
+ */
+function stateManifest(io: CliIO, client: Client, options: UploadArgs): string | undefined {
+  const folder = folderKey(options.dir);
+  if (folder === undefined) return undefined;
+  const path = uploadStatePath(io.env, { origin: new URL(client.baseUrl).origin, roomId: options.room, folder });
+  createUploadStateDirectory(path);
+  io.stderr.write(`[svc-sdk] manifest: ${escapeControl(path)} (kept for this service, room and folder; a rerun skips what is stored)\n`);
+  return path;
+}
 
 interface UploadArgs {
   dir: string;
@@ -107,13 +136,13 @@ function parseOptions(args: string[]): UploadArgs | 'help' {
   if (values.help) return 'help';
   const [dir, ...extra] = positionals;
   if (dir === undefined) throw new UsageError('upload needs a directory: svc-sdk upload <dir> --room <id>');
-  if (extra.length) throw new UsageError(`upload takes one directory, got also: ${extra.join(' ')}`);
+  if (extra.length) throw new UsageError(`upload takes one directory, got also: ${extra.map(escapeControl).join(' ')}`);
   if (values.room === undefined || !/^[1-9][0-9]*$/.test(values.room) || !Number.isSafeInteger(Number(values.room))) {
-    throw new UsageError(`--room is required: the room's id, a whole number such as 7${values.room === undefined ? '' : ` (got "${values.room}")`}`);
+    throw new UsageError(`--room is required: the room's id, a whole number such as 7${values.room === undefined ? '' : ` (got "${escapeControl(values.room)}")`}`);
   }
   const { concurrency } = values;
   if (concurrency !== undefined && !(/^[0-9]+$/.test(concurrency) && Number(concurrency) >= 1 && Number(concurrency) <= 64)) {
-    throw new UsageError(`--concurrency must be a whole number from 1 to 64, got "${concurrency}"`);
+    throw new UsageError(`--concurrency must be a whole number from 1 to 64, got "${escapeControl(concurrency)}"`);
   }
   if (values.manifest === '') throw new UsageError('--manifest must be a file path');
   return {
@@ -134,90 +163,4 @@ function createClient(io: CliIO): Client {
     const missing = error.issues.map((issue) => issue.message.replace(/: pass it or set (\w+)$/, ': set $1'));
     throw new UsageError(`${missing.join('; ')} (the emulator prints both: svc-sdk emulator)`);
   }
-}
-
-/** A bar redrawn in place on a terminal; a line per settled file count otherwise. */
-function progressDisplay(io: CliIO) {
-  const tty = io.stdout.isTTY === true;
-  let lastDraw = 0;
-  let lastFiles = 0;
-  let drawn = false;
-  let latest: UploadManyProgress | undefined;
-  const draw = (progress: UploadManyProgress) => {
-    const width = Math.max(10, Math.min(30, (io.stdout.columns ?? 80) - 60));
-    const share = progress.bytesTotal ? progress.bytesDone / progress.bytesTotal : progress.filesTotal ? progress.filesDone / progress.filesTotal : 0;
-    const filled = Math.round(share * width);
-    io.stdout.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${describe(progress)}\u001b[K`);
-    drawn = true;
-  };
-  return {
-    update(progress: UploadManyProgress) {
-      latest = progress;
-      if (tty) {
-        const now = progress.elapsedMs;
-        if (now - lastDraw < REDRAW_MS && progress.filesDone !== progress.filesTotal) return;
-        lastDraw = now;
-        draw(progress);
-      } else if (progress.filesDone !== lastFiles) {
-        lastFiles = progress.filesDone;
-        io.stdout.write(`${describe(progress)}\n`);
-      }
-    },
-    end() {
-      if (tty && latest) draw(latest);
-      if (drawn) io.stdout.write('\n');
-    },
-  };
-}
-
-function describe(progress: UploadManyProgress): string {
-  const { filesDone, filesTotal, bytesDone, bytesTotal, bytesPerSecond } = progress;
-  const parts = [`${filesDone}/${filesTotal ?? '?'} files`, `${formatBytes(bytesDone)}/${bytesTotal === undefined ? '?' : formatBytes(bytesTotal)}`, `${formatBytes(bytesPerSecond)}/s`];
-  if (bytesTotal !== undefined && bytesPerSecond > 0 && bytesDone < bytesTotal) parts.push(`ETA ${formatDuration((bytesTotal - bytesDone) / bytesPerSecond)}`);
-  return parts.join('  ');
-}
-
-/** Bytes for people: B, KiB, MiB, GiB with one decimal above bytes. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
-function formatDuration(seconds: number): string {
-  const whole = Math.ceil(seconds);
-  if (whole < 60) return `${whole}s`;
-  if (whole < 3600) return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
-  return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, '0')}m`;
-}
-
-/** The table of states, then each failed and unknown file with its reason. */
-function summary(result: UploadManyResult): string {
-  const rows: Array<[string, ReadonlyArray<{ size: number | undefined }>]> = [
-    ['uploaded', result.uploaded],
-    ['skipped', result.skipped],
-    ['failed', result.failed],
-    ['unknown', result.unknown],
-  ];
-  const lines = ['state     files  bytes'];
-  for (const [state, files] of rows) {
-    const bytes = files.reduce((sum, file) => sum + (file.size ?? 0), 0);
-    lines.push(`${state.padEnd(8)}  ${String(files.length).padStart(5)}  ${formatBytes(bytes)}`);
-  }
-  for (const file of result.failed) lines.push(`failed   ${file.path}: ${reason(file.error)}`);
-  for (const file of result.unknown) lines.push(`unknown  ${file.path}: ${file.error === undefined ? 'left unknown by an earlier run' : reason(file.error)}`);
-  if (result.failed.length) lines.push('Failed files were not stored: run the same command again to send them.');
-  if (result.unknown.length) {
-    lines.push('Unknown files were sent but no answer came: they may be stored. Check the room, then add --retry-unknown to send them again.');
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message.replace(/^\[svc-sdk\] /, '') : String(error);
 }
