@@ -2,8 +2,8 @@
 // folder in the user's state directory, so "run the same command again" resumes instead of resending.
 import { createHash } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { posix, resolve, win32 } from 'node:path';
+import { stateDirectory } from '../shared/state-dir.js';
 
 /** What a state-directory manifest belongs to: one service, one room, one folder. */
 export interface UploadStateKey {
@@ -14,21 +14,9 @@ export interface UploadStateKey {
   folder: string;
 }
 
-/**
- * The directory of upload manifests: `%LOCALAPPDATA%\svc-sdk\uploads` on Windows, else
- * `$XDG_STATE_HOME/svc-sdk/uploads`, by default `~/.local/state/svc-sdk/uploads`. A relative
- * `XDG_STATE_HOME` or `LOCALAPPDATA` is ignored, as the XDG specification says.
- */
+/** The directory of upload manifests: the per-user state directory's `uploads` (src/shared/state-dir.ts). */
 export function uploadStateDirectory(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
-  const home = env['HOME'] || homedir();
-  if (platform === 'win32') {
-    const local = env['LOCALAPPDATA'];
-    const base = local && win32.isAbsolute(local) ? local : win32.join(env['USERPROFILE'] || home, 'AppData', 'Local');
-    return win32.join(base, 'svc-sdk', 'uploads');
-  }
-  const state = env['XDG_STATE_HOME'];
-  const base = state && posix.isAbsolute(state) ? state : posix.join(home, '.local', 'state');
-  return posix.join(base, 'svc-sdk', 'uploads');
+  return stateDirectory('uploads', env, platform);
 }
 
 /** The manifest's path for `key`: `room-<id>-<hash>.jsonl`, the hash of origin, room and folder (the room in the name for people). */

@@ -9,6 +9,7 @@ import type { InboxEntry, InboxHandler, WebhookInbox } from './types.js';
 
 /** The part of a Workers `Queue` binding the inbox uses (`env.WEBHOOKS`). */
 export interface CloudflareQueue {
+  /** Sends one message to the queue (resolves once the queue has it). */
   send(body: InboxEntry, options?: { contentType?: 'json' }): Promise<unknown>;
 }
 
@@ -17,7 +18,9 @@ export interface CloudflareQueueMessage {
   readonly body: unknown;
   /** 1 for the first delivery of this message to a consumer. */
   readonly attempts: number;
+  /** Marks the message processed: the queue does not deliver it again. */
   ack(): void;
+  /** Asks the queue to deliver the message again, after `delaySeconds`. */
   retry(options?: { delaySeconds?: number }): void;
 }
 

@@ -1,6 +1,11 @@
-// svc-sdk/inbox: a durable webhook inbox. `createWebhookHandler({ secret, inbox })` stores each
-// verified delivery and answers 2xx only then; workers run `on` later, with retries and dead letters.
-// bullmq is an optional peer, loaded by this entry alone (under the `node` condition; see edge.ts).
+/**
+ * `svc-sdk/inbox`: a durable webhook inbox. `createWebhookHandler({ secret, inbox })` stores each
+ * verified delivery and answers 2xx only then; workers run `on` later, with retries and dead
+ * letters. `bullmq` is an optional peer, loaded by this entry alone (under the `node` condition;
+ * elsewhere, edge.ts: the Cloudflare Queues inbox only).
+ *
+ * @module svc-sdk/inbox
+ */
 export { bullmqInbox, type BullmqInbox, type BullmqInboxOptions, type BullmqProcessOptions } from './bullmq.js';
 export {
   cloudflareQueueInbox,

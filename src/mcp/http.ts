@@ -20,11 +20,21 @@ export interface McpHttpOptions extends McpServerOptions {
   maxBodyBytes?: number | undefined;
 }
 
+/** The MCP server over HTTP: a fetch handler, the same as a Node listener, and its close. */
+export interface McpHttpHandler {
+  /** Answers one request (Streamable HTTP, stateless; Host/Origin checked, body capped). */
+  fetch(request: Request): Promise<Response>;
+  /** The same as a `node:http` listener. */
+  listener(req: IncomingMessage, res: ServerResponse): void;
+  /** Closes the server behind it. */
+  close(): Promise<void>;
+}
+
 /**
  * A fetch handler (`Request` → `Response`) serving the MCP server over stateless Streamable HTTP,
  * and a Node listener of it. The options are checked once, here (a bad tool name throws now).
  */
-export function createMcpHttpHandler(options: McpHttpOptions = {}): { fetch(request: Request): Promise<Response>; listener(req: IncomingMessage, res: ServerResponse): void; close(): Promise<void> } {
+export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandler {
   const { allowedHosts, allowedOrigins, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, ...serverOptions } = options;
   createMcpServer(serverOptions);
   const hosts = [...(allowedHosts ?? localhostAllowedHostnames())];

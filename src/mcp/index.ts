@@ -5,6 +5,6 @@
  * @module svc-sdk/mcp
  */
 export { createMcpServer, TOOL_NAMES, type McpServerOptions } from './server.js';
-export { createMcpHttpHandler, type McpHttpOptions } from './http.js';
+export { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from './http.js';
 // Not exported: the tools themselves (data the server registers), the commit ledger (its key never
 // leaves the process) and the operation facts (the operation table's, at the merge).

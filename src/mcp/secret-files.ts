@@ -2,8 +2,8 @@
 // read, never into a tool result: whatever reaches the model may reach its provider's logs, other
 // tools and the transcript. The tool returns the file's path.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { stateDirectory } from '../shared/state-dir.js';
 
 /** Writes one-time secrets to files and redacts every secret it has seen (and the API key) from text. */
 export interface SecretFiles {
@@ -13,10 +13,9 @@ export interface SecretFiles {
   redact(text: string): string;
 }
 
-/** The server's default folder: the per-user state directory (XDG_STATE_HOME, LOCALAPPDATA on Windows), then `svc-sdk/mcp`. */
+/** The server's default folder: the per-user state directory's `mcp` (src/shared/state-dir.ts). */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = process.platform === 'win32' ? (env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local')) : (env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'));
-  return join(base, 'svc-sdk', 'mcp');
+  return stateDirectory('mcp', env);
 }
 
 /** Secret files in `dir` (created 0700 when missing); `known` seeds the values to redact (the API key). */
