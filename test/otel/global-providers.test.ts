@@ -40,7 +40,7 @@ describe('telemetry with the global providers', () => {
     const handler = createWebhookHandler({ secret: SECRET, on: () => {}, hooks: webhookHooks });
     const body = envelope('global-1');
     expect((await handler(new Request('https://receiver.test/hook', { method: 'POST', body, headers: { 'x-svc-signature': sign(body) } }))).status).toBe(200);
-    expect((await telemetry.spans()).map((span) => span.name)).toEqual(['GET /api/v1/rooms', 'GET /rooms', 'webhook ping.test']);
+    expect((await telemetry.spans()).map((span) => span.name)).toEqual(['GET /api/v1/rooms', 'request', 'webhook ping.test']);
     expect(sent[0]!.get('traceparent')).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect((await telemetry.points('http.client.request.duration')).length).toBe(1);
     expect((await telemetry.points('svc.webhook.deliveries')).length).toBe(1);
