@@ -9,10 +9,9 @@
 // the consumer and checks the ledger.
 // Usage: workerd-queue.mjs <consumerDir>; prints `SCENARIO_RESULT {json}` or fails naming what differed.
 import { createHmac } from 'node:crypto';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as esbuild from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { bundleWorker } from './workerd-bundle.mjs';
 
 const [consumerDir] = process.argv.slice(2);
 
@@ -26,18 +25,7 @@ const BATCH_TIMEOUT_SECONDS = 0.2;
 /** How long the consumer may take to settle every delivery. */
 const SETTLE_TIMEOUT_MS = 20_000;
 
-const built = await esbuild.build({
-  entryPoints: [path.join(consumerDir, 'queue-worker.mjs')],
-  absWorkingDir: consumerDir,
-  bundle: true,
-  write: false,
-  format: 'esm',
-  platform: 'neutral',
-  conditions: ['workerd', 'worker', 'browser'],
-  mainFields: ['module', 'main'],
-  target: 'es2023',
-  logLevel: 'silent',
-});
+const script = await bundleWorker(consumerDir, 'queue-worker.mjs');
 
 /** A delivery as the service sends it: the exact body and its `X-Svc-Signature` under `secret`. */
 function delivery(id, data, secret = SECRET) {
@@ -47,7 +35,7 @@ function delivery(id, data, secret = SECRET) {
 
 const miniflare = new Miniflare({
   modules: true,
-  script: built.outputFiles[0].text,
+  script,
   compatibilityDate: '2026-04-01',
   compatibilityFlags: [], // nodejs_compat off, as in a Worker that never asked for it
   bindings: { SECRET, DEAD_LETTER_QUEUE },
