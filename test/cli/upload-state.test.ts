@@ -1,27 +1,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/command.js';
 import { upload } from '../../src/cli/commands/upload.js';
 import { folderKey, uploadStateDirectory, uploadStatePath } from '../../src/cli/upload-state.js';
-import { API_KEY, emulatorWithRoom, makeTree } from '../uploads/upload-many-support.js';
+import { API_KEY, emulatorWithRoom, makeTree, memoryIO as io } from '../uploads/upload-many-support.js';
 import { bundleCli, cliEnv, refusingService } from './upload-support.js';
 
 // Without --manifest, `svc-sdk upload` keeps a manifest per service origin, room and folder in the
 // user's state directory: "run the same command again" resumes, it never stores a document twice.
 
-function io(env: Record<string, string | undefined>) {
-  const stdout = Object.assign(new PassThrough(), { isTTY: false, columns: 100 });
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk));
-  stderr.on('data', (chunk: Buffer) => (err += chunk));
-  const value: CliIO = { stdout, stderr, env };
-  return { io: value, out: () => out, err: () => err };
-}
 
 const count = (text: string, state: string) => Number(new RegExp(`^${state} +(\\d+) `, 'm').exec(text)?.[1]);
 

@@ -2,27 +2,13 @@
 // pseudo-terminal, and a loopback service that refuses uploads as a real one would.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { spawn as spawnPty } from '@lydell/node-pty';
-import { build } from 'esbuild';
 import { onTestFinished } from 'vitest';
+import { bundleForChild } from '../uploads/upload-many-support.js';
 
 /** Bundles src/cli/main.ts into one .mjs of its own (other suites bundle theirs elsewhere, at the same time). */
-export async function bundleCli(): Promise<string> {
-  const outdir = fileURLToPath(new URL('../../node_modules/.cache/upload-cli', import.meta.url));
-  await build({
-    entryPoints: [fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    external: ['msw', 'msw/*', '@hono/node-server', 'minisearch'],
-    logLevel: 'error',
-  });
-  return join(outdir, 'main.mjs');
+export function bundleCli(): Promise<string> {
+  return bundleForChild(new URL('../../src/cli/main.ts', import.meta.url));
 }
 
 /** The environment of a run: the test's, without the variables the CLI reads, plus `env`. */

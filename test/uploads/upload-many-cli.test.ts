@@ -1,26 +1,15 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { upload } from '../../src/cli/commands/upload.js';
-import { UsageError, type CliIO } from '../../src/cli/command.js';
-import { API_KEY, bundleForChild, emulatorWithRoom, makeTree } from './upload-many-support.js';
+import { UsageError } from '../../src/cli/command.js';
+import { API_KEY, bundleForChild, emulatorWithRoom, makeTree, memoryIO as io } from './upload-many-support.js';
 
 // `svc-sdk upload`: the command module run in process with its io replaced, and the bin (src/cli.ts,
 // bundled now) in a child process for Ctrl+C and the emulator's fault flags.
 
-function io(env: Record<string, string | undefined>, tty = false) {
-  const stdout = Object.assign(new PassThrough(), { isTTY: tty, columns: 100 });
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk));
-  stderr.on('data', (chunk: Buffer) => (err += chunk));
-  const value: CliIO = { stdout, stderr, env };
-  return { io: value, out: () => out, err: () => err };
-}
 
 const FILES = { 'a.txt': 'alpha', 'b.txt': 'bravo', 'sub/c.txt': 'charlie' };
 

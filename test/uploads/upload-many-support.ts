@@ -4,9 +4,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { onTestFinished } from 'vitest';
+import type { CliIO } from '../../src/cli/command.js';
 import { Client, type ClientOptions } from '../../src/index.node.js';
 import { createEmulator, type EmulatorFaults } from '../../src/testing/index.js';
 
@@ -84,4 +86,16 @@ export async function bundleForChild(entry: URL): Promise<string> {
     logLevel: 'error',
   });
   return join(outdir, `${name}.mjs`);
+}
+
+/** A CLI's io in memory (what `svc-sdk upload` writes, read back as text), for the commands run in process. */
+export function memoryIO(env: Record<string, string | undefined>, tty = false) {
+  const stdout = Object.assign(new PassThrough(), { isTTY: tty, columns: 100 });
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk));
+  stderr.on('data', (chunk: Buffer) => (err += chunk));
+  const value: CliIO = { stdout, stderr, env };
+  return { io: value, out: () => out, err: () => err };
 }
