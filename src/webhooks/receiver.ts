@@ -248,9 +248,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   return { receive, maxBodyBytes, bodyTimeoutMs, waitUntil };
 }
 
+const UTF8 = /* @__PURE__ */ new TextDecoder();
+
 /** A body's bytes as text (an inbox stores text; a delivery is JSON, so UTF-8). */
 function textOf(body: Uint8Array): string {
-  return new TextDecoder().decode(body);
+  return UTF8.decode(body);
 }
 
 /** Whether `value` is a promise or any other thenable. */
