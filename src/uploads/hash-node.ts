@@ -18,7 +18,10 @@ export const WHOLE_READ_BYTES = 1024 * 1024;
  * since the listing fails with ELOOP instead of sending what the link points to), and without
  * waiting on a FIFO swapped in (O_NONBLOCK; the fstat check then refuses it).
  */
-const SAFE_OPEN = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+function safeOpenFlags(): number {
+  // Read at each open, not at import: mutation testing then runs the FIFO and link tests against these very flags.
+  return constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+}
 
 /**
  * Opens a listed file for upload, hashed in the same read that uploads it (no second pass over the
@@ -65,7 +68,7 @@ function closeQuietly(fd: number): void {
 async function openChecked(file: ListedFile): Promise<number> {
   let fd: number;
   try {
-    fd = await openFd(file.absolutePath, SAFE_OPEN);
+    fd = await openFd(file.absolutePath, safeOpenFlags());
   } catch (error) {
     const code = (error as { code?: string }).code ?? String(error);
     const why = code === 'ELOOP' ? 'was replaced by a symbolic link since it was listed (links are never followed)' : `cannot be opened (${code})`;

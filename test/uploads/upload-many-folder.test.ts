@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
@@ -52,6 +52,9 @@ describe('documents.uploadMany reads the folder safely', () => {
     expect(result.failed.map(({ path, error }) => [path, error instanceof ValidationError, (error as Error).message])).toEqual([
       ['2.txt', true, expect.stringContaining('"2.txt" was replaced by a symbolic link since it was listed (links are never followed): nothing was sent')],
     ]);
+    // The issue names the input (the file's path), as every other refusal of an input does.
+    const error = result.failed[0]!.error as ValidationError;
+    expect([error.message.startsWith('[svc-sdk] documents.uploadMany: '), error.issues.map((issue) => issue.path)]).toEqual([true, [['inputs', '2.txt']]]);
     expect(service.requests).toHaveLength(1);
     expect(service.requests.some((request) => request.body.includes(secret.slice(0, 12)))).toBe(false);
   });
@@ -110,5 +113,53 @@ describe('documents.uploadMany reads the folder safely', () => {
       ['d\\xff', true, expect.stringContaining('the file name "d\\xff" is not UTF-8')],
     ]);
     expect(service.requests).toHaveLength(2);
+  });
+});
+
+/** Descriptors of this process open on a path below `root` (Linux: /proc/self/fd), after giving pending closes up to a second. */
+async function openBelow(root: string): Promise<string[]> {
+  const list = () =>
+    readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        const target = readlinkSync(`/proc/self/fd/${fd}`);
+        return target.startsWith(`${root}/tree/`) ? [target] : [];
+      } catch {
+        return []; // closed meanwhile (the listing's own descriptor among them)
+      }
+    });
+  for (let waited = 0; waited < 1000 && list().length > 0; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  return list();
+}
+
+describe.runIf(process.platform === 'linux')('documents.uploadMany closes what it opens', () => {
+  it('every file descriptor it opened is closed: files read whole, streamed, refused after the listing, and hashed by a rerun', async () => {
+    const big = new Uint8Array(2 * 1024 * 1024).fill(3);
+    const root = makeTree({ 'big.bin': big, 'small.txt': 'small', 'swapped.txt': 'one' });
+    writeFileSync(join(root, 'other'), 'two');
+    const manifest = join(root, 'm.jsonl');
+    storing();
+    const client = clientChanging((index) => {
+      // While big.bin is sent: swapped.txt becomes another file (refused once opened and checked).
+      if (index === 0) renameSync(join(root, 'other'), join(root, 'tree', 'swapped.txt'));
+    });
+    const first = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 1, manifest });
+    expect([first.uploaded.map((file) => file.path), first.failed.map((file) => file.path)]).toEqual([['big.bin', 'small.txt'], ['swapped.txt']]);
+    expect(await openBelow(root)).toEqual([]);
+    // The rerun hashes the stored files to skip them, through descriptors it must close as well.
+    const rerun = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 1, manifest });
+    expect(rerun.skipped.map((file) => file.path)).toEqual(['big.bin', 'small.txt']);
+    expect(await openBelow(root)).toEqual([]);
+  });
+
+  it('a large file that shrinks once its send began is recorded with the size and SHA-256 of the bytes read, not its listed size', async () => {
+    const size = 2 * 1024 * 1024;
+    const root = makeTree({ 'big.bin': new Uint8Array(size).fill(5) });
+    const manifest = join(root, 'm.jsonl');
+    storing();
+    const client = clientChanging(() => truncateSync(join(root, 'tree', 'big.bin'), size / 2));
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
+    expect(result.uploaded).toEqual([]);
+    const last = readFileSync(manifest, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { state: string; size: number; sha256: string }).at(-1)!;
+    expect(last).toMatchObject({ path: 'big.bin', size: size / 2, sha256: sha256(new Uint8Array(size / 2).fill(5)) });
   });
 });
