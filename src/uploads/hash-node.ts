@@ -139,8 +139,10 @@ function openStream(fd: number, file: ListedFile): HashedSource {
   });
   return {
     file: withKnownSize(stream, file.size),
+    // Whole: every listed byte was taken. A file that shrank mid-read ends short of its Content-Length,
+    // so fetch never completes the body and the service cannot have stored it (`failed`, as README says).
     get exhausted() {
-      return ended;
+      return ended && bytes === file.size;
     },
     sha256: () => (ended ? digest : undefined),
     size: () => (ended ? bytes : undefined),
