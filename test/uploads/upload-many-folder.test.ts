@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { createServer as createNetServer } from 'node:net';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
 import { API_KEY, makeTree, sha256 } from './upload-many-support.js';
@@ -130,6 +131,39 @@ async function openBelow(root: string): Promise<string[]> {
   for (let waited = 0; waited < 1000 && list().length > 0; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
   return list();
 }
+
+describe('documents.uploadMany lists only what it can send', () => {
+  it('a path that is a file, not a directory, is refused whole (ENOTDIR) before anything is sent', async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    storing();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const path = join(root, 'tree', 'a.txt');
+    await expect(client.documents.uploadMany(1, path)).rejects.toThrow(
+      `[svc-sdk] documents.uploadMany: inputs: cannot read the directory "${path}" (ENOTDIR): pass the path of a readable directory. Nothing was sent.`,
+    );
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it.runIf(process.platform !== 'win32')('a socket in the folder is neither sent nor listed as failed', async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    const socket = createNetServer();
+    await new Promise<void>((resolve) => socket.listen(join(root, 'tree', 's.sock'), resolve));
+    onTestFinished(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+    storing();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'));
+    expect([result.uploaded.map((file) => file.path), result.failed.length]).toEqual([['a.txt'], 0]);
+  });
+
+  it.runIf(process.platform === 'linux')('a name that is not UTF-8 is shown with its ASCII as it is and every other byte as \\xNN', async () => {
+    const root = makeTree({});
+    writeFileSync(Buffer.concat([Buffer.from(join(root, 'tree')), Buffer.from('/a'), Buffer.from([0x80, 0x7f]), Buffer.from('z')]), 'x');
+    storing();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'));
+    expect(result.failed.map((file) => file.path)).toEqual(['a\\x80\x7fz']);
+  });
+});
 
 describe.runIf(process.platform === 'linux')('documents.uploadMany closes what it opens', () => {
   it('every file descriptor it opened is closed: files read whole, streamed, refused after the listing, and hashed by a rerun', async () => {
