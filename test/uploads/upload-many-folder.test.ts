@@ -117,13 +117,13 @@ describe('documents.uploadMany reads the folder safely', () => {
   });
 });
 
-/** Descriptors of this process open on a path below `root` (Linux: /proc/self/fd), after giving pending closes up to a second. */
+/** Descriptors of this process open on a path below `root` (the folder, the manifest and its lock; Linux: /proc/self/fd), after giving pending closes up to a second. */
 async function openBelow(root: string): Promise<string[]> {
   const list = () =>
     readdirSync('/proc/self/fd').flatMap((fd) => {
       try {
         const target = readlinkSync(`/proc/self/fd/${fd}`);
-        return target.startsWith(`${root}/tree/`) ? [target] : [];
+        return target.startsWith(`${root}/`) ? [target] : [];
       } catch {
         return []; // closed meanwhile (the listing's own descriptor among them)
       }
