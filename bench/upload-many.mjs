@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { baselineRef } from './lib/baseline.mjs';
 import { peakRssKiB } from './lib/peak-rss.mjs';
 import { median, table, verdict } from './lib/stats.mjs';
 
@@ -24,6 +25,8 @@ const MIB = 1024 * KIB;
 const API_KEY = 'vdr_bench_upload_many';
 // A function declaration below is hoisted; the constants are not: keep them above the run.
 const CASES = ['uploadMany', 'uploadManyPlain', 'sequential', 'rawFetch'];
+/** The cases of this run: with `--baseline <ref>`, that build's uploadMany (directory + manifest) as one more, interleaved. */
+const casesOf = () => (baselineRef() ? [...CASES, 'baselineUploadMany'] : CASES);
 
 if (process.argv[2] === '--child') await child(...process.argv.slice(3));
 else if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -80,17 +83,18 @@ export async function benchUploadMany({ quick = false } = {}) {
 }
 
 async function runSet(name, directory, config, server) {
-  const samples = Object.fromEntries(CASES.map((kind) => [kind, []]));
+  const cases = casesOf();
+  const samples = Object.fromEntries(cases.map((kind) => [kind, []]));
   for (let round = 0; round < config.rounds; round++) {
-    for (let offset = 0; offset < CASES.length; offset++) {
-      const kind = CASES[(round + offset) % CASES.length];
+    for (let offset = 0; offset < cases.length; offset++) {
+      const kind = cases[(round + offset) % cases.length];
       console.error(`upload-many: ${name} files, round ${round + 1}/${config.rounds}, ${kind}…`);
       const roomId = await server.room();
       samples[kind].push(await runChild([kind, server.url, directory, String(roomId), String(config.concurrency)]));
     }
   }
-  const cases = Object.fromEntries(
-    CASES.map((kind) => [
+  const results = Object.fromEntries(
+    cases.map((kind) => [
       kind,
       {
         seconds: median(samples[kind].map((sample) => sample.seconds)),
@@ -102,7 +106,7 @@ async function runSet(name, directory, config, server) {
   );
   const files = name === 'small' ? config.smallFiles : config.largeFiles;
   const bytes = files * (name === 'small' ? config.smallKiB * KIB : config.largeMiB * MIB);
-  return { name, files, bytes, cases };
+  return { name, files, bytes, cases: results };
 }
 
 /** How many times faster `kind` ran than `other`: the median of the ratios within each round. */
@@ -215,7 +219,9 @@ function runChild(args) {
 async function child(kind, url, directory, roomIdText, concurrencyText) {
   const roomId = Number(roomIdText);
   const concurrency = Number(concurrencyText);
-  const { Client, fileFromPath } = await import('svc-sdk');
+  // The baseline's build (scripts/build-baseline.mjs) runs the same uploadMany case as this one's.
+  const baseline = kind === 'baselineUploadMany';
+  const { Client, fileFromPath } = await import(baseline ? 'svc-sdk-baseline' : 'svc-sdk');
   const client = new Client({ apiKey: API_KEY, baseUrl: url, timeout: 600_000 });
   const manifestDirectory = mkdtempSync(join(tmpdir(), 'svc-upload-many-manifest-'));
   const started = performance.now();
@@ -228,7 +234,7 @@ async function child(kind, url, directory, roomIdText, concurrencyText) {
       const result = await client.documents.uploadMany(roomId, inputs, { concurrency });
       if (result.failed.length || result.unknown.length) throw new Error(`uploadMany: ${result.failed.length} failed, ${result.unknown.length} unknown`);
       stored = result.uploaded.length;
-    } else if (kind === 'uploadMany') {
+    } else if (kind === 'uploadMany' || baseline) {
       const result = await client.documents.uploadMany(roomId, directory, { concurrency, manifest: join(manifestDirectory, 'manifest.jsonl') });
       if (result.failed.length || result.unknown.length) throw new Error(`uploadMany: ${result.failed.length} failed, ${result.unknown.length} unknown`);
       stored = result.uploaded.length;
@@ -307,7 +313,7 @@ function mb(kib) {
 export function renderUploadMany({ config, sets, hashing }) {
   const rows = [];
   for (const set of sets) {
-    for (const kind of CASES) {
+    for (const kind of Object.keys(set.cases)) {
       const result = set.cases[kind];
       rows.push([
         `${set.files} × ${set.name === 'small' ? `${config.smallKiB} KiB` : `${config.largeMiB} MiB`}`,
@@ -315,7 +321,11 @@ export function renderUploadMany({ config, sets, hashing }) {
           ? `uploadMany (concurrency ${config.concurrency}), directory + manifest`
           : kind === 'uploadManyPlain'
             ? 'uploadMany, Blobs, no manifest (no hashing)'
-            : kind === 'sequential' ? 'loop of documents.upload' : `raw fetch (concurrency ${config.concurrency})`,
+            : kind === 'sequential'
+              ? 'loop of documents.upload'
+              : kind === 'rawFetch'
+                ? `raw fetch (concurrency ${config.concurrency})`
+                : `baseline ${baselineRef()}: uploadMany, directory + manifest`,
         rate(set, kind).toFixed(1),
         (set.bytes / MIB / result.seconds).toFixed(1),
         result.seconds.toFixed(2),
@@ -360,7 +370,20 @@ export function summarizeUploadMany({ sets, hashing }) {
   const overRaw = sets.map((set) => speedup(set, 'uploadMany', 'rawFetch'));
   const peak = mb(large.cases.uploadMany.maxRssKiB);
   const maxShare = Math.max(...hashing.map((entry) => Math.max(entry.share, entry.manifestShare)));
+  // With --baseline: that build's uploadMany over raw fetch, from the same rounds (an A/B of this build's figure).
+  const baselineRows = large.cases.baselineUploadMany
+    ? [
+        [
+          `baseline ${baselineRef()}: uploadMany over raw fetch (small, large), peak RSS (large)`,
+          'for comparison',
+          `${sets.map((set) => `${speedup(set, 'baselineUploadMany', 'rawFetch').toFixed(2)}×`).join(', ')}; ${mb(large.cases.baselineUploadMany.maxRssKiB)} MB`,
+          '',
+          '',
+        ],
+      ]
+    : [];
   return [
+    ...baselineRows,
     ['uploadMany files/s over a sequential loop (small files)', '≥ 6×', `${overSequential.toFixed(1)}×`, '', verdict(overSequential >= 6)],
     ['uploadMany throughput over raw fetch (small, large)', '≥ 0.9×', overRaw.map((ratio) => `${ratio.toFixed(2)}×`).join(', '), '', verdict(Math.min(...overRaw) >= 0.9)],
     [`uploadMany peak RSS, ${large.files} × ${large.bytes / large.files / MIB} MiB`, '< 150 MB', `${peak} MB`, '', verdict(peak < 150)],

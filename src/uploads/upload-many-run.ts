@@ -175,7 +175,8 @@ export class Run {
 
   /** A problem with one input that stops it before anything is read: a missing name, a duplicate, a stream with a manifest. */
   #checkInput(job: Job): ValidationError | undefined {
-    if (!job.input) return undefined;
+    // A directory's file; any other job is one of the caller's inputs, null and undefined included.
+    if (job.listed) return undefined;
     const { input } = job;
     const at = ['inputs', job.index];
     if (input === null || typeof input !== 'object' || typeof input.filename !== 'string' || input.filename === '') {
