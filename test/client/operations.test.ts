@@ -5,7 +5,8 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { Client, type CallInfo, type ClientHooks } from '../../src/index.node.js';
-import { defineOperation, rawOperation } from '../../src/core/operation.js';
+import { defineOperation } from '../../src/core/operation.js';
+import { rawOperation } from '../../src/core/raw-request.js';
 import { operations } from '../../src/operations.js';
 import { API_KEY, BASE_URL, recordRequests, useMockService } from '../support/msw.js';
 
