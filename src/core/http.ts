@@ -11,9 +11,9 @@ import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } fr
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { checkSettings, parseParams } from './validate.js';
 import { VERSION } from './version.js';
-import type { BodyCall, CallArguments, CoreRequest, Exchange, HttpMethod, ListOptions, Operation, OutgoingBody, RequestBody, RequestOptions } from './types.js';
+import type { BodyCall, CallArguments, CoreRequest, Exchange, ListOptions, Operation, OutgoingBody, RawCall, RequestOptions } from './types.js';
 
-export type { CallArguments, CoreRequest, HttpMethod, Operation, RequestOptions, UploadProgress } from './types.js';
+export type { CallArguments, CoreRequest, HttpMethod, Operation, RawCall, RequestOptions, UploadProgress } from './types.js';
 
 /** The default of `maxResponseBytes`: 64 MiB, far above any answer of the service, low enough to bound memory. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -74,17 +74,6 @@ const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
 
 /** The arguments of an operation that takes none (`webhooks.list()`). */
 const NO_ARGUMENTS: CallArguments = Object.freeze({});
-
-/** The escape hatch's request, as `client.request` hands it over. */
-export interface RawCall {
-  method: HttpMethod;
-  /** Relative to `/api/v1`, starting with `/`. */
-  path: string;
-  query?: Record<string, string | number | boolean | undefined> | undefined;
-  json?: unknown;
-  body?: RequestBody | undefined;
-  idempotent?: boolean | undefined;
-}
 
 /** The hooks runner, once loaded: a client with hooks starts loading it when it is made. */
 let hooksRunner: typeof import('./hooks.js') | undefined;

@@ -5,9 +5,8 @@
  * options come from the core (see `rawRequest`).
  */
 import { ValidationError } from './errors.js';
-import type { RawCall } from './http.js';
 import { climbsOut } from './path.js';
-import type { CoreRequest, HttpMethod, Operation, RequestOptions } from './types.js';
+import type { CoreRequest, HttpMethod, Operation, RawCall, RequestOptions } from './types.js';
 
 /** Control characters: a URL parser strips TAB, CR and LF silently (and would then resolve what they hid). */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
