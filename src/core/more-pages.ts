@@ -30,7 +30,8 @@ export async function* morePages<Item>(first: Exchange, answer: Answer, reader: 
   for (let count = 1; ; count++) {
     const { data, next } = count === 1 ? answer : reader.readAnswer(exchange, true);
     const items = data as Item[];
-    if (next !== null || count > 1) checkNotRepeated(exchange, items, count, seenPages);
+    // Every page here is part of a list of several (the first one names a next), so each is checked.
+    checkNotRepeated(exchange, items, count, seenPages);
     yield items;
     if (next === null) return;
     const base = withoutFragment(new URL(exchange.response.url || exchange.url));

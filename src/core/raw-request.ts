@@ -66,18 +66,17 @@ function jsonText(label: string, json: unknown): string {
   }
 }
 
-// A segment that is an id: digits (every id of the service is a positive integer), or a UUID (a share link's).
-const ID_SEGMENT = /^(?:\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
-
 /**
  * The URL template of a path `client.request` was given, which no entry describes: without its
  * query and fragment, each id segment (digits or a UUID) as `{id}`, so every call of one endpoint
  * has one template (a span name, a metric series) however many ids it is called with.
  */
 export function rawTemplate(path: string): string {
+  // A segment that is an id: digits (every id of the service is a positive integer), or a UUID (a share link's).
+  const idSegment = /^(?:\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
   const end = path.search(/[?#]/);
   const segments = (end === -1 ? path : path.slice(0, end)).split('/');
-  return segments.map((segment) => (ID_SEGMENT.test(segment) ? '{id}' : segment)).join('/');
+  return segments.map((segment) => (idSegment.test(segment) ? '{id}' : segment)).join('/');
 }
 
 /**

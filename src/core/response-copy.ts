@@ -25,9 +25,6 @@ function sliced(bytes: Uint8Array): ReadableStream<Uint8Array> {
   );
 }
 
-// Statuses whose Response may not have a body (the Response constructor throws otherwise).
-const NULL_BODY_STATUSES = new Set([204, 205, 304]);
-
 /**
  * A fresh Response holding the exchange's bytes, unread, with the original status, URL and headers,
  * but headers that describe these bytes: fetch has undone any `Content-Encoding`, so it and the
@@ -38,7 +35,8 @@ export function copyResponse({ response, bytes, url }: Exchange): Response {
   const headers = new Headers(response.headers);
   headers.delete('content-encoding');
   headers.delete('transfer-encoding');
-  const nullBody = NULL_BODY_STATUSES.has(status);
+  // Statuses whose Response may not have a body (the Response constructor throws otherwise).
+  const nullBody = status === 204 || status === 205 || status === 304;
   if (nullBody) headers.delete('content-length');
   else headers.set('content-length', String(bytes.byteLength));
   // No bytes, no body (null, as fetch gives it). Not `new Response(bytes)`: the constructor copies
