@@ -82,7 +82,8 @@ async function measureAtStart(entry, directory) {
   });
   const files = new Map(result.outputFiles.map((file) => [resolve(file.path), file.contents]));
   const outputs = Object.fromEntries(Object.entries(result.metafile.outputs).map(([path, output]) => [resolve(path), output]));
-  const [entryChunk] = Object.entries(outputs).find(([, output]) => output.entryPoint);
+  // The entry's own chunk: esbuild names every dynamically imported module an entry point too.
+  const [entryChunk] = Object.entries(outputs).find(([, output]) => output.entryPoint && resolve(output.entryPoint) === resolve(entry));
   const atStart = new Set();
   const visit = (path) => {
     if (atStart.has(path)) return;
@@ -92,11 +93,17 @@ async function measureAtStart(entry, directory) {
   visit(entryChunk);
   let startMinified = 0;
   let startGzipped = 0;
+  const startByModule = [];
   for (const path of atStart) {
     startMinified += files.get(path).length;
     startGzipped += gzipSync(files.get(path), { level: 9 }).length;
+    for (const [input, { bytesInOutput }] of Object.entries(outputs[path].inputs)) if (bytesInOutput > 0) startByModule.push([relative(process.cwd(), input), bytesInOutput]);
   }
-  return { startMinified, startGzipped, startChunks: atStart.size };
+  // What loads later, chunk by chunk: each dynamically imported part of the SDK, gzipped on its own.
+  const lazyChunks = Object.keys(outputs)
+    .filter((path) => !atStart.has(path))
+    .map((path) => [Object.keys(outputs[path].inputs).map((input) => relative(process.cwd(), input)).join(', '), gzipSync(files.get(path), { level: 9 }).length]);
+  return { startMinified, startGzipped, startChunks: atStart.size, startByModule: startByModule.sort((a, b) => b[1] - a[1]), lazyChunks };
 }
 
 export async function benchBundleSize() {
@@ -183,6 +190,12 @@ export function renderBundleSize(results) {
     'Where the bytes of `Client` come from (minified bytes before gzip; ky and zod/mini as packages, the SDK by module):',
     '',
     table(['module', 'minified'], clientBreakdown.map(([path, size]) => [path, bytes(size)])),
+    '',
+    'The same `Client` at start (the modules in the chunks loaded before the first call, minified bytes before gzip), and what loads on first use:',
+    '',
+    table(['module at start', 'minified'], byPackage(results.clientSources?.startByModule ?? []).map(([path, size]) => [path, bytes(size)])),
+    '',
+    table(['loaded on first use (one chunk each)', 'min+gzip'], (results.clientSources?.lazyChunks ?? []).map(([modules, size]) => [modules, bytes(size)])),
   ].join('\n');
 }
 

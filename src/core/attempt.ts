@@ -10,7 +10,7 @@
  * Bypassed: ky's Request body and headers (the body and headers travel beside ky's bodiless
  * Request, in the call's state: a Request with a body costs a second copy through a TransformStream
  * in undici, and ky would copy the headers three times: BENCHMARKS.md, "Per-request overhead"),
- * redirects (`redirects.ts` follows them, by the core's rules), upload progress (the upload
+ * redirects (`redirects.ts` follows them, by the core's rules; loaded on the first redirect), upload progress (the upload
  * encoder counts bytes), and ky's body parsing (the body is read here, as bytes, bounded by
  * `maxResponseBytes`).
  *
@@ -19,14 +19,12 @@
  * end is noted on the call's state (for `beforeRetry`'s delay), and ky then decides on a retry.
  */
 import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
-import { connectionFailure } from '../shared/fetch-failure.js';
 import { readAtMost } from '../shared/read-at-most.js';
 import { runtime } from '../shared/runtime.js';
 import { NO_BYTES, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest } from './errors.js';
 import type { CallHooks } from './hooks.js';
 import { loggedUrl, type CoreLog } from './logger.js';
-import { followRedirects } from './redirects.js';
 import type { CoreRequest, RequestBody } from './types.js';
 
 /** One call's state across its attempts: it lives in the closure the core hands ky as `fetch`. */
@@ -106,6 +104,8 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
     let response = await send(url, headers);
     // Checked here, so an answer that is no redirect (nearly all) never leaves this module.
     if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
+      // Loaded on the first redirect: most clients never see one, and a bundle need not carry it.
+      const { followRedirects } = await import('./redirects.js');
       response = await followRedirects(response, {
         method,
         url,
@@ -158,7 +158,7 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
  * cancel, the SDK's timeout, or a connection failure named by where it happened. ky's own errors are
  * not kept as `cause`, as they hold the request headers.
  */
-export function failureOf(error: unknown, call: CallState, timeout: number, signal: AbortSignal | undefined): SvcError {
+export async function failureOf(error: unknown, call: CallState, timeout: number, signal: AbortSignal | undefined): Promise<SvcError> {
   if (error instanceof SvcError) return error;
   const { request } = call;
   const { method } = request.operation;
@@ -179,6 +179,8 @@ export function failureOf(error: unknown, call: CallState, timeout: number, sign
   if (signal?.aborted) return new APIUserAbortError(method, requestUrl, signal.reason);
   if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout);
   const cause = isNetworkError(error) ? error.cause : error;
+  // The words for a failed connection are loaded with the first one: a call that succeeds never needs them.
+  const { connectionFailure } = await import('../shared/fetch-failure.js');
   const message = connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
   return new APIConnectionError(method, requestUrl, message === undefined ? { cause } : { cause, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
 }

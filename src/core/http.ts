@@ -8,14 +8,12 @@ import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
 // Types only: the runner itself is loaded on first use (loadHooks), so a client without hooks does not carry it.
 import type { CallHooks } from './hooks.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
-import { rawOperation } from './operation.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
-import { climbsOut } from './path.js';
 import { checkSettings, parseParams } from './validate.js';
 import { VERSION } from './version.js';
-import type { BodyCall, CallArguments, CoreRequest, Exchange, HttpMethod, ListOptions, Operation, OutgoingBody, RequestBody, RequestOptions } from './types.js';
+import type { BodyCall, CallArguments, CoreRequest, Exchange, ListOptions, Operation, OutgoingBody, RawCall, RequestOptions } from './types.js';
 
-export type { CallArguments, CoreRequest, HttpMethod, Operation, RequestOptions, UploadProgress } from './types.js';
+export type { CallArguments, CoreRequest, HttpMethod, Operation, RawCall, RequestOptions, UploadProgress } from './types.js';
 
 /** The default of `maxResponseBytes`: 64 MiB, far above any answer of the service, low enough to bound memory. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -77,17 +75,6 @@ const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
 /** The arguments of an operation that takes none (`webhooks.list()`). */
 const NO_ARGUMENTS: CallArguments = Object.freeze({});
 
-/** The escape hatch's request, as `client.request` hands it over. */
-export interface RawCall {
-  method: HttpMethod;
-  /** Relative to `/api/v1`, starting with `/`. */
-  path: string;
-  query?: Record<string, string | number | boolean | undefined> | undefined;
-  json?: unknown;
-  body?: RequestBody | undefined;
-  idempotent?: boolean | undefined;
-}
-
 /** The hooks runner, once loaded: a client with hooks starts loading it when it is made. */
 let hooksRunner: typeof import('./hooks.js') | undefined;
 
@@ -95,10 +82,6 @@ let hooksRunner: typeof import('./hooks.js') | undefined;
 async function loadHooks(): Promise<typeof import('./hooks.js')> {
   return (hooksRunner ??= await import('./hooks.js'));
 }
-
-/** Control characters: a URL parser strips TAB, CR and LF silently (and would then resolve what they hid). */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
 /**
  * The thin HTTP core: the only module that calls ky. A call of an operation (an entry of the table in
@@ -189,50 +172,18 @@ export class HttpCore {
   }
 
   /**
-   * The escape hatch's call (`client.request`): operation `request`, its URL template the path with
-   * ids templated. The path is checked as the URL parser resolves it, not as written: a control
-   * character (which the parser strips, TAB, CR and LF included) or a resolved path outside
-   * `/api/v1/` is a ValidationError, and nothing is sent.
+   * The escape hatch's call (`client.request`): its checks and its entry (raw-request.ts) are loaded
+   * with its first call, as a client that calls only the operations of the table never needs them.
+   * A bad path or option is a ValidationError, and nothing is sent.
    */
   request<T>(raw: RawCall, options: RequestOptions | undefined): APIPromise<T> {
-    const label = `${raw.method} ${raw.path}`;
     const settings = options ?? NO_OPTIONS;
-    let started: Promise<Exchange>;
-    try {
-      if (settings !== NO_OPTIONS) checkSettings(label, settings);
-      const problem = this.#pathProblem(raw.path);
-      if (problem) throw new ValidationError(label, [{ path: ['path'], message: problem }]);
-      const operation = rawOperation(raw.method, raw.path, raw.idempotent === true);
-      const hasJson = raw.json !== undefined;
-      const request: CoreRequest = {
-        operation,
-        label,
-        url: this.#prefix + raw.path,
-        query: raw.query,
-        body: hasJson ? { content: jsonText(label, raw.json) } : raw.body === undefined ? undefined : { content: raw.body },
-        json: hasJson,
-        schema: undefined,
-        mayRetry: operation.mayRetry,
-      };
-      started = this.#exchange(request, settings, this.#callHookSets(label, settings));
-    } catch (error) {
-      started = Promise.reject(error);
-    }
+    const started = import('./raw-request.js').then(({ rawRequest }) => {
+      // checkSettings is handed over, not imported there: validate.ts would pull zod/mini into a chunk of its own.
+      const request = rawRequest(raw, settings === NO_OPTIONS ? undefined : settings, this.#prefix, this.#root, checkSettings);
+      return this.#exchange(request, settings, this.#callHookSets(request.label, settings));
+    });
     return new APIPromise<T>(started, dataOf);
-  }
-
-  /**
-   * What is wrong with a path relative to `/api/v1`; `undefined` when nothing is. Judged on the URL
-   * the parser resolves (the prefix is an absolute URL, so any path text parses), after refusing
-   * the control characters the parser would strip; a `..` segment that stays inside is refused too,
-   * as it makes the call another endpoint than the one written.
-   */
-  #pathProblem(path: string): string | undefined {
-    if (CONTROL_CHARACTER.test(path)) return 'path must not contain control characters (tab, line break): remove them';
-    const { pathname } = new URL(this.#prefix + path);
-    if (!`${pathname}/`.startsWith(`${this.#root}/`)) return `path must stay under /api/v1, but it resolves to ${pathname}: remove its '..' segments`;
-    if (climbsOut(path)) return "path must not have '..' segments: name the endpoint itself";
-    return undefined;
   }
 
   /** The client's hook sets and a call's own, read (and checked) when the call is made. */
@@ -355,7 +306,7 @@ export class HttpCore {
         response = error.response;
         call.bytes = NO_BYTES;
       } else {
-        const failure = failureOf(error, call, timeout, options.signal);
+        const failure = await failureOf(error, call, timeout, options.signal);
         if (call.attempts > 1 && this.#log.warn) logGaveUp(call, failure, this.#log.warn);
         if (hooks?.has.onError) return hooks.onError({ error: failure, attempts: call.attempts, durationMs: elapsed(call) });
         throw failure;
@@ -375,7 +326,7 @@ export class HttpCore {
   #withBeforeRetry(call: CallState, hooks: CallHooks, timeout: number, signal: AbortSignal | undefined): Options['hooks'] {
     const beforeRetry = async ({ error }: { error: Error }) => {
       const delayMs = Math.max(0, Math.round(performance.now() - call.ended));
-      const retried = await hooks.beforeRetry({ attempt: call.attempts + 1, error: failureOf(error, call, timeout, signal), delayMs });
+      const retried = await hooks.beforeRetry({ attempt: call.attempts + 1, error: await failureOf(error, call, timeout, signal), delayMs });
       if (!retried) throw error;
     };
     return { beforeRetry: [...(this.#retryHooks?.beforeRetry ?? []), beforeRetry] };
@@ -385,15 +336,6 @@ export class HttpCore {
 /** Milliseconds since the call's first attempt started; 0 when none did. */
 function elapsed(call: CallState): number {
   return call.attempts === 0 ? 0 : performance.now() - call.started;
-}
-
-/** The JSON text of `client.request`'s `json`: a value JSON cannot carry (a BigInt, a cycle) is a ValidationError, and nothing is sent. */
-function jsonText(label: string, json: unknown): string {
-  try {
-    return JSON.stringify(json);
-  } catch (error) {
-    throw new ValidationError(label, [{ path: ['json'], message: `json cannot be sent as JSON (${error instanceof Error ? error.message : String(error)}): pass plain data` }]);
-  }
 }
 
 /**

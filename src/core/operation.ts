@@ -1,7 +1,7 @@
 /**
- * How an operation is written down (`defineOperation`, used by the table in src/operations.ts), and
- * the URL template of a call that has no entry (`client.request`). The core reads entries; it never
- * guesses an operation's template from the digits of a path.
+ * How an operation is written down (`defineOperation`, used by the table in src/operations.ts). The
+ * core reads entries; it never guesses an operation's template from the digits of a path (but for
+ * `client.request`, which has no entry: raw-request.ts).
  */
 import type { ZodMiniType } from 'zod/mini';
 import type { HttpMethod, Operation, PathParameter } from './types.js';
@@ -54,41 +54,4 @@ export function defineOperation<Result = unknown>(init: OperationInit<Result>): 
     returnsSecret: init.returnsSecret === true,
     dryRun: init.dryRun,
   });
-}
-
-// A segment that is an id: digits (every id of the service is a positive integer), or a UUID (a share link's).
-const ID_SEGMENT = /^(?:\d+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
-
-/**
- * The URL template of a path `client.request` was given, which no entry describes: without its
- * query and fragment, each id segment (digits or a UUID) as `{id}`, so every call of one endpoint
- * has one template (a span name, a metric series) however many ids it is called with.
- */
-export function rawTemplate(path: string): string {
-  const end = path.search(/[?#]/);
-  const segments = (end === -1 ? path : path.slice(0, end)).split('/');
-  return segments.map((segment) => (ID_SEGMENT.test(segment) ? '{id}' : segment)).join('/');
-}
-
-/**
- * The entry of one `client.request` call: operation `request`, its URL template the path's
- * (`rawTemplate`), retried unless it is a POST not marked idempotent.
- */
-export function rawOperation(method: HttpMethod, path: string, idempotent: boolean): Operation {
-  return {
-    name: 'request',
-    method,
-    path: rawTemplate(path),
-    pathParameters: [],
-    pathParts: [path],
-    params: undefined,
-    response: undefined,
-    mayRetry: method !== 'POST' || idempotent,
-    changesState: method !== 'GET',
-    returnsNothing: false,
-    list: false,
-    upload: false,
-    returnsSecret: false,
-    dryRun: undefined,
-  };
 }

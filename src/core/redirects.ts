@@ -27,9 +27,9 @@ export interface RedirectContext {
   send: (url: string, headers: Record<string, string>, follow?: boolean) => Promise<Response>;
 }
 
-/** A 3xx answer (or a browser's opaque stand-in for one): the only answers `followRedirects` looks at. */
-export function isRedirect(response: Response): boolean {
-  return (response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect';
+/** A 3xx answer: the only answers whose Location `followRedirects` follows (a browser's opaque stand-in is handled before). */
+function isRedirect(response: Response): boolean {
+  return response.status >= 300 && response.status < 400;
 }
 
 /** Follows a GET's redirects by the rules above; returns the first answer that is not one. */

@@ -253,3 +253,14 @@ export interface HookSets {
 
 /** The `hooks` option: one set, or several run in order. */
 export type ClientHooksOption = ClientHooks | readonly ClientHooks[];
+
+/** The escape hatch's request, as `client.request` hands it over. */
+export interface RawCall {
+  method: HttpMethod;
+  /** Relative to `/api/v1`, starting with `/`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  json?: unknown;
+  body?: RequestBody | undefined;
+  idempotent?: boolean | undefined;
+}

@@ -4,8 +4,9 @@
 // with ids templated and no query.
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { Client, type CallInfo, type ClientHooks } from '../../src/index.node.js';
-import { defineOperation, rawOperation } from '../../src/core/operation.js';
+import { Client, ValidationError, type CallInfo, type ClientHooks } from '../../src/index.node.js';
+import { defineOperation } from '../../src/core/operation.js';
+import { rawOperation } from '../../src/core/raw-request.js';
 import { operations } from '../../src/operations.js';
 import { API_KEY, BASE_URL, recordRequests, useMockService } from '../support/msw.js';
 
@@ -183,11 +184,42 @@ describe("client.request's operation", () => {
     expect((error as Error).message).toMatch(/^\[svc-sdk\] GET \/rooms\t: path must not contain control characters/);
   });
 
+  it.each([
+    [{ idempotent: true }, 2],
+    [{}, 1],
+  ])('a POST through client.request %j is sent %i time(s) when the service answers 503 first: retried only when marked idempotent', async (marked, times) => {
+    let calls = 0;
+    server.use(http.post(`${BASE_URL}/api/v1/imports`, () => (calls++ === 0 ? HttpResponse.json({ error: 'busy' }, { status: 503 }) : HttpResponse.json({ ok: true }))));
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1 });
+    await client.request({ method: 'POST', path: '/imports', json: { a: 1 }, ...marked }).catch(() => undefined);
+    expect(calls).toBe(times);
+  });
+
+  it('a raw body is sent as it is, with the content type the call names; a call with neither body nor json sends no body', async () => {
+    const seen: [string | null, string][] = [];
+    server.use(
+      http.all(`${BASE_URL}/api/v1/notes`, async ({ request }) => {
+        seen.push([request.headers.get('content-type'), await request.text()]);
+        return HttpResponse.json({ ok: true });
+      }),
+    );
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL });
+    await client.request({ method: 'PUT', path: '/notes', body: 'plain words' }, { headers: { 'content-type': 'text/plain' } });
+    await client.request({ method: 'PUT', path: '/notes' });
+    await client.request({ method: 'PUT', path: '/notes', json: { a: 1 } });
+    expect(seen).toEqual([
+      ['text/plain', 'plain words'],
+      [null, ''],
+      ['application/json', '{"a":1}'],
+    ]);
+  });
+
   it('a json body JSON cannot carry is a ValidationError naming json, and nothing is sent', async () => {
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL });
     const before = requests.length;
     const error = await client.request({ method: 'POST', path: '/rooms', json: { size: 1n } }).catch((caught: unknown) => caught);
     expect((error as Error).message).toMatch(/^\[svc-sdk\] POST \/rooms: json cannot be sent as JSON \(.*BigInt.*\): pass plain data\. Nothing was sent\.$/);
+    expect((error as ValidationError).issues).toEqual([{ path: ['json'], message: expect.stringMatching(/^json cannot be sent as JSON \(.*BigInt.*\): pass plain data$/) }]);
     expect(requests.length).toBe(before);
   });
 });

@@ -43,10 +43,10 @@ describe('raw responses', () => {
     await expect(client().request({ method: 'GET', path: '/notes' })).resolves.toBe(expected);
   });
 
-  it('asResponse() of a 204 has no body and no Content-Length', async () => {
-    service.handle((_request, response) => response.writeHead(204, { 'x-request-id': 'req_204' }).end());
+  it.each([204, 205])('asResponse() of a %i has no body and no Content-Length', async (status) => {
+    service.handle((_request, response) => response.writeHead(status, { 'x-request-id': 'req_204' }).end());
     const response = await client().request({ method: 'DELETE', path: '/rooms/1' }).asResponse();
-    expect(response.status).toBe(204);
+    expect(response.status).toBe(status);
     expect(response.body).toBeNull();
     expect(response.headers.get('content-length')).toBeNull();
     expect(response.headers.get('x-request-id')).toBe('req_204');

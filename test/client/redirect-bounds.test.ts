@@ -71,5 +71,25 @@ describe('only a 3xx answer is a redirect', () => {
     expect(error).toBeInstanceOf(BadRequestError);
     expect(seen).toEqual(['GET /api/v1/svc/transactions?deal_id=1']);
   });
-});
 
+  // The same rule after a hop: the answer a redirect led to is a redirect only when it is a 3xx.
+  it.each([
+    [200, 'the answer'],
+    [400, 'a BadRequestError'],
+  ])('a redirect that leads to a %s with a Location header: that answer is %s, and its Location is not followed', async (status) => {
+    let outcome: unknown;
+    const seen = await withServer(
+      (request, response) => {
+        if (request.url!.startsWith('/api/v1/svc/transactions?')) return void response.writeHead(302, { location: '/api/v1/moved' }).end();
+        const answer = status === 200 ? json(200, { success: true, data: [{ id: 4 }] }, { location: '/api/v1/again' }) : json(400, { error: 'no' }, { location: '/api/v1/again' });
+        response.writeHead(answer.status, answer.headers).end(answer.body);
+      },
+      async (baseUrl) => {
+        outcome = await new Client({ apiKey: API_KEY, baseUrl, maxRetries: 0 }).transactions.list({ deal_id: 1 }).catch((caught: unknown) => caught);
+      },
+    );
+    if (status === 200) expect(outcome).toEqual([{ id: 4 }]);
+    else expect(outcome).toBeInstanceOf(BadRequestError);
+    expect(seen).toEqual(['GET /api/v1/svc/transactions?deal_id=1', 'GET /api/v1/moved']);
+  });
+});

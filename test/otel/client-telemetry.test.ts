@@ -68,6 +68,8 @@ describe('clientTelemetry()', () => {
     const app = (await telemetry.spans()).find((span) => span.name === 'nightly-sync')!;
     expect(call.parentSpanContext?.spanId).toBe(app.spanContext().spanId);
     expect(call.kind).toBe(SpanKind.INTERNAL);
+    // The call span is named after the operation, and says which one it is as an attribute too (spans are often searched by attribute).
+    expect([call.name, call.attributes]).toEqual(['transactions.list', { 'svc.operation': 'transactions.list' }]);
     expect(attempts.map((span) => span.name)).toEqual(['GET /api/v1/svc/transactions', 'GET /api/v1/svc/transactions']);
     expect(attempts.map((span) => span.kind)).toEqual([SpanKind.CLIENT, SpanKind.CLIENT]);
     expect(attempts[0]!.attributes).toEqual({

@@ -67,7 +67,8 @@ describe('a Client bundle that never calls uploadMany', () => {
         loaded.add(path);
         for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement') visit(imported.path);
       };
-      visit(Object.keys(outputs).find((path) => outputs[path]!.entryPoint)!);
+      // The entry's own chunk: esbuild names every lazily imported module an entry point too.
+      visit(Object.keys(outputs).find((path) => outputs[path]!.entryPoint && join(root, outputs[path]!.entryPoint!) === stdin)!);
       const atStart = [...loaded].map((path) => texts.get(join(root, path)) ?? '').join('\n');
       const everything = result.outputFiles.map((file) => file.text).join('\n');
       // Words of the pool (upload-many-run.ts) and of the manifest's lock: in the bundle, never at start.
