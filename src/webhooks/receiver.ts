@@ -10,32 +10,42 @@
  *   claim    the delivery_id claimed in the dedupe store (done already: 200; being processed: 409)
  *   on       the verified event delivered: on(event), its claim renewed while it runs (it threw: the
  *            claim released, 500). The one place an event is handed over: with an `inbox`, the delivery is
- *            put in it instead (putInInbox: stored, or 500 'inbox_failed'), and workers run on later.
+ *            put in it instead (stores.ts: stored, or 500 'inbox_failed'), and workers run on later.
  *   record   the delivery marked done in the store, then 200
  * Every wait has a deadline: the secret function (secretTimeoutMs), every store call (storeTimeoutMs),
  * the body (bodyTimeoutMs, in the adapters). Every refusal is answered from refusals.ts and reaches
  * onVerificationError. With `hooks`, the delivery's record (hooks.ts) hears the stages and the answer.
+ * What a default handler (clean secrets, on(), no hooks, the memory store) never runs is in modules
+ * loaded only by a handler that needs them (secrets.ts, hooks.ts, stores.ts): see `loading` below.
  */
 import { checkDelivery, Refusal } from './check-delivery.js';
-import { coarseDeadlines, StoreTimeoutError, withDeadline } from './deadlines.js';
+import { coarseDeadlines } from './deadlines.js';
 import { memoryStore } from './dedupe-memory.js';
-import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
+import { PROCESSING_TTL_MS, type ClaimResult } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
-import { DeliveryRecord, webhookHookSets } from './hooks.js';
+import type { DeliveryRecord } from './hooks.js';
+import { malformedSecret } from './options.js';
 import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
-import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
-import { malformedSecret, secretSource, type MissingSecretError } from './secrets.js';
-import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
+import { DEFAULT_TOLERANCE_MS } from './replay.js';
+import type { MissingSecretError, SecretSource } from './secrets.js';
+import type { inboxStage } from './stores.js';
+import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookHooks, WebhookRejectReason } from './types.js';
 
 const OK: Answer = [200];
 // Being processed by another request right now: the service may come back in a minute.
 const IN_PROGRESS: Answer = [409, 'delivery_in_progress', { 'retry-after': '60' }];
 const HANDLER_FAILED: Answer = [500, 'handler_failed'];
 const STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
-const INBOX_FAILED: Answer = [500, 'inbox_failed'];
 
-/** The receiver of `createWebhookHandler(options)` over an HMAC back end; throws a clear error for bad options. */
-export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions): Receiver {
+/**
+ * The receiver of `createWebhookHandler(options)` over an HMAC back end: its `receive`. The options
+ * were checked by the handler (options.ts), which passes their hook sets along.
+ */
+export function createReceiver(
+  hmac: HmacVerify,
+  options: WebhookHandlerOptions,
+  hookSets: readonly WebhookHooks[] | undefined,
+): Receiver['receive'] {
   const {
     secret,
     on,
@@ -43,49 +53,75 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     // With an inbox, its key (delivery_id) deduplicates: no store of our own unless one is given.
     dedupe = inbox === undefined,
     onError = logError,
-    maxBodyBytes = 1_048_576,
     tolerance = DEFAULT_TOLERANCE_MS,
     storeTimeoutMs = 2000,
     secretTimeoutMs = 5000,
-    bodyTimeoutMs = 10_000,
     onVerificationError,
-    waitUntil,
-    hooks,
-  } = options ?? ({} as WebhookHandlerOptions);
+  } = options;
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
-  checkOptions(options, store);
-  const hookSets = webhookHookSets(hooks); // checked after the other options (a TypeError)
-  const secrets = secretSource(secret, secretTimeoutMs);
   // How often a running on()'s claim is renewed: three times per processingTtlMs, so one late renewal never loses it.
   const renewEveryMs = Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3);
   // One timer for every store call pending, not one per call (deadlines.ts).
   const storeDeadlines = coarseDeadlines(storeTimeoutMs);
+  // Parts a default handler (clean secrets, on(), no hooks, the memory store) never runs are
+  // loaded only by a handler that needs them, once, when it is made: the first delivery awaits
+  // what is still on its way, the later ones find it loaded (no promise to wait for per delivery).
+  // Clean secrets given are used as they are; secrets.ts reads the others (a function under
+  // secretTimeoutMs, SVC_WEBHOOK_SECRET, a given secret trimmed with a warning).
+  const list = secret === undefined || typeof secret === 'function' ? undefined : [secret].flat();
+  const known = list?.every((key) => key === key.trim()) ? list : undefined;
+  let secrets: SecretSource | undefined;
+  let Record: typeof DeliveryRecord | undefined;
+  let stores: typeof import('./stores.js') | undefined;
+  let putInInbox: ReturnType<typeof inboxStage> | undefined;
+  const loading = Promise.all([
+    known || import('./secrets.js').then((module) => (secrets = module.secretSource(secret, secretTimeoutMs, malformedSecret))),
+    hookSets && import('./hooks.js').then((module) => (Record = module.DeliveryRecord)),
+    // A store given (Redis?) or an inbox may answer late: their calls get storeTimeoutMs (stores.ts).
+    (inbox || (store && dedupe !== true)) &&
+      import('./stores.js').then((module) => {
+        stores = module;
+        if (inbox) putInInbox = module.inboxStage(inbox, storeDeadlines, storeTimeoutMs, failed);
+      }),
+  ]);
+  // Awaited by the first delivery; a module that could not load fails the delivery (500), not the process.
+  let loaded = false;
+  loading.then(() => (loaded = true), () => {});
   /** Calls one method of the store, by its name (the name a timeout's message gives): a promise it returns runs under storeTimeoutMs. */
   const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string): unknown => {
     const result: unknown = store![call]!(id);
-    return isThenable(result) ? withDeadline(result, storeDeadlines, storeTimeoutMs, call) : result;
+    return stores ? stores.withDeadline(result, storeDeadlines, storeTimeoutMs, call) : result;
   };
 
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
   async function receive({ method, signature, body, request, keepAlive }: Delivery): Promise<Answer> {
-    const record = hookSets && new DeliveryRecord(hookSets); // hooks: onReceive
+    if (!loaded) {
+      try {
+        await loading;
+      } catch {
+        return HANDLER_FAILED;
+      }
+    }
+    const record = Record && new Record(hookSets!); // hooks: onReceive
     if (method !== 'POST') return answer(record, refusalAnswer('method_not_allowed'));
     if (typeof body === 'string') return answer(record, refuse(BODY_REFUSALS[body], request, record));
-    // Stage secret (secrets.ts): the signing secrets, or why there are none.
-    let keys: string[];
-    try {
-      // Known secrets come at once: no promise to wait for on every delivery.
-      const read = secrets.read();
-      keys = isThenable(read) ? await read : read;
-    } catch (error) {
-      return answer(record, noSecret(error as MissingSecretError, record));
+    // Stage secret: the signing secrets, or why there are none.
+    let keys = known;
+    if (!keys) {
+      try {
+        // Known secrets come at once: no promise to wait for on every delivery.
+        const read = secrets!.read();
+        keys = isThenable(read) ? await read : read;
+      } catch (error) {
+        return answer(record, noSecret(error as MissingSecretError, record));
+      }
     }
     const event = await check(body, signature, keys, record);
     if (event instanceof Refusal) return answer(record, refuse(event, request, record));
     const duplicate = await claim(event, record);
     if (duplicate) return answer(record, duplicate);
-    const failed = await (inbox ? putInInbox(event, body, record) : deliver(event));
-    return answer(record, failed ?? (await recordDone(event.delivery_id, keepAlive)));
+    const failure = await (putInInbox ? putInInbox(event, body, record) : deliver(event));
+    return answer(record, failure ?? (await recordDone(event.delivery_id, keepAlive)));
   }
 
   /** No secret to check against: 500 with the fix (secrets.ts logged it, once a minute); the service retries meanwhile. */
@@ -103,7 +139,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   const check = async (body: Uint8Array, signature: unknown, keys: string[], record?: DeliveryRecord) => {
     // hooks: onVerified, once the signature and envelope checked out, before the timestamp
     const checked = await checkDelivery(hmac, body, signature, keys, tolerance, record);
-    if (checked instanceof Refusal && checked.reason === 'invalid_signature') {
+    if (checked instanceof Refusal && checked.reason === 'invalid_signature' && secrets) {
       const rotated = await secrets.reread();
       if (rotated) return checkDelivery(hmac, body, signature, rotated, tolerance, record);
     }
@@ -154,33 +190,18 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
       }
       return undefined;
     } catch (failure) {
-      await settle(() => onError(failure, event));
-      await settle(() => store && callStore('release', event.delivery_id));
+      await failed(failure, event);
       return HANDLER_FAILED;
     } finally {
       clearInterval(lease);
     }
   };
 
-  /**
-   * Stage on, with an inbox: puts the verified delivery in it (the body as received, keyed by its
-   * delivery_id) under storeTimeoutMs. `undefined` once it is stored, so the answer is 2xx only then;
-   * 500 when the inbox failed or did not answer (onError hears why; the claim, if any, released):
-   * the service retries, and a retry of a delivery stored already adds nothing.
-   */
-  const putInInbox = async (event: WebhookEvent, body: Uint8Array, record?: DeliveryRecord): Promise<Answer | undefined> => {
-    try {
-      const entry = { deliveryId: event.delivery_id, kind: event.event, body: textOf(body), receivedAt: Date.now() };
-      await withDeadline(inbox!.put(entry), storeDeadlines, storeTimeoutMs, 'put');
-      record?.stored();
-      return undefined;
-    } catch (failure) {
-      const error = failure instanceof StoreTimeoutError ? new Error(`[svc-sdk] webhook inbox: put() did not answer within ${storeTimeoutMs} ms (storeTimeoutMs)`) : failure;
-      await settle(() => onError(error, event));
-      await settle(() => store && callStore('release', event.delivery_id));
-      return INBOX_FAILED;
-    }
-  };
+  /** A delivery that failed in stage on: onError hears why, and its claim, if any, is released (the service's retry runs it). */
+  async function failed(failure: unknown, event: WebhookEvent): Promise<void> {
+    await settle(() => onError(failure, event));
+    await settle(() => store && callStore('release', event.delivery_id));
+  }
 
   /**
    * Keeps the claim of a running on() alive: renewed every third of processingTtlMs, so an on()
@@ -241,18 +262,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     void settle(() => onError(error, event));
     // A paused Redis runs the queued claim once it wakes: the release queued behind it removes it,
     // so the service's retry is not answered 409 for processingTtlMs.
-    if (error instanceof StoreTimeoutError) void settle(() => callStore('release', event.delivery_id));
+    if (stores && error instanceof stores.StoreTimeoutError) void settle(() => callStore('release', event.delivery_id));
     return STORE_FAILED;
   };
 
-  return { receive, maxBodyBytes, bodyTimeoutMs, waitUntil };
-}
-
-const UTF8 = /* @__PURE__ */ new TextDecoder();
-
-/** A body's bytes as text (an inbox stores text; a delivery is JSON, so UTF-8). */
-function textOf(body: Uint8Array): string {
-  return UTF8.decode(body);
+  return receive;
 }
 
 /** Whether `value` is a promise or any other thenable. */
@@ -273,36 +287,6 @@ async function settle(step: () => unknown): Promise<void> {
   } catch {
     // Ignored: the answer is decided already.
   }
-}
-
-/** Throws a `[svc-sdk] createWebhookHandler:` error naming the first bad option and its fix. */
-function checkOptions(options: WebhookHandlerOptions, store: DedupeStore | undefined): void {
-  const { secret, on, inbox, dedupe = inbox === undefined, maxBodyBytes = 1, tolerance = DEFAULT_TOLERANCE_MS, storeTimeoutMs = 1, secretTimeoutMs = 1, bodyTimeoutMs = 1, waitUntil } = options ?? {};
-  // In order: the first that is wrong is named.
-  const problems: Array<[wrong: boolean, problem: string | undefined]> = [
-    [true, malformedSecret(secret)],
-    [on !== undefined && inbox !== undefined, 'on and inbox are exclusive: with an inbox, workers run on (inbox.process(on)); pass one of them'],
-    [inbox === undefined && typeof on !== 'function', 'on must be a function (or pass an inbox)'],
-    [inbox !== undefined && typeof inbox?.put !== 'function', 'inbox must have a put(entry) method (bullmqInbox(...), cloudflareQueueInbox(queue))'],
-    [dedupe !== false && typeof store?.claim !== 'function', 'dedupe must be true, false or a DedupeStore'],
-    [!(maxBodyBytes > 0), 'maxBodyBytes must be a number of bytes > 0'],
-    [!isTolerance(tolerance), 'tolerance must be a number of ms >= 0, or false'],
-    [!isDelay(storeTimeoutMs), 'storeTimeoutMs must be a number of ms > 0'],
-    [!isDelay(secretTimeoutMs), 'secretTimeoutMs must be a number of ms > 0'],
-    [!isDelay(bodyTimeoutMs), 'bodyTimeoutMs must be a number of ms > 0'],
-    [waitUntil !== undefined && typeof waitUntil !== 'function', 'waitUntil must be a function'],
-    [
-      tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity),
-      "tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)",
-    ],
-  ];
-  const problem = problems.find(([wrong, text]) => wrong && text)?.[1];
-  if (problem) throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
-}
-
-/** Whether `ms` is a usable timer delay: a number > 0 within setTimeout's own limit (a longer delay fires at once). */
-export function isDelay(ms: unknown): boolean {
-  return typeof ms === 'number' && ms > 0 && ms <= 2_147_483_647;
 }
 
 function logError(error: unknown, event: WebhookEvent): void {
