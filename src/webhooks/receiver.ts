@@ -116,12 +116,19 @@ export function createReceiver(
         return answer(record, noSecret(error as MissingSecretError, record));
       }
     }
-    const event = await check(body, signature, keys, record);
+    // Each stage answers at once when its work is synchronous (node:crypto, the memory store, a
+    // synchronous on()): only a promise is awaited, so the common path costs no turn per stage.
+    const checked = check(body, signature, keys, record);
+    const event = isThenable(checked) ? await checked : checked;
     if (event instanceof Refusal) return answer(record, refuse(event, request, record));
-    const duplicate = await claim(event, record);
+    const claimed = claim(event, record);
+    const duplicate = isThenable(claimed) ? await claimed : claimed;
     if (duplicate) return answer(record, duplicate);
-    const failure = await (putInInbox ? putInInbox(event, body, record) : deliver(event));
-    return answer(record, failure ?? (await recordDone(event.delivery_id, keepAlive)));
+    const ran = putInInbox ? putInInbox(event, body, record) : deliver(event);
+    const failure = isThenable(ran) ? await ran : ran;
+    if (failure) return answer(record, failure);
+    const recorded = recordDone(event.delivery_id, keepAlive);
+    return answer(record, isThenable(recorded) ? await recorded : recorded);
   }
 
   /** No secret to check against: 500 with the fix (secrets.ts logged it, once a minute); the service retries meanwhile. */
@@ -136,14 +143,16 @@ export function createReceiver(
    * be a rotation: a secret function is read again (at most once a minute), and the delivery checked
    * once more against what it answers.
    */
-  const check = async (body: Uint8Array, signature: unknown, keys: string[], record?: DeliveryRecord) => {
+  const check = (body: Uint8Array, signature: unknown, keys: string[], record?: DeliveryRecord) => {
     // hooks: onVerified, once the signature and envelope checked out, before the timestamp
-    const checked = await checkDelivery(hmac, body, signature, keys, tolerance, record);
-    if (checked instanceof Refusal && checked.reason === 'invalid_signature' && secrets) {
-      const rotated = await secrets.reread();
-      if (rotated) return checkDelivery(hmac, body, signature, rotated, tolerance, record);
-    }
-    return checked;
+    const checked = checkDelivery(hmac, body, signature, keys, tolerance, record);
+    const rotation = async (refused: WebhookEvent | Refusal) => {
+      const rotated = await secrets!.reread();
+      return rotated ? checkDelivery(hmac, body, signature, rotated, tolerance, record) : refused;
+    };
+    const reread = (result: WebhookEvent | Refusal) =>
+      result instanceof Refusal && result.reason === 'invalid_signature' && secrets ? rotation(result) : result;
+    return isThenable(checked) ? checked.then(reread) : reread(checked);
   };
 
   /** A refused delivery: onVerificationError hears it (its errors ignored), the sender gets the table's answer. */
@@ -160,18 +169,22 @@ export function createReceiver(
   };
 
   /** Stage claim: `undefined` once the delivery is ours to run; else the answer: 200 for one processed before, 409 for one running elsewhere, 500 for a store that failed. */
-  const claim = async (event: WebhookEvent, record?: DeliveryRecord): Promise<Answer | undefined> => {
+  const claim = (event: WebhookEvent, record?: DeliveryRecord): Answer | undefined | Promise<Answer | undefined> => {
     if (!store) return undefined;
-    let state: ClaimResult;
+    // The store is down or silent: refuse rather than risk processing twice; the service retries.
+    const down = (error: unknown) => storeFailed(error, event);
+    const claimed = (state: ClaimResult): Answer | undefined => {
+      if (state === 'claimed') return undefined;
+      record?.duplicate(state);
+      return state === 'done' ? OK : IN_PROGRESS;
+    };
+    let state;
     try {
-      state = (await callStore('claim', event.delivery_id)) as ClaimResult;
+      state = callStore('claim', event.delivery_id) as ClaimResult | PromiseLike<ClaimResult>;
     } catch (error) {
-      // The store is down or silent: refuse rather than risk processing twice; the service retries.
-      return storeFailed(error, event);
+      return down(error);
     }
-    if (state === 'claimed') return undefined;
-    record?.duplicate(state);
-    return state === 'done' ? OK : IN_PROGRESS;
+    return isThenable(state) ? Promise.resolve(state).then(claimed, down) : claimed(state);
   };
 
   /**
@@ -179,22 +192,27 @@ export function createReceiver(
    * once it resolved; 500 when it threw (onError hears why, never the sender: it may hold internals),
    * its claim released, so the service's retry runs it. The one place an event is handed over.
    */
-  const deliver = async (event: WebhookEvent): Promise<Answer | undefined> => {
-    let lease: ReturnType<typeof setInterval> | undefined;
-    try {
-      const running = on!(event);
-      // A synchronous on() needs no lease, and costs no timer.
-      if (isThenable(running)) {
-        lease = holdClaim(event);
-        await running;
-      }
-      return undefined;
-    } catch (failure) {
+  const deliver = (event: WebhookEvent): Answer | undefined | Promise<Answer | undefined> => {
+    const fail = async (failure: unknown) => {
       await failed(failure, event);
       return HANDLER_FAILED;
-    } finally {
-      clearInterval(lease);
+    };
+    let running;
+    try {
+      running = on!(event);
+    } catch (failure) {
+      return fail(failure);
     }
+    // A synchronous on() is done: it needs no lease, and costs no timer nor promise.
+    if (!isThenable(running)) return undefined;
+    const lease = holdClaim(event);
+    return Promise.resolve(running).then(
+      () => void clearInterval(lease),
+      (failure: unknown) => {
+        clearInterval(lease);
+        return fail(failure);
+      },
+    );
   };
 
   /** A delivery that failed in stage on: onError hears why, and its claim, if any, is released (the service's retry runs it). */
@@ -235,14 +253,14 @@ export function createReceiver(
    * hours). Where the runtime outlives the answer (keepAlive), the answer goes at once and the
    * recording carries on.
    */
-  const recordDone = async (id: string, keepAlive?: (recording: Promise<unknown>) => void): Promise<Answer> => {
+  const recordDone = (id: string, keepAlive?: (recording: Promise<unknown>) => void): Answer | Promise<Answer> => {
     let recorded;
     try {
       recorded = store && callStore('complete', id);
     } catch {
       return OK;
     }
-    // Recorded already (the memory store): nothing to keep alive.
+    // Recorded already (the memory store): nothing to keep alive, nothing to wait for.
     if (!isThenable(recorded)) return OK;
     const recording = settle(() => recorded);
     if (keepAlive) {
@@ -253,8 +271,7 @@ export function createReceiver(
         // A waitUntil that throws (ctx.waitUntil passed unbound): wait for the recording here instead.
       }
     }
-    await recording;
-    return OK;
+    return recording.then(() => OK);
   };
 
   /** A store that failed or missed its deadline: onError hears it; a claim that may land late is released. */
