@@ -66,6 +66,47 @@ describe('the fetch handler\'s body read', () => {
   });
 });
 
+describe('over Web Crypto (the web entry, whose check answers with a promise)', () => {
+  test('a rotated secret is read again on a signature that does not match, as over node:crypto', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let vault = 'whsec_old';
+    const secret = vi.fn(async () => vault);
+    const handler = sdk.createWebhookHandler({ secret, on() {} });
+    const signedWith = (key: string) => {
+      const body = envelope();
+      return new Request('http://localhost/webhooks', { method: 'POST', body, headers: { 'x-svc-signature': sign(body, key) } });
+    };
+    expect((await handler(signedWith('whsec_old'))).status).toBe(200);
+    vi.setSystemTime(Date.now() + 60_000);
+    vault = 'whsec_new';
+    expect((await handler(signedWith('whsec_new'))).status).toBe(200);
+    expect(secret).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('the lease of a claim', () => {
+  test('a synchronous on() costs no lease timer; an async one has its lease cleared once it returns', async () => {
+    const intervals = vi.spyOn(globalThis, 'setInterval');
+    const clears = vi.spyOn(globalThis, 'clearInterval');
+    try {
+      // processingTtlMs / 3: the lease's period, told apart from the body deadline's sweeps.
+      const dedupe = sdk.createMemoryDedupeStore({ processingTtlMs: 300_000 });
+      const leases = () => intervals.mock.calls.filter(([, ms]) => ms === 100_000).length;
+      const handler = sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe });
+      expect((await handler(signed())).status).toBe(200);
+      expect(leases()).toBe(0);
+      const slow = sdk.createWebhookHandler({ secret: SECRET, on: async () => {}, dedupe });
+      expect((await slow(signed())).status).toBe(200);
+      expect(leases()).toBe(1);
+      const lease = intervals.mock.results.find((_, i) => intervals.mock.calls[i]![1] === 100_000)!.value as unknown;
+      expect(clears).toHaveBeenCalledWith(lease);
+    } finally {
+      intervals.mockRestore();
+      clears.mockRestore();
+    }
+  });
+});
+
 describe('the outcome of a duplicate, as the hooks hear it', () => {
   test('a delivery processed before: duplicate, 200, with its dedupe state and nothing else', async () => {
     const outcomes: sdk.DeliveryOutcome[] = [];
