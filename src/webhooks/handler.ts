@@ -22,7 +22,7 @@ export function receiverOf(handler: unknown): Receiver | undefined {
 export function createWebhookHandlerWith(hmac: HmacVerify): CreateWebhookHandler {
   return (options) => {
     checkOptions(options);
-    const hookSets = webhookHookSets(options?.hooks); // checked after the other options (a TypeError)
+    const hookSets = webhookHookSets(options.hooks); // checked after the other options (a TypeError)
     const { maxBodyBytes = 1_048_576, bodyTimeoutMs = 10_000, waitUntil } = options;
     return fetchHandler({ receive: createReceiver(hmac, options, hookSets), maxBodyBytes, bodyTimeoutMs, waitUntil });
   };
