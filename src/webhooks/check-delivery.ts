@@ -26,28 +26,33 @@ const NO_MATCH = /* @__PURE__ */ new Refusal('invalid_signature');
 /**
  * Checks one delivery: the signature over the raw `body` under any of `secrets`, then the envelope
  * (`event`, `version`, `delivery_id`, `timestamp`, `data`), then the signed timestamp against the
- * replay window. The event, or a `Refusal`; never rejects. `observer` hears the event once its
- * signature and envelope checked out, before its timestamp is (the receiver's hooks: `onVerified`).
+ * replay window. The event, or a `Refusal`: at once over a synchronous back end (node:crypto), as a
+ * promise over Web Crypto; never throws nor rejects. `observer` hears the event once its signature
+ * and envelope checked out, before its timestamp is (the receiver's hooks: `onVerified`).
  */
-export async function checkDelivery(
+export function checkDelivery(
   hmac: HmacVerify,
   body: string | Uint8Array,
   header: unknown,
   secrets: string[],
   tolerance: number | false,
   observer?: { verified(event: WebhookEvent): void },
-): Promise<WebhookEvent | Refusal> {
+): WebhookEvent | Refusal | Promise<WebhookEvent | Refusal> {
   if (!header) return MISSING;
   const hex = signatureHex(header);
   if (!hex) return MALFORMED;
+  /** The rest of the check, once the signature is known to match or not. */
+  const checkSigned = (match: boolean): WebhookEvent | Refusal => {
+    if (!match) return NO_MATCH;
+    const event = readWebhookEvent(body);
+    // Not a delivery: the message names the field, never a value.
+    if (typeof event === 'string') return new Refusal('invalid_payload', event);
+    observer?.verified(event);
+    const late = timestampProblem(event.timestamp, tolerance);
+    return late ? new Refusal(late) : event;
+  };
   // The raw bytes: the signature covers them exactly, so nothing may parse or re-encode them first.
-  // A synchronous back end (node:crypto) answers without a promise to wait for.
+  // A synchronous back end (node:crypto) answers without a promise to wait for: neither does the check.
   const match = verifyHex(hmac, body, hex, secrets);
-  if (!(typeof match === 'boolean' ? match : await match)) return NO_MATCH;
-  const event = readWebhookEvent(body);
-  // Not a delivery: the message names the field, never a value.
-  if (typeof event === 'string') return new Refusal('invalid_payload', event);
-  observer?.verified(event);
-  const late = timestampProblem(event.timestamp, tolerance);
-  return late ? new Refusal(late) : event;
+  return typeof match === 'boolean' ? checkSigned(match) : match.then(checkSigned);
 }

@@ -1,6 +1,6 @@
 // Coarse deadlines: one timer for every pending operation that shares a timeout, not one timer per
 // operation. The fetch handler and the Node listener give each body `bodyTimeoutMs` to arrive with
-// it, and the receiver gives each dedupe store call `storeTimeoutMs` to answer.
+// it, and the receiver gives each dedupe store or inbox call `storeTimeoutMs` to answer (stores.ts).
 
 /** The pending operations of one timeout, and when each must have ended. */
 export interface Deadlines {
@@ -59,34 +59,4 @@ export function coarseDeadlines(timeoutMs: number): Deadlines {
       pending.delete(deadline);
     },
   };
-}
-
-/** A store call that did not settle within `storeTimeoutMs`. */
-export class StoreTimeoutError extends Error {
-  override name = 'StoreTimeoutError';
-}
-
-/**
- * `value` itself when it is not a promise; otherwise a promise that settles like it, or rejects with
- * `StoreTimeoutError` once the deadline passes first (`ms`, as `deadlines` counts it). A store that
- * never answers (a paused Redis, a peer that accepts and stays silent, a client queueing commands
- * while it reconnects forever) then costs a delivery `ms`, not its socket for ever.
- */
-export function withDeadline<T>(value: T | PromiseLike<T>, deadlines: Deadlines, ms: number, call: string): T | Promise<T> {
-  if (typeof (value as PromiseLike<T> | undefined)?.then !== 'function') return value as T;
-  return new Promise<T>((resolve, reject) => {
-    const deadline = deadlines.add(() =>
-      reject(new StoreTimeoutError(`[svc-sdk] webhook dedupe: the store's ${call}() did not answer within ${ms} ms (storeTimeoutMs)`)),
-    );
-    (value as PromiseLike<T>).then(
-      (result) => {
-        deadlines.delete(deadline);
-        resolve(result);
-      },
-      (error: unknown) => {
-        deadlines.delete(deadline);
-        reject(error as Error);
-      },
-    );
-  });
 }

@@ -1,8 +1,9 @@
 // `createWebhookHandler`: the receiver (receiver.ts) served as a fetch handler, a thin adapter: it
-// reads the body (under maxBodyBytes and bodyTimeoutMs), hands the delivery to receive(), and
-// turns the answer into a Response. Its options are in types.ts.
+// checks the options (options.ts), reads the body (under maxBodyBytes and bodyTimeoutMs), hands the
+// delivery to receive(), and turns the answer into a Response. Its options are in types.ts.
 import type { CreateWebhookHandler } from './api.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
+import { checkOptions, webhookHookSets } from './options.js';
 import { createReceiver } from './receiver.js';
 import { readAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER } from './signature.js';
@@ -17,9 +18,14 @@ export function receiverOf(handler: unknown): Receiver | undefined {
   return typeof handler === 'function' ? receivers.get(handler as WebhookHandler) : undefined;
 }
 
-/** `createWebhookHandler` over an HMAC back end (each entry passes its own). */
+/** `createWebhookHandler` over an HMAC back end (each entry passes its own): the options checked at once (a bad one throws here), then the receiver served. */
 export function createWebhookHandlerWith(hmac: HmacVerify): CreateWebhookHandler {
-  return (options) => fetchHandler(createReceiver(hmac, options));
+  return (options) => {
+    checkOptions(options);
+    const hookSets = webhookHookSets(options.hooks); // checked after the other options (a TypeError)
+    const { maxBodyBytes = 1_048_576, bodyTimeoutMs = 10_000, waitUntil } = options;
+    return fetchHandler({ receive: createReceiver(hmac, options, hookSets), maxBodyBytes, bodyTimeoutMs, waitUntil });
+  };
 }
 
 /** The receiver as a fetch handler: reads the body under the limit and the deadline, answers a `Response`. */
@@ -42,29 +48,38 @@ function fetchHandler(receiver: Receiver): WebhookHandler {
  * limit is refused unread; `'timeout'` once the body has not arrived within the deadline, whatever
  * serves the handler (a sender that trickles its body holds only its own socket, and not for long).
  */
-async function readBody(request: Request, maxBytes: number, deadlines: Deadlines): Promise<Uint8Array | BodyFailure> {
-  let deadline;
+function readBody(request: Request, maxBytes: number, deadlines: Deadlines): Promise<Uint8Array | BodyFailure> | BodyFailure {
   try {
     const declared = request.headers.get('content-length');
     if (Number(declared) > maxBytes) {
       request.body?.cancel().catch(() => {});
       return 'too_large';
     }
-    const expired = new Promise<'timeout'>((resolve) => (deadline = deadlines.add(() => resolve('timeout'))));
     // A declared length is held to by the HTTP parser when the body comes straight off the socket:
     // then arrayBuffer() reads it at once (@hono/node-server's fast path; its `body` stream costs
     // 3-4x the whole verification). Its requests are not made by a constructor (their prototype is
     // not their constructor's), while any Request made with `new Request` (or a subclass) may carry
     // a body of any length under any Content-Length: that one is read in bounded chunks.
     // (Not even `request.body` is touched on that path: @hono/node-server makes the stream when it is.)
-    const read = declared && !isConstructed(request) ? request.arrayBuffer().then((bytes) => new Uint8Array(bytes)) : readAtMost(request.body, maxBytes);
-    // The read left behind past the deadline ends with the connection (the 408 closes it).
-    read.catch(() => {});
-    return (await Promise.race([read, expired])) ?? 'too_large';
+    const read: Promise<ArrayBuffer | Uint8Array | undefined> = declared && !isConstructed(request) ? request.arrayBuffer() : readAtMost(request.body, maxBytes);
+    // One promise settled by the read or by the deadline, whichever comes first: no race of two
+    // promises per delivery. The read left behind past the deadline ends with the connection (the
+    // 408 closes it).
+    return new Promise((resolve) => {
+      const deadline = deadlines.add(() => resolve('timeout'));
+      read.then(
+        (bytes) => {
+          deadlines.delete(deadline);
+          resolve(!bytes ? 'too_large' : ArrayBuffer.isView(bytes) ? bytes : new Uint8Array(bytes));
+        },
+        () => {
+          deadlines.delete(deadline);
+          resolve('unreadable');
+        },
+      );
+    });
   } catch {
     return 'unreadable';
-  } finally {
-    if (deadline) deadlines.delete(deadline);
   }
 }
 

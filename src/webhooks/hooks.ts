@@ -1,31 +1,13 @@
-// Receiver hooks: their check, and the per-delivery record the receiver's stages fill in
-// (receiver.ts); their public types are in types.ts. A handler without hooks makes no record: every
-// call site is an optional call on `undefined`.
+// Receiver hooks: the per-delivery record the receiver's stages fill in (receiver.ts); their check
+// is options.ts's, their public types are in types.ts. The receiver loads this module only when it
+// has hooks: a handler without them makes no record (every call site is an optional call on
+// `undefined`), and its bundle carries none of this.
 //
 // The hooks observe; they cannot change an answer. What one throws (or rejects with) is ignored,
 // as `onVerificationError`'s is: a metrics exporter that fails must not make the service retry.
 import type { ClaimResult } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
-import type { Answer, DeliveryInfo, DeliveryOutcome, WebhookHooks, WebhookHooksOption, WebhookRejectReason } from './types.js';
-
-const HOOK_NAMES = ['onReceive', 'onVerified', 'onOutcome'] as const;
-
-/** The sets of `createWebhookHandler`'s `hooks` option (`undefined`: none); a TypeError naming a bad one. */
-export function webhookHookSets(option: WebhookHooksOption | undefined): readonly WebhookHooks[] | undefined {
-  if (option === undefined) return undefined;
-  const sets: readonly unknown[] = Array.isArray(option) ? option : [option];
-  const fail = (problem: string) => new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
-  for (const set of sets) {
-    if (typeof set !== 'object' || set === null || Array.isArray(set)) {
-      throw fail(`hooks must be an object of hooks (${HOOK_NAMES.join(', ')}), or an array of them`);
-    }
-    for (const [name, hook] of Object.entries(set)) {
-      if (!(HOOK_NAMES as readonly string[]).includes(name)) throw fail(`hooks.${name} is not a hook: use ${HOOK_NAMES.join(', ')}`);
-      if (hook !== undefined && typeof hook !== 'function') throw fail(`hooks.${name} must be a function`);
-    }
-  }
-  return sets.length ? (sets as readonly WebhookHooks[]) : undefined;
-}
+import type { Answer, DeliveryInfo, DeliveryOutcome, WebhookHooks, WebhookRejectReason } from './types.js';
 
 /** One delivery's record: the handler's call sites fill it in, `finish` reports the outcome. */
 export class DeliveryRecord implements DeliveryInfo {

@@ -10,32 +10,42 @@
  *   claim    the delivery_id claimed in the dedupe store (done already: 200; being processed: 409)
  *   on       the verified event delivered: on(event), its claim renewed while it runs (it threw: the
  *            claim released, 500). The one place an event is handed over: with an `inbox`, the delivery is
- *            put in it instead (putInInbox: stored, or 500 'inbox_failed'), and workers run on later.
+ *            put in it instead (stores.ts: stored, or 500 'inbox_failed'), and workers run on later.
  *   record   the delivery marked done in the store, then 200
  * Every wait has a deadline: the secret function (secretTimeoutMs), every store call (storeTimeoutMs),
  * the body (bodyTimeoutMs, in the adapters). Every refusal is answered from refusals.ts and reaches
  * onVerificationError. With `hooks`, the delivery's record (hooks.ts) hears the stages and the answer.
+ * What a default handler (clean secrets, on(), no hooks, the memory store) never runs is in modules
+ * loaded only by a handler that needs them (secrets.ts, hooks.ts, stores.ts): see `loading` below.
  */
 import { checkDelivery, Refusal } from './check-delivery.js';
-import { coarseDeadlines, StoreTimeoutError, withDeadline } from './deadlines.js';
+import { coarseDeadlines } from './deadlines.js';
 import { memoryStore } from './dedupe-memory.js';
-import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
+import { PROCESSING_TTL_MS, type ClaimResult } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
-import { DeliveryRecord, webhookHookSets } from './hooks.js';
+import type { DeliveryRecord } from './hooks.js';
+import { malformedSecret } from './options.js';
 import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
-import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
-import { malformedSecret, secretSource, type MissingSecretError } from './secrets.js';
-import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
+import { DEFAULT_TOLERANCE_MS } from './replay.js';
+import type { MissingSecretError, SecretSource } from './secrets.js';
+import type { inboxStage } from './stores.js';
+import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookHooks, WebhookRejectReason } from './types.js';
 
 const OK: Answer = [200];
 // Being processed by another request right now: the service may come back in a minute.
 const IN_PROGRESS: Answer = [409, 'delivery_in_progress', { 'retry-after': '60' }];
 const HANDLER_FAILED: Answer = [500, 'handler_failed'];
 const STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
-const INBOX_FAILED: Answer = [500, 'inbox_failed'];
 
-/** The receiver of `createWebhookHandler(options)` over an HMAC back end; throws a clear error for bad options. */
-export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions): Receiver {
+/**
+ * The receiver of `createWebhookHandler(options)` over an HMAC back end: its `receive`. The options
+ * were checked by the handler (options.ts), which passes their hook sets along.
+ */
+export function createReceiver(
+  hmac: HmacVerify,
+  options: WebhookHandlerOptions,
+  hookSets: readonly WebhookHooks[] | undefined,
+): Receiver['receive'] {
   const {
     secret,
     on,
@@ -43,49 +53,82 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     // With an inbox, its key (delivery_id) deduplicates: no store of our own unless one is given.
     dedupe = inbox === undefined,
     onError = logError,
-    maxBodyBytes = 1_048_576,
     tolerance = DEFAULT_TOLERANCE_MS,
     storeTimeoutMs = 2000,
     secretTimeoutMs = 5000,
-    bodyTimeoutMs = 10_000,
     onVerificationError,
-    waitUntil,
-    hooks,
-  } = options ?? ({} as WebhookHandlerOptions);
+  } = options;
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
-  checkOptions(options, store);
-  const hookSets = webhookHookSets(hooks); // checked after the other options (a TypeError)
-  const secrets = secretSource(secret, secretTimeoutMs);
   // How often a running on()'s claim is renewed: three times per processingTtlMs, so one late renewal never loses it.
   const renewEveryMs = Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3);
   // One timer for every store call pending, not one per call (deadlines.ts).
   const storeDeadlines = coarseDeadlines(storeTimeoutMs);
+  // Parts a default handler (clean secrets, on(), no hooks, the memory store) never runs are
+  // loaded only by a handler that needs them, once, when it is made: the first delivery awaits
+  // what is still on its way, the later ones find it loaded (no promise to wait for per delivery).
+  // Clean secrets given are used as they are; secrets.ts reads the others (a function under
+  // secretTimeoutMs, SVC_WEBHOOK_SECRET, a given secret trimmed with a warning).
+  const list = secret === undefined || typeof secret === 'function' ? undefined : [secret].flat();
+  const known = list?.every((key) => key === key.trim()) ? list : undefined;
+  let secrets: SecretSource | undefined;
+  let Record: typeof DeliveryRecord | undefined;
+  let stores: typeof import('./stores.js') | undefined;
+  let putInInbox: ReturnType<typeof inboxStage> | undefined;
+  const loading = Promise.all([
+    known || import('./secrets.js').then((module) => (secrets = module.secretSource(secret, secretTimeoutMs, malformedSecret))),
+    hookSets && import('./hooks.js').then((module) => (Record = module.DeliveryRecord)),
+    // A store given (Redis?) or an inbox may answer late: their calls get storeTimeoutMs (stores.ts).
+    (inbox || (store && dedupe !== true)) &&
+      import('./stores.js').then((module) => {
+        stores = module;
+        if (inbox) putInInbox = module.inboxStage(inbox, storeDeadlines, storeTimeoutMs, failed);
+      }),
+  ]);
+  // Awaited by the first delivery; a module that could not load fails the delivery (500), not the process.
+  let loaded = false;
+  loading.then(() => (loaded = true), () => {});
   /** Calls one method of the store, by its name (the name a timeout's message gives): a promise it returns runs under storeTimeoutMs. */
   const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string): unknown => {
     const result: unknown = store![call]!(id);
-    return isThenable(result) ? withDeadline(result, storeDeadlines, storeTimeoutMs, call) : result;
+    return stores ? stores.withDeadline(result, storeDeadlines, storeTimeoutMs, call) : result;
   };
 
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
   async function receive({ method, signature, body, request, keepAlive }: Delivery): Promise<Answer> {
-    const record = hookSets && new DeliveryRecord(hookSets); // hooks: onReceive
+    if (!loaded) {
+      try {
+        await loading;
+      } catch {
+        return HANDLER_FAILED;
+      }
+    }
+    const record = Record && new Record(hookSets!); // hooks: onReceive
     if (method !== 'POST') return answer(record, refusalAnswer('method_not_allowed'));
     if (typeof body === 'string') return answer(record, refuse(BODY_REFUSALS[body], request, record));
-    // Stage secret (secrets.ts): the signing secrets, or why there are none.
-    let keys: string[];
-    try {
-      // Known secrets come at once: no promise to wait for on every delivery.
-      const read = secrets.read();
-      keys = isThenable(read) ? await read : read;
-    } catch (error) {
-      return answer(record, noSecret(error as MissingSecretError, record));
+    // Stage secret: the signing secrets, or why there are none.
+    let keys = known;
+    if (!keys) {
+      try {
+        // Known secrets come at once: no promise to wait for on every delivery.
+        const read = secrets!.read();
+        keys = isThenable(read) ? await read : read;
+      } catch (error) {
+        return answer(record, noSecret(error as MissingSecretError, record));
+      }
     }
-    const event = await check(body, signature, keys, record);
+    // Each stage answers at once when its work is synchronous (node:crypto, the memory store, a
+    // synchronous on()): only a promise is awaited, so the common path costs no turn per stage.
+    const checked = check(body, signature, keys, record);
+    const event = isThenable(checked) ? await checked : checked;
     if (event instanceof Refusal) return answer(record, refuse(event, request, record));
-    const duplicate = await claim(event, record);
+    const claimed = claim(event, record);
+    const duplicate = isThenable(claimed) ? await claimed : claimed;
     if (duplicate) return answer(record, duplicate);
-    const failed = await (inbox ? putInInbox(event, body, record) : deliver(event));
-    return answer(record, failed ?? (await recordDone(event.delivery_id, keepAlive)));
+    const ran = putInInbox ? putInInbox(event, body, record) : deliver(event);
+    const failure = isThenable(ran) ? await ran : ran;
+    if (failure) return answer(record, failure);
+    const recorded = recordDone(event.delivery_id, keepAlive);
+    return answer(record, isThenable(recorded) ? await recorded : recorded);
   }
 
   /** No secret to check against: 500 with the fix (secrets.ts logged it, once a minute); the service retries meanwhile. */
@@ -100,14 +143,16 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
    * be a rotation: a secret function is read again (at most once a minute), and the delivery checked
    * once more against what it answers.
    */
-  const check = async (body: Uint8Array, signature: unknown, keys: string[], record?: DeliveryRecord) => {
+  const check = (body: Uint8Array, signature: unknown, keys: string[], record?: DeliveryRecord) => {
     // hooks: onVerified, once the signature and envelope checked out, before the timestamp
-    const checked = await checkDelivery(hmac, body, signature, keys, tolerance, record);
-    if (checked instanceof Refusal && checked.reason === 'invalid_signature') {
-      const rotated = await secrets.reread();
-      if (rotated) return checkDelivery(hmac, body, signature, rotated, tolerance, record);
-    }
-    return checked;
+    const checked = checkDelivery(hmac, body, signature, keys, tolerance, record);
+    const rotation = async (refused: WebhookEvent | Refusal) => {
+      const rotated = await secrets!.reread();
+      return rotated ? checkDelivery(hmac, body, signature, rotated, tolerance, record) : refused;
+    };
+    const reread = (result: WebhookEvent | Refusal) =>
+      result instanceof Refusal && result.reason === 'invalid_signature' && secrets ? rotation(result) : result;
+    return isThenable(checked) ? checked.then(reread) : reread(checked);
   };
 
   /** A refused delivery: onVerificationError hears it (its errors ignored), the sender gets the table's answer. */
@@ -124,18 +169,22 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
   };
 
   /** Stage claim: `undefined` once the delivery is ours to run; else the answer: 200 for one processed before, 409 for one running elsewhere, 500 for a store that failed. */
-  const claim = async (event: WebhookEvent, record?: DeliveryRecord): Promise<Answer | undefined> => {
+  const claim = (event: WebhookEvent, record?: DeliveryRecord): Answer | undefined | Promise<Answer | undefined> => {
     if (!store) return undefined;
-    let state: ClaimResult;
+    // The store is down or silent: refuse rather than risk processing twice; the service retries.
+    const down = (error: unknown) => storeFailed(error, event);
+    const claimed = (state: ClaimResult): Answer | undefined => {
+      if (state === 'claimed') return undefined;
+      record?.duplicate(state);
+      return state === 'done' ? OK : IN_PROGRESS;
+    };
+    let state;
     try {
-      state = (await callStore('claim', event.delivery_id)) as ClaimResult;
+      state = callStore('claim', event.delivery_id) as ClaimResult | PromiseLike<ClaimResult>;
     } catch (error) {
-      // The store is down or silent: refuse rather than risk processing twice; the service retries.
-      return storeFailed(error, event);
+      return down(error);
     }
-    if (state === 'claimed') return undefined;
-    record?.duplicate(state);
-    return state === 'done' ? OK : IN_PROGRESS;
+    return isThenable(state) ? Promise.resolve(state).then(claimed, down) : claimed(state);
   };
 
   /**
@@ -143,44 +192,34 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
    * once it resolved; 500 when it threw (onError hears why, never the sender: it may hold internals),
    * its claim released, so the service's retry runs it. The one place an event is handed over.
    */
-  const deliver = async (event: WebhookEvent): Promise<Answer | undefined> => {
-    let lease: ReturnType<typeof setInterval> | undefined;
-    try {
-      const running = on!(event);
-      // A synchronous on() needs no lease, and costs no timer.
-      if (isThenable(running)) {
-        lease = holdClaim(event);
-        await running;
-      }
-      return undefined;
-    } catch (failure) {
-      await settle(() => onError(failure, event));
-      await settle(() => store && callStore('release', event.delivery_id));
+  const deliver = (event: WebhookEvent): Answer | undefined | Promise<Answer | undefined> => {
+    const fail = async (failure: unknown) => {
+      await failed(failure, event);
       return HANDLER_FAILED;
-    } finally {
-      clearInterval(lease);
+    };
+    let running;
+    try {
+      running = on!(event);
+    } catch (failure) {
+      return fail(failure);
     }
+    // A synchronous on() is done: it needs no lease, and costs no timer nor promise.
+    if (!isThenable(running)) return undefined;
+    const lease = holdClaim(event);
+    return Promise.resolve(running).then(
+      () => void clearInterval(lease),
+      (failure: unknown) => {
+        clearInterval(lease);
+        return fail(failure);
+      },
+    );
   };
 
-  /**
-   * Stage on, with an inbox: puts the verified delivery in it (the body as received, keyed by its
-   * delivery_id) under storeTimeoutMs. `undefined` once it is stored, so the answer is 2xx only then;
-   * 500 when the inbox failed or did not answer (onError hears why; the claim, if any, released):
-   * the service retries, and a retry of a delivery stored already adds nothing.
-   */
-  const putInInbox = async (event: WebhookEvent, body: Uint8Array, record?: DeliveryRecord): Promise<Answer | undefined> => {
-    try {
-      const entry = { deliveryId: event.delivery_id, kind: event.event, body: textOf(body), receivedAt: Date.now() };
-      await withDeadline(inbox!.put(entry), storeDeadlines, storeTimeoutMs, 'put');
-      record?.stored();
-      return undefined;
-    } catch (failure) {
-      const error = failure instanceof StoreTimeoutError ? new Error(`[svc-sdk] webhook inbox: put() did not answer within ${storeTimeoutMs} ms (storeTimeoutMs)`) : failure;
-      await settle(() => onError(error, event));
-      await settle(() => store && callStore('release', event.delivery_id));
-      return INBOX_FAILED;
-    }
-  };
+  /** A delivery that failed in stage on: onError hears why, and its claim, if any, is released (the service's retry runs it). */
+  async function failed(failure: unknown, event: WebhookEvent): Promise<void> {
+    await settle(() => onError(failure, event));
+    await settle(() => store && callStore('release', event.delivery_id));
+  }
 
   /**
    * Keeps the claim of a running on() alive: renewed every third of processingTtlMs, so an on()
@@ -214,14 +253,14 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
    * hours). Where the runtime outlives the answer (keepAlive), the answer goes at once and the
    * recording carries on.
    */
-  const recordDone = async (id: string, keepAlive?: (recording: Promise<unknown>) => void): Promise<Answer> => {
+  const recordDone = (id: string, keepAlive?: (recording: Promise<unknown>) => void): Answer | Promise<Answer> => {
     let recorded;
     try {
       recorded = store && callStore('complete', id);
     } catch {
       return OK;
     }
-    // Recorded already (the memory store): nothing to keep alive.
+    // Recorded already (the memory store): nothing to keep alive, nothing to wait for.
     if (!isThenable(recorded)) return OK;
     const recording = settle(() => recorded);
     if (keepAlive) {
@@ -232,8 +271,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
         // A waitUntil that throws (ctx.waitUntil passed unbound): wait for the recording here instead.
       }
     }
-    await recording;
-    return OK;
+    return recording.then(() => OK);
   };
 
   /** A store that failed or missed its deadline: onError hears it; a claim that may land late is released. */
@@ -241,18 +279,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions)
     void settle(() => onError(error, event));
     // A paused Redis runs the queued claim once it wakes: the release queued behind it removes it,
     // so the service's retry is not answered 409 for processingTtlMs.
-    if (error instanceof StoreTimeoutError) void settle(() => callStore('release', event.delivery_id));
+    if (stores && error instanceof stores.StoreTimeoutError) void settle(() => callStore('release', event.delivery_id));
     return STORE_FAILED;
   };
 
-  return { receive, maxBodyBytes, bodyTimeoutMs, waitUntil };
-}
-
-const UTF8 = /* @__PURE__ */ new TextDecoder();
-
-/** A body's bytes as text (an inbox stores text; a delivery is JSON, so UTF-8). */
-function textOf(body: Uint8Array): string {
-  return UTF8.decode(body);
+  return receive;
 }
 
 /** Whether `value` is a promise or any other thenable. */
@@ -273,36 +304,6 @@ async function settle(step: () => unknown): Promise<void> {
   } catch {
     // Ignored: the answer is decided already.
   }
-}
-
-/** Throws a `[svc-sdk] createWebhookHandler:` error naming the first bad option and its fix. */
-function checkOptions(options: WebhookHandlerOptions, store: DedupeStore | undefined): void {
-  const { secret, on, inbox, dedupe = inbox === undefined, maxBodyBytes = 1, tolerance = DEFAULT_TOLERANCE_MS, storeTimeoutMs = 1, secretTimeoutMs = 1, bodyTimeoutMs = 1, waitUntil } = options ?? {};
-  // In order: the first that is wrong is named.
-  const problems: Array<[wrong: boolean, problem: string | undefined]> = [
-    [true, malformedSecret(secret)],
-    [on !== undefined && inbox !== undefined, 'on and inbox are exclusive: with an inbox, workers run on (inbox.process(on)); pass one of them'],
-    [inbox === undefined && typeof on !== 'function', 'on must be a function (or pass an inbox)'],
-    [inbox !== undefined && typeof inbox?.put !== 'function', 'inbox must have a put(entry) method (bullmqInbox(...), cloudflareQueueInbox(queue))'],
-    [dedupe !== false && typeof store?.claim !== 'function', 'dedupe must be true, false or a DedupeStore'],
-    [!(maxBodyBytes > 0), 'maxBodyBytes must be a number of bytes > 0'],
-    [!isTolerance(tolerance), 'tolerance must be a number of ms >= 0, or false'],
-    [!isDelay(storeTimeoutMs), 'storeTimeoutMs must be a number of ms > 0'],
-    [!isDelay(secretTimeoutMs), 'secretTimeoutMs must be a number of ms > 0'],
-    [!isDelay(bodyTimeoutMs), 'bodyTimeoutMs must be a number of ms > 0'],
-    [waitUntil !== undefined && typeof waitUntil !== 'function', 'waitUntil must be a function'],
-    [
-      tolerance !== false && tolerance + FUTURE_SKEW_MS > (store?.ttlMs ?? Infinity),
-      "tolerance + 5 minutes must not exceed the dedupe store's ttlMs (a replay would outlive its id)",
-    ],
-  ];
-  const problem = problems.find(([wrong, text]) => wrong && text)?.[1];
-  if (problem) throw new TypeError(`[svc-sdk] createWebhookHandler: ${problem}`);
-}
-
-/** Whether `ms` is a usable timer delay: a number > 0 within setTimeout's own limit (a longer delay fires at once). */
-export function isDelay(ms: unknown): boolean {
-  return typeof ms === 'number' && ms > 0 && ms <= 2_147_483_647;
 }
 
 function logError(error: unknown, event: WebhookEvent): void {

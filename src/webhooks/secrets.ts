@@ -3,6 +3,8 @@
 // where the secret is rightly absent; a handler made there must not throw, only answer 500 (naming
 // the fix) to a delivery that arrives while the secret is still missing. Every wait on a secret
 // function has a deadline, and its secret is read again when a signature stops matching (a rotation).
+// The receiver loads this module only for a secret function, SVC_WEBHOOK_SECRET, or a given secret
+// to trim: a handler given clean secrets uses them as they are, and its bundle carries none of this.
 import type { SigningSecret, WebhookSecretOption } from './types.js';
 
 /** The environment variable read when `secret` is omitted. */
@@ -10,16 +12,6 @@ export const SECRET_VARIABLE = 'SVC_WEBHOOK_SECRET';
 
 /** How often, at most, a secret function is read again for a signature that did not match, and a missing secret logged: once a minute. */
 export const SECRET_INTERVAL_MS = 60_000;
-
-/** A secret that is present but can never be one (an empty string, a number, an array of non-strings): the message says why, else `undefined`. */
-export function malformedSecret(secret: unknown): string | undefined {
-  if (secret === undefined || typeof secret === 'function') return undefined;
-  const list = Array.isArray(secret) ? (secret as unknown[]) : [secret];
-  // Blank counts as empty: it is used trimmed.
-  return list.length && list.every((s) => typeof s === 'string' && s.trim())
-    ? undefined
-    : `secret must be the webhook's signing secret (an array of them while rotating; an empty string is never a secret), or a function returning it, or omitted to read ${SECRET_VARIABLE} when the first delivery arrives`;
-}
 
 /** The secret could not be had at delivery time: the handler answers 500 with this message (it names the fix, never a secret). */
 export class MissingSecretError extends Error {
@@ -41,8 +33,12 @@ export interface SecretSource {
   reread(): Promise<string[] | undefined>;
 }
 
-/** The secret source of the `secret` option; `timeoutMs` bounds every call of a secret function. */
-export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs: number): SecretSource {
+/**
+ * The secret source of the `secret` option (checked already); `timeoutMs` bounds every call of a
+ * secret function, whose answers are held to `malformedSecret` (options.ts's rule, passed in so this
+ * lazily loaded module shares no code with the handler's first chunk).
+ */
+export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs: number, malformedSecret: (secret: unknown) => string | undefined): SecretSource {
   let warned = false;
   let loggedAt = -Infinity;
   let readAt = -Infinity;

@@ -2,7 +2,7 @@
 // operation, an operation given between 1 and 1.1 times the timeout, the timer gone when idle.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { coarseDeadlines } from '../../src/webhooks/deadlines.js';
-import { StoreTimeoutError, withDeadline } from '../../src/webhooks/deadlines.js';
+import { StoreTimeoutError, withDeadline } from '../../src/webhooks/stores.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
