@@ -109,6 +109,17 @@ describe('an onUploadProgress that throws', () => {
     ]);
   });
 
+  it('reports at most 200 characters of what the callback threw, in the message and in the log fields', async () => {
+    const fields: unknown[] = [];
+    const messages: string[] = [];
+    const logger: Logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (message, extra) => void (messages.push(message), fields.push(extra)) };
+    const long = 'x'.repeat(300);
+    await client(logger).documents.upload(5, BINARY, { filename: 'a.bin', onUploadProgress: () => { throw new Error(long); } });
+    const reason = `Error: ${long}`.slice(0, 200);
+    expect(messages).toEqual([`[svc-sdk] documents.upload: onUploadProgress threw (${reason}); the upload goes on, and further errors of it are not reported`]);
+    expect(fields).toEqual([{ operation: 'documents.upload', error: reason }]);
+  });
+
   it('a callback returning a rejected promise is reported once too, and the upload succeeds', async () => {
     const { logger, lines } = recorder();
     const document = await client(logger).documents.upload(5, BINARY, { filename: 'a.bin', onUploadProgress: () => Promise.reject(new Error('async bar gone')) });

@@ -51,6 +51,19 @@ describe('onUploadProgress', () => {
     }
   });
 
+  it('reports at most once per 64 KiB sent and never the same count twice, and ends at the body size', async () => {
+    const events: UploadProgress[] = [];
+    const client = new Client({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0 });
+    await client.documents.upload(5, CONTENT, { filename: 'big.pdf', onUploadProgress: (event) => events.push(event) });
+    const size = capture.only().body.length;
+    const steps = events.slice(0, -1).map((event, index) => event.loaded - (index === 0 ? 0 : events[index - 1]!.loaded));
+    // Node's fetch takes 8 KiB chunks: a report every 8 chunks, 64 KiB apart, then the last at the end.
+    expect(steps.every((step) => step >= 64 * 1024 && step < 80 * 1024)).toBe(true);
+    expect(events.length).toBeLessThanOrEqual(Math.ceil(size / (64 * 1024)) + 2);
+    expect(events.at(-1)).toEqual({ loaded: size, total: size });
+    expect(new Set(events.map((event) => event.loaded)).size).toBe(events.length);
+  });
+
   it('fires on the browsers\' branch too (a Blob body), with the Blob\'s exact total', async () => {
     const events: UploadProgress[] = [];
     useWebUploads();

@@ -1,4 +1,7 @@
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { fileFromPath as webFileFromPath } from '../../src/index.js';
@@ -49,6 +52,26 @@ describe('documents.upload rejects bad input before sending anything', () => {
     const error = await fileFromPath('/definitely/not/here.pdf').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toMatch(/^\[svc-sdk\] fileFromPath: path: cannot open "\/definitely\/not\/here\.pdf" \(ENOENT\)/);
+  });
+
+  it('fileFromPath of a directory → ValidationError (not a regular file), before anything opens it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'svc-sdk-from-path-'));
+    try {
+      await expect(fileFromPath(directory)).rejects.toThrow(`[svc-sdk] fileFromPath: path: cannot open "${directory}" (not a regular file): pass the path of a readable file`);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('fileFromPath types a file by its extension only: none for a name without one ("pdf"), the type for a dotfile (".txt")', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'svc-sdk-from-path-'));
+    try {
+      for (const name of ['pdf', '.txt', 'data.unknown']) writeFileSync(join(directory, name), 'x');
+      const types = await Promise.all(['pdf', '.txt', 'data.unknown'].map(async (name) => (await fileFromPath(join(directory, name))).type));
+      expect(types).toEqual(['', 'text/plain', '']);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('the web entry\'s fileFromPath rejects with a clear error', async () => {
