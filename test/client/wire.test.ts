@@ -139,9 +139,12 @@ describe('the wire', () => {
     expect(await lastRequest().json()).toEqual({ name: 'renamed' });
     await expect(client.webhooks.delete(3)).resolves.toBeUndefined();
     expect(lastRequest().method).toBe('DELETE');
+    // A write without params has no body, so it claims no JSON content type either.
+    expect(lastRequest().headers.get('content-type')).toBeNull();
     expect(await client.webhooks.rotateSecret(3)).toEqual({ secret: 'new' });
     await expect(client.webhooks.ping(3)).resolves.toBeUndefined();
     expect(new URL(lastRequest().url).pathname).toBe('/api/v1/webhooks/3/ping/');
+    expect([lastRequest().headers.get('content-type'), await lastRequest().text()]).toEqual([null, '']);
   });
 
   it('request() calls a path relative to /api/v1 and unwraps the envelope', async () => {
