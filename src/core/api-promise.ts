@@ -1,3 +1,4 @@
+import { loadPart } from './errors.js';
 import type { Exchange } from './types.js';
 
 export type { Exchange } from './types.js';
@@ -49,13 +50,15 @@ export class APIPromise<T> extends Promise<T> {
    * the call read, so a large answer is not copied before it is read.
    */
   async asResponse(): Promise<Response> {
-    const [{ copyResponse }, exchange] = await Promise.all([loadCopy(), this.#exchange]);
+    const exchange = await this.#exchange;
+    const { copyResponse } = await loadCopy(exchange);
     return copyResponse(exchange);
   }
 
   /** The data, the HTTP response (body unread) and the service's request id. */
   async withResponse(): Promise<WithResponse<T>> {
-    const [data, exchange, { copyResponse }] = await Promise.all([this.#parsed(), this.#exchange, loadCopy()]);
+    const [data, exchange] = await Promise.all([this.#parsed(), this.#exchange]);
+    const { copyResponse } = await loadCopy(exchange);
     const response = copyResponse(exchange);
     return { data, response, requestId: response.headers.get('x-request-id') ?? undefined };
   }
@@ -94,6 +97,6 @@ function settleAtOnce(resolve: (value: never) => void): void {
  * response-copy.ts, which makes the Response of `asResponse()` and `withResponse()`: loaded with the
  * first such call (most code asks for the data only), so a bundle carries it as a chunk of its own.
  */
-function loadCopy(): Promise<typeof import('./response-copy.js')> {
-  return import('./response-copy.js');
+function loadCopy({ request, url }: Exchange): Promise<typeof import('./response-copy.js')> {
+  return loadPart(() => import('./response-copy.js'), request.operation.method, url);
 }

@@ -22,7 +22,7 @@ import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
 import { readAtMost } from '../shared/read-at-most.js';
 import { runtime } from '../shared/runtime.js';
 import { NO_BYTES, errorBodyOf } from './body.js';
-import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest } from './errors.js';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest, loadPart } from './errors.js';
 import type { CallHooks } from './hooks.js';
 import { loggedUrl, type CoreLog } from './logger.js';
 import type { CoreRequest, RequestBody } from './types.js';
@@ -105,7 +105,7 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
     // Checked here, so an answer that is no redirect (nearly all) never leaves this module.
     if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
       // Loaded on the first redirect: most clients never see one, and a bundle need not carry it.
-      const { followRedirects } = await import('./redirects.js');
+      const { followRedirects } = await loadPart(() => import('./redirects.js'), method, url);
       response = await followRedirects(response, {
         method,
         url,
@@ -180,8 +180,9 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
   if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout);
   const cause = isNetworkError(error) ? error.cause : error;
   // The words for a failed connection are loaded with the first one: a call that succeeds never needs them.
-  const { connectionFailure } = await import('../shared/fetch-failure.js');
-  const message = connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
+  // Offline, a browser may fail to load them too: the error then keeps fetch's own words.
+  const words = await import('../shared/fetch-failure.js').catch(() => undefined);
+  const message = words?.connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
   return new APIConnectionError(method, requestUrl, message === undefined ? { cause } : { cause, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
 }
 

@@ -3,7 +3,7 @@ import { runtime } from '../shared/runtime.js';
 import { APIPromise } from './api-promise.js';
 import { attempt, failureOf, logGaveUp, type AttemptContext, type CallState } from './attempt.js';
 import { NO_BYTES, dataOf } from './body.js';
-import { ValidationError } from './errors.js';
+import { ValidationError, loadPart } from './errors.js';
 import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
 // Types only: the runner itself is loaded on first use (loadHooks), so a client without hooks does not carry it.
 import type { CallHooks } from './hooks.js';
@@ -178,7 +178,8 @@ export class HttpCore {
    */
   request<T>(raw: RawCall, options: RequestOptions | undefined): APIPromise<T> {
     const settings = options ?? NO_OPTIONS;
-    const started = import('./raw-request.js').then(({ rawRequest }) => {
+    const loaded = loadPart(() => import('./raw-request.js'), typeof raw?.method === 'string' ? raw.method : 'GET', `${this.#prefix}${typeof raw?.path === 'string' ? raw.path : ''}`);
+    const started = loaded.then(({ rawRequest }) => {
       // checkSettings is handed over, not imported there: validate.ts would pull zod/mini into a chunk of its own.
       const request = rawRequest(raw, settings === NO_OPTIONS ? undefined : settings, this.#prefix, this.#root, checkSettings);
       return this.#exchange(request, settings, this.#callHookSets(request.label, settings));

@@ -1,5 +1,6 @@
 import { APIPromise } from './api-promise.js';
 import { readAnswer } from './body.js';
+import { loadPart } from './errors.js';
 import type { PageReader } from './more-pages.js';
 import type { Exchange } from './types.js';
 
@@ -53,6 +54,6 @@ export async function* readPages<Item>(first: Exchange, reader: Omit<PageReader,
     yield answer.data as Item[];
     return;
   }
-  const { morePages } = await import('./more-pages.js');
+  const { morePages } = await loadPart(() => import('./more-pages.js'), 'GET', answer.next);
   yield* morePages<Item>(first, answer, { ...reader, readAnswer });
 }

@@ -1,0 +1,83 @@
+// The parts of the Client loaded on first use are chunks of their own in an app's bundle; in a browser
+// they come over the network, so loading one can fail like a request (offline, or a deployment that no
+// longer serves the chunk). Each such failure is the call's APIConnectionError, never the loader's raw
+// TypeError. Here the loader of each chunk fails as a browser's does.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sendJson, useLoopbackServer } from '../support/loopback.js';
+import { API_KEY } from '../support/msw.js';
+
+const service = useLoopbackServer();
+const CHUNK_FAILED = "Failed to fetch dynamically imported module: https://app.example/assets/chunk-4f2a.js";
+
+/** A fresh Client whose chunk `part` (a module of src/core or src/shared) fails to load. */
+async function clientWithout(part: string) {
+  vi.resetModules();
+  vi.doMock(part, () => {
+    throw new TypeError(CHUNK_FAILED);
+  });
+  const sdk = await import('../../src/index.node.js');
+  return { sdk, client: new sdk.Client({ apiKey: API_KEY, baseUrl: service.url, maxRetries: 0 }) };
+}
+
+afterEach(() => {
+  vi.doUnmock('../../src/core/more-pages.js');
+  vi.doUnmock('../../src/core/redirects.js');
+  vi.doUnmock('../../src/core/raw-request.js');
+  vi.doUnmock('../../src/core/response-copy.js');
+  vi.doUnmock('../../src/shared/fetch-failure.js');
+  vi.resetModules();
+});
+
+describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
+  it('the pages after the first', async () => {
+    const { sdk, client } = await clientWithout('../../src/core/more-pages.js');
+    service.handle((request, response) =>
+      sendJson(response, 200, request.url!.includes('page=2') ? { results: [{ id: 2 }], next: null } : { results: [{ id: 1 }], next: '/api/v1/svc/transactions?deal_id=1&page=2' }),
+    );
+    const ids: number[] = [];
+    const error = await (async () => {
+      for await (const item of client.transactions.list({ deal_id: 1 })) ids.push(item.id);
+    })().catch((caught: unknown) => caught);
+    // The first page's items wait for the module that reads on: none is handed out twice or lost silently.
+    expect(ids).toEqual([]);
+    expect(error).toBeInstanceOf(sdk.APIConnectionError);
+    expect((error as Error).message).toBe(
+      "GET /api/v1/svc/transactions?deal_id=1&page=2 failed: svc-sdk could not load a part of itself loaded on first use (a chunk of the app's bundle): check the network, and that the app's deployment still serves its chunks",
+    );
+    // The loader's own error is kept as the cause.
+    expect((error as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it('a redirect\'s rules', async () => {
+    const { sdk, client } = await clientWithout('../../src/core/redirects.js');
+    service.handle((_request, response) => {
+      response.writeHead(302, { location: '/api/v1/rooms/2' }).end();
+    });
+    const error = await client.transactions.list({ deal_id: 1 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(sdk.APIConnectionError);
+    expect((error as Error).message).toMatch(/^GET \/api\/v1\/svc\/transactions\?deal_id=1 failed: svc-sdk could not load a part of itself/);
+  });
+
+  it('client.request\'s checks, and nothing is sent', async () => {
+    const { sdk, client } = await clientWithout('../../src/core/raw-request.js');
+    const error = await client.request({ method: 'POST', path: '/rooms' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(sdk.APIConnectionError);
+    expect((error as Error).message).toMatch(/^POST \/api\/v1\/rooms failed: svc-sdk could not load a part of itself/);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('the Response of asResponse()', async () => {
+    const { sdk, client } = await clientWithout('../../src/core/response-copy.js');
+    service.handle((_request, response) => sendJson(response, 200, [{ id: 1 }]));
+    const error = await client.transactions.list({ deal_id: 1 }).asResponse().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(sdk.APIConnectionError);
+  });
+
+  it('the words of a failed connection: the error keeps fetch\'s own', async () => {
+    const { sdk } = await clientWithout('../../src/shared/fetch-failure.js');
+    const offline = new sdk.Client({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:9', maxRetries: 0 });
+    const error = await offline.transactions.list({ deal_id: 1 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(sdk.APIConnectionError);
+    expect((error as Error).message).toMatch(/^GET \/api\/v1\/svc\/transactions\?deal_id=1 failed: could not reach 127\.0\.0\.1:9/);
+  });
+});
