@@ -3,7 +3,7 @@
 // (equivalent: no program could tell it apart; speed-only: only time or memory changes) or
 // flagged as unclassified, which `npm run test:mutation` treats as a failure.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -99,10 +99,20 @@ export async function writeMutationReport({ root, output, reports = [] }) {
   const strykerVersion = JSON.parse(readFileSync(path.join(here, 'node_modules', '@stryker-mutator', 'core', 'package.json'), 'utf8')).version;
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
   const rows = [...AREAS.map((area) => [area, tally(mutants.filter((mutant) => mutant.file.startsWith(`${area}/`)))]), ['all', tally(mutants)]];
+  // Which files of each area the report(s) hold: a run of some files only says nothing of the others.
+  const reported = new Set(mutants.map((mutant) => mutant.file));
+  const coverage = AREAS.map((area) => {
+    const sources = readdirSync(path.join(root, area), { recursive: true })
+      .map((file) => `${area}/${String(file).split(path.sep).join('/')}`)
+      .filter((file) => file.endsWith('.ts'));
+    const run = sources.filter((file) => reported.has(file));
+    const missing = sources.filter((file) => !reported.has(file));
+    return `- ${area}: ${run.length} of ${sources.length} files in the report(s)${missing.length && run.length ? `; not run: ${missing.map((file) => path.basename(file)).join(', ')}` : ''}`;
+  });
   const lines = [
     '# Mutation testing',
     '',
-    `Written by \`npm run test:mutation\` (Stryker ${strykerVersion}, vitest runner, \`coverageAnalysis: perTest\`) at commit ${commit}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${
+    `Written by ${reports.length ? '`node test/mutation/report.mjs`' : '`npm run test:mutation`'} (Stryker ${strykerVersion}, vitest runner, \`coverageAnalysis: perTest\`) at commit ${commit}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${
       reports.length ? `, from ${reports.length} runs of one area each (${reports.map((report) => path.basename(report, '.json')).join(', ')}), merged by file (\`node test/mutation/report.mjs <report.json>…\`)` : ''
     }.`,
     'Runs are incremental: a mutant whose code and covering tests did not change since the previous run keeps its result',
@@ -115,6 +125,10 @@ export async function writeMutationReport({ root, output, reports = [] }) {
     '| area | mutants | static (killed) | killed | timed out | survived | no coverage | runtime errors | score (covered) | score (incl. no coverage) |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(([area, t]) => `| ${area} | ${t.total} | ${t.static} (${t.staticKilled}) | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${t.errors} | ${t.covered} | ${t.all} |`),
+    '',
+    'Files each area\'s score is over (a file with nothing to mutate, such as types only or re-exports, is never in a report):',
+    '',
+    ...coverage,
     '',
     'Killed, timed out, survived and no coverage count the mutants that are not static; the scores are over those.',
     '*Static* mutants change module-level code (constants, tables, factories called at import). Run properly, each needs the',
