@@ -4,21 +4,15 @@ import { join } from 'node:path';
 import { createServer as createNetServer } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
-import { sendJson, useLoopbackServer } from '../support/loopback.js';
-import { API_KEY, makeTree, sha256 } from './upload-many-support.js';
+import { useLoopbackServer } from '../support/loopback.js';
+import { API_KEY, makeTree, storeEveryUpload, sha256 } from './upload-many-support.js';
 
 // The folder is read safely: a hostile folder (links swapped in after the listing, files resized,
 // names that are not UTF-8) never makes uploadMany send a file from outside it, nor stop the others.
 
 const service = useLoopbackServer();
 
-function storing() {
-  let id = 0;
-  service.handle((request, response) => {
-    id += 1;
-    sendJson(response, 201, { success: true, data: { id, room_id: 1, original_filename: /filename="([^"]*)"/.exec(request.body)?.[1], size: 1, status: 'stored' } });
-  });
-}
+const storing = () => storeEveryUpload(service);
 
 /** A client whose every request first runs `beforeSend` (a change to the folder after the listing). */
 function clientChanging(beforeSend: (index: number) => void) {

@@ -4,20 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Client, ValidationError, type UploadManyProgress } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
-import { API_KEY, makeTree } from './upload-many-support.js';
+import { API_KEY, makeTree, storeEveryUpload } from './upload-many-support.js';
 
 // What uploadMany makes of its inputs, at the wire and in its result: the order of a folder's
 // files, the progress totals, inputs that are not files, streams read to their end.
 
 const service = useLoopbackServer();
 
-function storing() {
-  let id = 0;
-  service.handle((request, response) => {
-    id += 1;
-    sendJson(response, 201, { success: true, data: { id, room_id: 1, original_filename: /filename="([^"]*)"/.exec(request.body)?.[1], size: 1, status: 'stored' } });
-  });
-}
+const storing = () => storeEveryUpload(service);
 
 const client = (options: { maxRetries?: number } = {}) => new Client({ apiKey: API_KEY, baseUrl: service.url, ...options });
 

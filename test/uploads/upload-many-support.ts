@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { onTestFinished } from 'vitest';
+import { sendJson, type useLoopbackServer } from '../support/loopback.js';
 import type { CliIO } from '../../src/cli/command.js';
 import { Client, type ClientOptions } from '../../src/index.node.js';
 import { createEmulator, type EmulatorFaults } from '../../src/testing/index.js';
@@ -98,4 +99,13 @@ export function memoryIO(env: Record<string, string | undefined>, tty = false) {
   stderr.on('data', (chunk: Buffer) => (err += chunk));
   const value: CliIO = { stdout, stderr, env };
   return { io: value, out: () => out, err: () => err };
+}
+
+/** Answers every upload the loopback `service` receives as stored (201), with ids 1, 2, 3… in order of arrival. */
+export function storeEveryUpload(service: ReturnType<typeof useLoopbackServer>): void {
+  let id = 0;
+  service.handle((request, response) => {
+    id += 1;
+    sendJson(response, 201, { success: true, data: { id, room_id: 1, original_filename: /filename="([^"]*)"/.exec(request.body)?.[1], size: 1, status: 'stored' } });
+  });
 }

@@ -1,12 +1,11 @@
 // createRedisDedupeStore against a real redis-server, through both client libraries it supports.
 // The server is a child process on a free loopback port, without persistence, killed afterwards.
-import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createRedisDedupeStore, type DedupeStore, type RedisClientLike } from '../../src/webhooks/index.js';
 import { ENTRIES } from './entries.js';
-import { freePort, hasRedis, reportMissingRedis, startRedis } from './redis-server.js';
+import { hasRedis, reportMissingRedis, useRedisServer } from './redis-server.js';
 
 reportMissingRedis();
 
@@ -43,21 +42,13 @@ const FLAVOURS: Array<[string, (port: number) => Promise<Flavour>]> = [
 ];
 
 describe.skipIf(!hasRedis)('createRedisDedupeStore(client, options) on a real redis-server', () => {
-  let server: ChildProcess;
-  let port: number;
-  beforeAll(async () => {
-    port = await freePort();
-    server = await startRedis(port);
-  });
-  afterAll(() => {
-    server?.kill();
-  });
+  const redisServer = useRedisServer();
 
   describe.each(FLAVOURS)('with %s', (_name, connect) => {
     let redis: Flavour;
     let store: DedupeStore;
     beforeAll(async () => {
-      redis = await connect(port);
+      redis = await connect(redisServer.port);
       await redis.raw.flush();
       store = createRedisDedupeStore(redis.client, { prefix: 'test:' });
     });

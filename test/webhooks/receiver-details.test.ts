@@ -2,12 +2,11 @@
 // read leaves no deadline behind, a declared length over the limit with no body, a request object
 // without a constructor; the outcome of a duplicate as the hooks hear it; the Redis store's lease
 // renewal (SET XX) through both client libraries, against a real redis-server.
-import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import * as sdk from '../../src/webhooks/index.js';
-import { freePort, hasRedis, startRedis } from './redis-server.js';
+import { hasRedis, useRedisServer } from './redis-server.js';
 import { envelope, sign } from './wire.js';
 
 afterEach(() => {
@@ -122,28 +121,20 @@ describe('the outcome of a duplicate, as the hooks hear it', () => {
 });
 
 describe.skipIf(!hasRedis)('createRedisDedupeStore: renew (the lease of a running on())', () => {
-  let server: ChildProcess;
-  let port: number;
-  beforeAll(async () => {
-    port = await freePort();
-    server = await startRedis(port);
-  });
-  afterAll(() => {
-    server?.kill();
-  });
+  const redis = useRedisServer();
 
   const clients: Array<[string, () => Promise<{ client: sdk.RedisClientLike; pttl(key: string): Promise<number>; get(key: string): Promise<string | null>; pexpire(key: string, ms: number): Promise<unknown>; close(): Promise<unknown> }>]> = [
     [
       'node-redis',
       async () => {
-        const client = await createClient({ url: `redis://127.0.0.1:${port}` }).connect();
+        const client = await createClient({ url: `redis://127.0.0.1:${redis.port}` }).connect();
         return { client, pttl: (k) => client.pTTL(k), get: (k) => client.get(k), pexpire: (k, ms) => client.pExpire(k, ms), close: () => client.close() };
       },
     ],
     [
       'ioredis',
       async () => {
-        const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
+        const client = new Redis({ port: redis.port, host: '127.0.0.1', lazyConnect: true });
         await client.connect();
         return { client, pttl: (k) => client.pttl(k), get: (k) => client.get(k), pexpire: (k, ms) => client.pexpire(k, ms), close: () => client.quit() };
       },

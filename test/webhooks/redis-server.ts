@@ -3,7 +3,7 @@
 // under CI=true (.ci/run installs it) a missing server fails the run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { test } from 'vitest';
+import { afterAll, beforeAll, test } from 'vitest';
 
 export const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
 const HOW_TO_INSTALL = 'skipped: apt-get install redis-server';
@@ -38,4 +38,29 @@ export function startRedis(port: number): Promise<ChildProcess> {
     });
     child.on('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
   });
+}
+
+/**
+ * A redis-server of the enclosing `describe`, on a free port: started before its tests and stopped
+ * after them (continued first, for a test that paused it with SIGSTOP).
+ */
+export function useRedisServer(): { readonly port: number; readonly process: ChildProcess } {
+  let port = 0;
+  let child: ChildProcess | undefined;
+  beforeAll(async () => {
+    port = await freePort();
+    child = await startRedis(port);
+  });
+  afterAll(() => {
+    child?.kill('SIGCONT');
+    child?.kill();
+  });
+  return {
+    get port() {
+      return port;
+    },
+    get process() {
+      return child!;
+    },
+  };
 }
