@@ -2,14 +2,13 @@
 // (a real redis-server paused with SIGSTOP, or a TCP peer that accepts and never answers) fails a
 // delivery with 500 instead of leaving it open, and a claim that lands late is released, so the
 // service's retry is processed. Both client libraries, over real sockets.
-import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import * as sdk from '../../src/webhooks/index.node.js';
 import type { RedisClientLike } from '../../src/webhooks/index.js';
-import { freePort, hasRedis, reportMissingRedis, startRedis } from './redis-server.js';
+import { hasRedis, reportMissingRedis, useRedisServer } from './redis-server.js';
 import { deliver, envelope, serve } from './wire.js';
 
 reportMissingRedis();
@@ -59,32 +58,23 @@ function receiver(client: RedisClientLike) {
 }
 
 describe.skipIf(!hasRedis)('storeTimeoutMs: a redis-server paused with SIGSTOP', () => {
-  let redis: ChildProcess;
-  let port: number;
-  beforeAll(async () => {
-    port = await freePort();
-    redis = await startRedis(port);
-  });
-  afterAll(() => {
-    redis?.kill('SIGCONT');
-    redis?.kill();
-  });
+  const redis = useRedisServer();
 
   test.each(CLIENTS)('with %s: answers 500 within the deadline, reports it, and the retry is processed once Redis wakes', async (_name, connect) => {
-    const redisClient = connect(port);
+    const redisClient = connect(redis.port);
     const { on, onError, listener } = receiver(redisClient.client);
     const served = await serve(listener);
     try {
       await redisClient.get('warm-up'); // connected and ready
       const body = envelope();
       const id = (JSON.parse(body) as { delivery_id: string }).delivery_id;
-      redis.kill('SIGSTOP');
+      redis.process.kill('SIGSTOP');
       let answers;
       try {
         // Twenty at once: every one is answered, none is left open.
         answers = await Promise.all(Array.from({ length: 20 }, (_, i) => deliver(served.url, i ? envelope() : body)));
       } finally {
-        redis.kill('SIGCONT');
+        redis.process.kill('SIGCONT');
       }
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(500));
       expect(answers[0]!.body).toEqual({ error: 'dedupe_store_failed' });
