@@ -28,7 +28,7 @@ export function run(args: string[], env: Record<string, string> = {}): Promise<R
 }
 
 /** Runs the node running the tests to its end, with its output collected. */
-export function runNode(args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<Run> {
+export function runNode(args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv; timeout?: number }): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let stdout = '';

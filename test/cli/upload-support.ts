@@ -103,14 +103,8 @@ export async function refusingService(answer: (request: IncomingMessage) => { st
   };
 }
 
-/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago): a service that is down. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+// A service that is down: a port nothing listens on (support.ts).
+export { closedPort } from './support.js';
 
 /** The count of a state in the summary table. */
 export function countOf(output: string, state: string): number {

@@ -1,12 +1,11 @@
 // Tools nobody here wrote, run as a user would: the MCP Inspector's CLI (tools/list with its schema
 // portability check, tools/call) over stdio, and the MCP conformance suite over HTTP with the
 // expected-failures file next to this test.
-import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { built, CLI, cliEnv, start, type Running } from '../cli/support.js';
+import { built, CLI, cliEnv, runNode, start, type Running } from '../cli/support.js';
 import { tempDir } from './support.js';
 
 const TEST_MODULES = fileURLToPath(new URL('../node_modules/', import.meta.url));
@@ -15,24 +14,16 @@ const CONFORMANCE = realpathSync(join(TEST_MODULES, '.bin/conformance'));
 const EXPECTED_FAILURES = fileURLToPath(new URL('conformance-expected-failures.yml', import.meta.url));
 
 /** Runs `args` with the node running the tests, HOME in a temp folder (the inspector keeps a catalog there). */
-function runNode(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runNodeAtHome(args: string[], timeout = 60_000) {
   const home = tempDir('svc-mcp-home-');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: cliEnv({ HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') }), stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode(args, { env: cliEnv({ HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') }), timeout });
 }
 
 const server = (stateDir: string) => ['--', process.execPath, CLI, 'mcp', '--emulator', '--allow-writes', '--allow-destructive', '--state-dir', stateDir];
 
 describe.skipIf(!built)('the MCP Inspector CLI', () => {
   it('tools/list --strict: every tool, no schema portability problem', async () => {
-    const result = await runNode([INSPECTOR, '--cli', '--strict', '--method', 'tools/list', ...server(tempDir())]);
+    const result = await runNodeAtHome([INSPECTOR, '--cli', '--strict', '--method', 'tools/list', ...server(tempDir())]);
     expect(result.code, result.stderr).toBe(0);
     const { tools } = JSON.parse(result.stdout) as { tools: { name: string; annotations: Record<string, boolean> }[] };
     expect(tools).toHaveLength(13);
@@ -40,14 +31,14 @@ describe.skipIf(!built)('the MCP Inspector CLI', () => {
   });
 
   it('tools/call deal_create: the dry-run preview and a commit token, nothing created', async () => {
-    const result = await runNode([INSPECTOR, '--cli', '--method', 'tools/call', '--tool-name', 'deal_create', '--tool-arg', 'name=Acme', 'stage=sourcing', 'asset_class=equity', ...server(tempDir())]);
+    const result = await runNodeAtHome([INSPECTOR, '--cli', '--method', 'tools/call', '--tool-name', 'deal_create', '--tool-arg', 'name=Acme', 'stage=sourcing', 'asset_class=equity', ...server(tempDir())]);
     expect(result.code, result.stderr).toBe(0);
     const { structuredContent } = JSON.parse(result.stdout) as { structuredContent: { status: string; preview: { deal: { id: null; name: string } }; commit_token: string } };
     expect(structuredContent).toMatchObject({ status: 'preview', preview: { deal: { id: null, name: 'Acme' } }, commit_token: expect.stringMatching(/^v1\./) });
   });
 
   it('tools/call with a made-up commit token is refused', async () => {
-    const result = await runNode([INSPECTOR, '--cli', '--method', 'tools/call', '--tool-name', 'deal_create', '--tool-arg', 'name=Acme', 'stage=sourcing', 'asset_class=equity', 'commit_token=approved', ...server(tempDir())]);
+    const result = await runNodeAtHome([INSPECTOR, '--cli', '--method', 'tools/call', '--tool-name', 'deal_create', '--tool-arg', 'name=Acme', 'stage=sourcing', 'asset_class=equity', 'commit_token=approved', ...server(tempDir())]);
     expect(result.stdout).toMatch(/not a token this server made/);
     expect(result.stdout).toMatch(/"isError": true/);
   });
@@ -65,7 +56,7 @@ describe.skipIf(!built)('the MCP conformance suite', () => {
   });
 
   it('passes every scenario but those listed (with reasons) in conformance-expected-failures.yml, and each of those still fails', async () => {
-    const result = await runNode([CONFORMANCE, 'server', '--url', url, '--expected-failures', EXPECTED_FAILURES, '-o', tempDir('svc-mcp-conformance-')], 120_000);
+    const result = await runNodeAtHome([CONFORMANCE, 'server', '--url', url, '--expected-failures', EXPECTED_FAILURES, '-o', tempDir('svc-mcp-conformance-')], 120_000);
     expect(result.stdout).toContain('Baseline check passed: all failures are expected.');
     expect(result.code, result.stdout.slice(-3000)).toBe(0);
     // The scenarios a real server must pass, passing.
