@@ -35,7 +35,7 @@ export function checkDelivery(
   body: string | Uint8Array,
   header: unknown,
   secrets: string[],
-  tolerance: number | false,
+  tolerance: number | false | undefined,
   observer?: { verified(event: WebhookEvent): void },
 ): WebhookEvent | Refusal | Promise<WebhookEvent | Refusal> {
   if (!header) return MISSING;

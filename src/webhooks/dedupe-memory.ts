@@ -59,7 +59,7 @@ export function memoryStore(maxEntries = DEFAULT_MAX_ENTRIES, ttlMs = DONE_TTL_M
       if (!warned) {
         warned = true;
         console.warn(
-          `[svc-sdk] webhook dedupe: the memory store is full (${maxEntries} ids) and forgets processed deliveries early, so a replay of one would be processed again: raise maxEntries or use createRedisDedupeStore`,
+          `[svc-sdk] webhook dedupe: the memory store is full (${maxEntries} ids): a replay of a delivery it forgot would be processed again; raise maxEntries or use createRedisDedupeStore`,
         );
       }
     }

@@ -1,13 +1,14 @@
 // `createWebhookHandler`: the receiver (receiver.ts) served as a fetch handler, a thin adapter: it
 // checks the options (options.ts), reads the body (under maxBodyBytes and bodyTimeoutMs), hands the
-// delivery to receive(), and turns the answer into a Response. Its options are in types.ts.
+// delivery to receive(), and turns the answer into a Response. Its options are in types.ts. The
+// receiver is loaded when the handler is made, not when the app starts (see `loadReceiver`).
 import type { CreateWebhookHandler } from './api.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { checkOptions, webhookHookSets } from './options.js';
-import { createReceiver } from './receiver.js';
+import { receiverParts } from './receiver-parts.js';
 import { readAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER } from './signature.js';
-import type { Answer, BodyFailure, HmacVerify, Receiver, WebhookHandler } from './types.js';
+import type { Answer, BodyFailure, HmacVerify, Receiver, WebhookHandler, WebhookHandlerOptions, WebhookHooks } from './types.js';
 
 // Each handler's receiver, for `toNodeListener`: a registry, not a property on the function, so
 // nothing hidden travels with the handler; a wrapped handler is served through fetch instead.
@@ -24,8 +25,21 @@ export function createWebhookHandlerWith(hmac: HmacVerify): CreateWebhookHandler
     checkOptions(options);
     const hookSets = webhookHookSets(options.hooks); // checked after the other options (a TypeError)
     const { maxBodyBytes = 1_048_576, bodyTimeoutMs = 10_000, waitUntil } = options;
-    return fetchHandler({ receive: createReceiver(hmac, options, hookSets), maxBodyBytes, bodyTimeoutMs, waitUntil });
+    return fetchHandler({ receive: loadReceiver(hmac, options, hookSets), maxBodyBytes, bodyTimeoutMs, waitUntil });
   };
+}
+
+/**
+ * The receiver's `receive`, its module (receiver.ts, and the checks, events and store it runs)
+ * loaded as the handler is made: an app that bundles the handler loads them when it makes one, not
+ * with its first page, and a deployment's first delivery finds them loaded. A delivery that comes
+ * before them waits; a module that could not load fails the delivery (500), not the process.
+ */
+function loadReceiver(hmac: HmacVerify, options: WebhookHandlerOptions, hookSets: readonly WebhookHooks[] | undefined): Receiver['receive'] {
+  let receive: Receiver['receive'] | undefined;
+  const loading = import('./receiver.js').then((module) => (receive = module.createReceiver(receiverParts(), hmac, options, hookSets)));
+  loading.catch(() => {}); // answered per delivery below
+  return (delivery) => (receive ? receive(delivery) : loading.then((loaded) => loaded(delivery), () => [500, 'handler_failed']));
 }
 
 /** The receiver as a fetch handler: reads the body under the limit and the deadline, answers a `Response`. */

@@ -12,7 +12,7 @@ export function malformedSecret(secret: unknown): string | undefined {
   // Blank counts as empty: it is used trimmed. (SVC_WEBHOOK_SECRET is secrets.ts's SECRET_VARIABLE.)
   return list.length && list.every((s) => typeof s === 'string' && s.trim())
     ? undefined
-    : `secret must be the webhook's signing secret (an array of them while rotating; an empty string is never a secret), or a function returning it, or omitted to read SVC_WEBHOOK_SECRET when the first delivery arrives`;
+    : `secret must be the webhook's signing secret, never empty (an array of them while rotating), a function returning it, or omitted to read SVC_WEBHOOK_SECRET`;
 }
 
 /** Throws a `[svc-sdk] createWebhookHandler:` error naming the first bad option and its fix. */

@@ -18,15 +18,11 @@
  * What a default handler (clean secrets, on(), no hooks, the memory store) never runs is in modules
  * loaded only by a handler that needs them (secrets.ts, hooks.ts, stores.ts): see `loading` below.
  */
-import { checkDelivery, Refusal } from './check-delivery.js';
-import { coarseDeadlines } from './deadlines.js';
-import { memoryStore } from './dedupe-memory.js';
-import { PROCESSING_TTL_MS, type ClaimResult } from './dedupe.js';
+import type { Refusal } from './check-delivery.js';
+import type { ClaimResult } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
 import type { DeliveryRecord } from './hooks.js';
-import { malformedSecret } from './options.js';
-import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
-import { DEFAULT_TOLERANCE_MS } from './replay.js';
+import type { ReceiverParts } from './receiver-parts.js';
 import type { MissingSecretError, SecretSource } from './secrets.js';
 import type { inboxStage } from './stores.js';
 import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookHooks, WebhookRejectReason } from './types.js';
@@ -39,9 +35,11 @@ const STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
 
 /**
  * The receiver of `createWebhookHandler(options)` over an HMAC back end: its `receive`. The options
- * were checked by the handler (options.ts), which passes their hook sets along.
+ * were checked by the handler (options.ts), which passes their hook sets along, and the parts the
+ * receiver shares with the rest of the entry (receiver-parts.ts: why they are handed over).
  */
 export function createReceiver(
+  parts: ReceiverParts,
   hmac: HmacVerify,
   options: WebhookHandlerOptions,
   hookSets: readonly WebhookHooks[] | undefined,
@@ -53,11 +51,12 @@ export function createReceiver(
     // With an inbox, its key (delivery_id) deduplicates: no store of our own unless one is given.
     dedupe = inbox === undefined,
     onError = logError,
-    tolerance = DEFAULT_TOLERANCE_MS,
+    tolerance, // undefined: the default (timestampProblem's, in replay.ts)
     storeTimeoutMs = 2000,
     secretTimeoutMs = 5000,
     onVerificationError,
   } = options;
+  const { checkDelivery, Refusal, coarseDeadlines, memoryStore, PROCESSING_TTL_MS, malformedSecret, BODY_REFUSALS, refusalAnswer } = parts;
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
   // How often a running on()'s claim is renewed: three times per processingTtlMs, so one late renewal never loses it.
   const renewEveryMs = Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3);

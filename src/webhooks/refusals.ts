@@ -5,18 +5,13 @@ import type { Answer, BodyFailure, WebhookRejectReason } from './types.js';
 /** Every refusal a receiver answers itself: why a delivery was refused before `on`, or a method other than POST. */
 export type RefusalReason = WebhookRejectReason | 'method_not_allowed';
 
-/** The HTTP status of each refusal: 401 for the signature, 408/413 for the body, 405 for the method, 400 for the rest. */
-export const REFUSAL_STATUS: Readonly<Record<RefusalReason, number>> = {
+/** The HTTP status of each refusal but the 400s (an unreadable body, a bad payload or timestamp): 401 for the signature, 408/413 for the body, 405 for the method. */
+const REFUSAL_STATUS: Readonly<Partial<Record<RefusalReason, number>>> = {
   method_not_allowed: 405,
   body_too_large: 413,
   body_timeout: 408,
-  unreadable_body: 400,
   missing_signature: 401,
   invalid_signature: 401,
-  invalid_payload: 400,
-  invalid_timestamp: 400,
-  stale_timestamp: 400,
-  future_timestamp: 400,
 };
 
 /** The refusal of a body that could not be had: too large, failed (the sender went away), or not arrived in time. */
@@ -35,7 +30,7 @@ export const BODY_REFUSALS: Readonly<Record<BodyFailure, WebhookRejectReason>> =
  */
 export function refusalAnswer(reason: RefusalReason, problem?: string): Answer {
   const headers = reason === 'method_not_allowed' ? ALLOW_POST : reason === 'body_timeout' ? CLOSE : undefined;
-  return [REFUSAL_STATUS[reason], problem ?? reason, headers];
+  return [REFUSAL_STATUS[reason] ?? 400, problem ?? reason, headers];
 }
 
 const ALLOW_POST = { allow: 'POST' };

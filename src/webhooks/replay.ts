@@ -14,13 +14,13 @@ export const DEFAULT_TOLERANCE_MS = 43_200_000;
 const ZONED_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /**
- * What is wrong with a delivery's signed `timestamp` under this tolerance (ms), or `undefined` when
- * it is in the window or there is no window (`false`). A timestamp must be ISO 8601 with `Z` or an
- * offset (`invalid_timestamp` otherwise).
+ * What is wrong with a delivery's signed `timestamp` under this tolerance (ms; the default when
+ * `undefined`), or `undefined` when it is in the window or there is no window (`false`). A
+ * timestamp must be ISO 8601 with `Z` or an offset (`invalid_timestamp` otherwise).
  */
 export function timestampProblem(
   timestamp: string,
-  tolerance: number | false,
+  tolerance: number | false = DEFAULT_TOLERANCE_MS,
 ): 'invalid_timestamp' | 'stale_timestamp' | 'future_timestamp' | undefined {
   const age = Date.now() - Date.parse(timestamp);
   return tolerance === false

@@ -135,7 +135,7 @@ describe('the secret is resolved when the first delivery arrives', () => {
     ['an object', { secret: SECRET }],
   ])('a secret that is present but malformed (%s) still throws when the handler is made', (_case, secret) => {
     expect(() => sdk.createWebhookHandler({ secret: secret as never, on() {} })).toThrow(
-      "[svc-sdk] createWebhookHandler: secret must be the webhook's signing secret (an array of them while rotating; an empty string is never a secret), or a function returning it, or omitted to read SVC_WEBHOOK_SECRET when the first delivery arrives",
+      "[svc-sdk] createWebhookHandler: secret must be the webhook's signing secret, never empty (an array of them while rotating), a function returning it, or omitted to read SVC_WEBHOOK_SECRET",
     );
   });
 });
