@@ -1,6 +1,6 @@
 import { SvcError } from '../shared/svc-error.js';
 import { parseUrl } from '../shared/parse-url.js';
-import { redactBody, redactEveryString, redactUrl } from '../shared/redact.js';
+import { failureText } from './failure-text-loader.js';
 
 export { SvcError };
 
@@ -62,13 +62,13 @@ export class APIError extends SvcError {
   /** Made by the client from a failed exchange; the message names the request and the service's words. */
   constructor(init: APIErrorInit, message?: string) {
     // A refusal, even of an operation that returns a secret, says why: the one rule hides only credentials.
-    const body = redactBody(init.body);
+    const body = failureText().redactBody(init.body);
     super(message ?? describeFailure({ ...init, body }));
     this.status = init.status;
     this.body = body;
     this.headers = init.headers;
     this.method = init.method;
-    this.url = redactUrl(init.url);
+    this.url = failureText().redactUrl(init.url);
     this.requestId = init.headers.get('x-request-id') ?? undefined;
   }
 
@@ -133,11 +133,11 @@ export class APIConnectionError extends SvcError {
 
   /** Made by the client when a request got no response; `options.cause` is the underlying failure. */
   constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
-    super(options?.message ?? `${describeRequest(method, url)} failed: could not reach ${hostAndPort(url)}${codeSuffix(options?.cause)}`, {
+    super(options?.message ?? `${describeRequest(method, url)} failed: could not reach ${failureText().unreached(parseUrl(url), options?.cause)}`, {
       cause: options?.cause,
     });
     this.method = method;
-    this.url = redactUrl(url);
+    this.url = failureText().redactUrl(url);
   }
 }
 
@@ -177,22 +177,11 @@ export class APIUserAbortError extends SvcError {
 
   /** Made by the client when the caller's signal aborted the call; the message carries the reason. */
   constructor(method: string, url: string, reason: unknown) {
-    super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${describeReason(reason)})`, { cause: reason });
+    super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${failureText().describeReason(reason)})`, { cause: reason });
     this.method = method;
     this.url = url;
     this.reason = reason;
   }
-}
-
-/** A signal's reason in a few words: `TimeoutError: signal timed out`, or the text of a string reason, 200 characters at most. */
-function describeReason(reason: unknown): string {
-  let text: string;
-  try {
-    text = reason instanceof Error ? `${reason.name}: ${reason.message}` : typeof reason === 'string' ? reason : String(reason);
-  } catch {
-    text = typeof reason; // a reason whose toString throws
-  }
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /** The call's arguments were refused before anything was sent; `issues` names each field. */
@@ -224,7 +213,7 @@ export class ResponseValidationError extends SvcError {
   constructor(operation: string, issues: readonly Issue[], body: unknown, secret?: boolean) {
     super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);
     this.issues = issues;
-    this.body = secret ? redactEveryString(body) : redactBody(body);
+    this.body = secret ? failureText().redactEveryString(body) : failureText().redactBody(body);
   }
 }
 
@@ -240,30 +229,8 @@ function formatIssues(issues: readonly Issue[]): string {
 }
 
 function describeFailure({ status, body, method, url, headers, size }: APIErrorInit): string {
-  const reason = typeof body === 'string' ? describeText(body, headers, size) : serverMessage(body);
+  const reason = failureText().answerReason(body, headers, size);
   return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}`;
-}
-
-/**
- * A text answer (an upstream's HTML error page, a proxy's text) is described, never quoted: it can
- * be kilobytes of markup, and the message ends up in logs. The text stays whole on `body`.
- */
-function describeText(body: string, headers: Headers, size: number | undefined): string {
-  const type = headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';
-  const bytes = size ?? new TextEncoder().encode(body).byteLength;
-  return `${type} answer of ${bytes} bytes (kept whole on error.body)`;
-}
-
-/** The service's own words: `error`, `message` or `detail` of a JSON body. */
-function serverMessage(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const record = body as Record<string, unknown>;
-  for (const key of ['error', 'message', 'detail'] as const) {
-    const value = record[key];
-    if (typeof value === 'string') return value;
-    if (value !== undefined) return JSON.stringify(value).slice(0, 200);
-  }
-  return undefined;
 }
 
 /**
@@ -285,22 +252,5 @@ export async function loadPart<Part>(load: () => Promise<Part>, method: string, 
 /** `POST /api/v1/rooms`: how messages name a request (the path and query, not the host; credentials in the query redacted). */
 export function describeRequest(method: string, url: string): string {
   const parsed = parseUrl(url);
-  return `${method} ${redactUrl(parsed ? parsed.pathname + parsed.search : url)}`;
-}
-
-/** `127.0.0.1:4000`, `api.example.com:443`: where a connection was tried, the scheme's default port spelled out. */
-function hostAndPort(url: string): string {
-  const parsed = parseUrl(url);
-  if (!parsed) return 'the service';
-  return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
-}
-
-/** ` (ECONNREFUSED)`: the first system error code found along a failure's `cause` chain, or nothing. */
-function codeSuffix(cause: unknown): string {
-  for (let error = cause, depth = 0; typeof error === 'object' && error !== null && depth < 8; depth++) {
-    const { code } = error as { code?: unknown };
-    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return ` (${code})`;
-    error = (error as { cause?: unknown }).cause;
-  }
-  return '';
+  return `${method} ${failureText().redactUrl(parsed ? parsed.pathname + parsed.search : url)}`;
 }

@@ -1,4 +1,4 @@
-import { redactUrl } from '../shared/redact.js';
+import { failureText } from './failure-text-loader.js';
 import { ValidationError } from './errors.js';
 
 /** How much the client logs: each level includes the ones after it; `'off'` logs nothing. */
@@ -92,5 +92,5 @@ function quote(value: string): string {
  * signature, password, auth, jwt, sid, session, code, …) shown as `[redacted]`.
  */
 export function loggedUrl(url: string): string {
-  return redactUrl(url);
+  return failureText().redactUrl(url);
 }

@@ -1,4 +1,4 @@
-// The one hex helper: webhook signatures, multipart boundaries and generated secrets all use it.
+// The one hex helper: webhook signatures and generated secrets use it.
 
 /** Lowercase hex of some bytes: two digits a byte. */
 export function toHex(bytes: Uint8Array): string {
