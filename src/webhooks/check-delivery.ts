@@ -2,7 +2,7 @@
 // it returns; the handler answers it. Written once so that both refuse exactly the same deliveries.
 import type { WebhookVerificationReason } from './errors.js';
 import { readWebhookEvent, type WebhookEvent } from './events.js';
-import { timestampProblem } from './replay.js';
+import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS } from './replay.js';
 import { signatureHex } from './signature.js';
 import type { HmacVerify } from './types.js';
 import { verifyHex } from './verify.js';
@@ -55,4 +55,30 @@ export function checkDelivery(
   // A synchronous back end (node:crypto) answers without a promise to wait for: neither does the check.
   const match = verifyHex(hmac, body, hex, secrets);
   return typeof match === 'boolean' ? checkSigned(match) : match.then(checkSigned);
+}
+
+// An ISO 8601 date and time WITH its zone: `Z` or an offset. Without one, Date.parse reads the time
+// as this machine's local time, so one delivery would be fresh in UTC, stale at UTC+14 and from the
+// future at UTC-8; the spec says UTC, so a zoneless time is refused, whatever the machine's zone.
+const ZONED_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * What is wrong with a delivery's signed `timestamp` under this tolerance (ms; the default when
+ * `undefined`), or `undefined` when it is in the window or there is no window (`false`). A
+ * timestamp must be ISO 8601 with `Z` or an offset (`invalid_timestamp` otherwise).
+ */
+export function timestampProblem(
+  timestamp: string,
+  tolerance: number | false = DEFAULT_TOLERANCE_MS,
+): 'invalid_timestamp' | 'stale_timestamp' | 'future_timestamp' | undefined {
+  const age = Date.now() - Date.parse(timestamp);
+  return tolerance === false
+    ? undefined
+    : Number.isNaN(age) || !ZONED_ISO.test(timestamp)
+      ? 'invalid_timestamp'
+      : age > tolerance
+        ? 'stale_timestamp'
+        : age < -FUTURE_SKEW_MS
+          ? 'future_timestamp'
+          : undefined;
 }

@@ -24,33 +24,40 @@ export function createWebhookHandlerWith(hmac: HmacVerify): CreateWebhookHandler
   return (options) => {
     checkOptions(options);
     const hookSets = webhookHookSets(options.hooks); // checked after the other options (a TypeError)
-    const { maxBodyBytes = 1_048_576, bodyTimeoutMs = 10_000, waitUntil } = options;
-    return fetchHandler({ receive: loadReceiver(hmac, options, hookSets), maxBodyBytes, bodyTimeoutMs, waitUntil });
+    return fetchHandler(loadReceiver(hmac, options, hookSets));
   };
 }
 
 /**
- * The receiver's `receive`, its module (receiver.ts, and the checks, events and store it runs)
+ * The receiver of a handler, its module (receiver.ts, and the checks, events and store it runs)
  * loaded as the handler is made: an app that bundles the handler loads them when it makes one, not
- * with its first page, and a deployment's first delivery finds them loaded. A delivery that comes
- * before them waits; a module that could not load fails the delivery (500), not the process.
+ * with its first page. Until then its `receive` waits for them (a module that could not load fails
+ * each delivery with 500, not the process); once loaded, `receive` is the receiver's own, which both
+ * adapters call directly from then on.
  */
-function loadReceiver(hmac: HmacVerify, options: WebhookHandlerOptions, hookSets: readonly WebhookHooks[] | undefined): Receiver['receive'] {
-  let receive: Receiver['receive'] | undefined;
-  const loading = import('./receiver.js').then((module) => (receive = module.createReceiver(receiverParts(), hmac, options, hookSets)));
-  loading.catch(() => {}); // answered per delivery below
-  return (delivery) => (receive ? receive(delivery) : loading.then((loaded) => loaded(delivery), () => [500, 'handler_failed']));
+function loadReceiver(hmac: HmacVerify, options: WebhookHandlerOptions, hookSets: readonly WebhookHooks[] | undefined): Receiver {
+  const { maxBodyBytes = 1_048_576, bodyTimeoutMs = 10_000, waitUntil } = options;
+  const receiver: Receiver = {
+    receive: (delivery) => loading.then((receive) => receive(delivery), () => [500, 'handler_failed']),
+    maxBodyBytes,
+    bodyTimeoutMs,
+    waitUntil,
+  };
+  const loading = import('./receiver.js').then((module) => (receiver.receive = module.createReceiver(receiverParts(), hmac, options, hookSets)));
+  loading.catch(() => {}); // answered per delivery, above
+  return receiver;
 }
 
 /** The receiver as a fetch handler: reads the body under the limit and the deadline, answers a `Response`. */
 function fetchHandler(receiver: Receiver): WebhookHandler {
-  const { receive, maxBodyBytes, bodyTimeoutMs, waitUntil } = receiver;
+  const { maxBodyBytes, bodyTimeoutMs, waitUntil } = receiver;
   // One timer for every body being read (deadlines.ts), as in the Node listener.
   const deadlines = coarseDeadlines(bodyTimeoutMs);
   const handler = async (request: Request): Promise<Response> => {
     const body = await readBody(request, maxBodyBytes, deadlines);
     const signature = request.headers.get(SIGNATURE_HEADER);
-    return toResponse(await receive({ method: request.method, signature, body, request: () => request, keepAlive: waitUntil }));
+    // Read per delivery: the receiver's own `receive` once it has loaded (loadReceiver).
+    return toResponse(await receiver.receive({ method: request.method, signature, body, request: () => request, keepAlive: waitUntil }));
   };
   receivers.set(handler, receiver);
   return handler;

@@ -51,7 +51,7 @@ export function createReceiver(
     // With an inbox, its key (delivery_id) deduplicates: no store of our own unless one is given.
     dedupe = inbox === undefined,
     onError = logError,
-    tolerance, // undefined: the default (timestampProblem's, in replay.ts)
+    tolerance, // undefined: the default (timestampProblem's, in check-delivery.ts)
     storeTimeoutMs = 2000,
     secretTimeoutMs = 5000,
     onVerificationError,
