@@ -1,7 +1,7 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,inbox,http,hooks,mcp,bundle,cold,upload-many,upload   some sections (after `npm run build`
+//   node bench/run.mjs --only webhooks,receiver,inbox,http,hooks,mcp,bundle,cold,switches,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 //   npm run bench -- --baseline <ref>   A/B: that commit's build measured beside this one, in the same rounds
 //                                (per-request overhead, hooks, receivers, bundle sizes)
@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { benchBundleSize, renderBundleSize, summarizeBundleSize } from './bundle-size.mjs';
 import { benchColdStart, renderColdStart, summarizeColdStart } from './cold-start.mjs';
+import { benchFileSwitches, renderFileSwitches, summarizeFileSwitches } from './file-switches.mjs';
 import { benchHooksOverhead, renderHooksOverhead, summarizeHooksOverhead } from './hooks-overhead.mjs';
 import { benchHttpOverhead, renderHttpOverhead, summarizeHttpOverhead } from './http-overhead.mjs';
 import { benchInbox, renderInbox, summarizeInbox } from './inbox.mjs';
@@ -229,6 +230,23 @@ await section({
   render: renderColdStart,
 });
 
+await section({
+  key: 'switches',
+  title: 'File switches (one call, one delivery)',
+  intro: [
+    'How many times a newcomer following one delivery or one call switches files (issues 31 and 32), counted by',
+    '`node bench/file-switches.mjs` (which prints the same lists): src/*.ts run as they are (Node\'s type stripping), each',
+    'scenario in its own process, a `node:inspector` session steps from the listener being called until the response is',
+    'written (from `rooms.create` being called until its value), with a breakpoint on every statement of src/, so every',
+    'statement of the SDK that runs pauses, in order, whoever calls it; ky, zod and Node itself run without a pause. A switch',
+    'is a pause in src/ in another file than the pause in src/ before it: A → ky → B counts one, A → ky → A none. A node:http',
+    'server on 127.0.0.1; each scenario runs twice, the first once the lazily loaded modules are in, and the second counts.',
+    'How each file was reached: `call`, `return`, `called by ky`, or `from the event loop` (an event, an await resumed).',
+  ].join('\n'),
+  bench: benchFileSwitches,
+  summarize: summarizeFileSwitches,
+  render: renderFileSwitches,
+});
 await section({
   key: 'upload-many',
   title: 'Uploading a folder',
