@@ -1,6 +1,6 @@
 // Loads failure-text.ts (how errors and log lines show a failure: the redaction rule and a
 // message's words) as soon as the errors are loaded, and stands in for it until it has. A call waits
-// for it before it reads its answer or names its failure (`afterFailureText`), so every error and
+// for it before it reads its answer or names its failure (`failureTextSettled`), so every error and
 // log line of a call uses it. What is shown before it has loaded (an error made by hand before any
 // Client, a debug line of a first attempt that outruns it) or where it cannot load (a chunk a
 // browser could not fetch) says less and hides more, never the reverse: a URL without its user info
@@ -26,22 +26,28 @@ const STAND_IN: typeof FailureText = {
 let loaded: typeof FailureText | undefined;
 let loading: Promise<unknown> | undefined;
 
+/**
+ * Whether loading failure-text.ts has ended (loaded, or could not load): a call reads it, a live
+ * binding, to wait for nothing once it has (`response = await (settled ? sent : sent.finally(loadFailureText))`).
+ */
+export let failureTextSettled = false;
+
 /** Loads failure-text.ts, once; settles when it is in or could not load (the stand-in then stays). Never rejects. */
 export function loadFailureText(): Promise<unknown> {
   return (loading ??= import('./failure-text.js').then(
-    (module) => (loaded = module),
-    () => undefined,
+    (module) => {
+      loaded = module;
+      failureTextSettled = true;
+    },
+    () => {
+      failureTextSettled = true;
+    },
   ));
 }
 
 /** failure-text.ts, or the stand-in while it has not loaded. */
 export function failureText(): typeof FailureText {
   return loaded ?? STAND_IN;
-}
-
-/** `settled`, once failure-text.ts has loaded too (or could not): what the call does next may show a failure. */
-export function afterFailureText<T>(settled: Promise<T>): Promise<T> {
-  return loaded ? settled : settled.finally(loadFailureText);
 }
 
 // Started as soon as the client's errors are: an error made by hand (an integrator's test double)
