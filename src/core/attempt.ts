@@ -244,7 +244,8 @@ async function readDeclared(body: ReadableStream<Uint8Array>, declared: number, 
     bytes.set(chunk.value, at);
     at = end;
   }
-  return at === bytes.byteLength ? bytes : bytes.subarray(0, at);
+  // A view of what came: the whole buffer, or the part a shorter body filled (no copy either way).
+  return bytes.subarray(0, at);
 }
 
 /** The error of an answer larger than `maxResponseBytes`: not retried (the next answer would be as large). */

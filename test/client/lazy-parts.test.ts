@@ -81,3 +81,26 @@ describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
     expect((error as Error).message).toMatch(/^GET \/api\/v1\/svc\/transactions\?deal_id=1 failed: could not reach 127\.0\.0\.1:9/);
   });
 });
+
+// The other side of loading on first use: a call that never needs a chunk never loads it, so an app
+// whose chunk is gone (or a bundle that left it out) still works for everything else.
+describe('a call that needs no chunk works without it', () => {
+  it('an answer that is no redirect, a 2xx or an error status, never loads the redirect rules', async () => {
+    const { sdk, client } = await clientWithout('../../src/core/redirects.js');
+    service.handle((request, response) => (request.url!.includes('missing') ? sendJson(response, 404, { error: 'no such room' }) : sendJson(response, 200, [{ id: 1 }])));
+    await expect(client.request({ method: 'GET', path: '/rooms' })).resolves.toEqual([{ id: 1 }]);
+    const error = await client.request({ method: 'GET', path: '/rooms/missing' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(sdk.NotFoundError);
+    // A 400, the lowest error status, as well.
+    service.handle((_request, response) => sendJson(response, 400, { error: 'bad query' }));
+    expect(await client.request({ method: 'GET', path: '/rooms' }).catch((caught: unknown) => caught)).toBeInstanceOf(sdk.BadRequestError);
+  });
+
+  it('a list of one page never loads the reader of more pages', async () => {
+    const { client } = await clientWithout('../../src/core/more-pages.js');
+    service.handle((_request, response) => sendJson(response, 200, { results: [{ id: 1 }, { id: 2 }], next: null }));
+    const ids: number[] = [];
+    for await (const item of client.transactions.list({ deal_id: 1 })) ids.push(item.id);
+    expect(ids).toEqual([1, 2]);
+  });
+});
