@@ -181,7 +181,7 @@ export class HttpCore {
     const loaded = loadPart(() => import('./raw-request.js'), typeof raw?.method === 'string' ? raw.method : 'GET', `${this.#prefix}${typeof raw?.path === 'string' ? raw.path : ''}`);
     const started = loaded.then(({ rawRequest }) => {
       // checkSettings is handed over, not imported there: validate.ts would pull zod/mini into a chunk of its own.
-      const request = rawRequest(raw, settings === NO_OPTIONS ? undefined : settings, this.#prefix, this.#root, checkSettings);
+      const request = rawRequest(raw, options, this.#prefix, this.#root, checkSettings);
       return this.#exchange(request, settings, this.#callHookSets(request.label, settings));
     });
     return new APIPromise<T>(started, dataOf);
@@ -249,10 +249,10 @@ export class HttpCore {
     try {
       exchange = await this.#exchange(request, options, hookSets);
     } catch (error) {
-      await body.settle?.(error);
+      await body.settle(error);
       throw error;
     }
-    await body.settle?.(undefined);
+    await body.settle(undefined);
     return exchange;
   }
 
@@ -292,9 +292,10 @@ export class HttpCore {
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
       fetch: ((input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
+      // ky treats an option set to undefined as not set.
+      searchParams: request.query,
+      signal: options.signal,
     };
-    if (request.query) init.searchParams = request.query;
-    if (options.signal) init.signal = options.signal;
     // Retry hooks go to a call that may retry only: ky would merge them into its options for nothing.
     if (limit > 0) init.hooks = hooks?.has.beforeRetry ? this.#withBeforeRetry(call, hooks, timeout, options.signal) : this.#retryHooks;
 
