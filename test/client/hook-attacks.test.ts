@@ -244,6 +244,29 @@ describe('a hook after the attempt is raced against the call\'s timeout and sign
     expect([...listening.keys()].filter((type) => type !== 'abort')).toEqual([]);
   });
 
+  it.each([
+    ['settles', () => new Promise<void>((resolve) => setTimeout(resolve, 5))],
+    ['rejects', () => new Promise<void>((_resolve, reject) => setTimeout(() => reject(new Error('no')), 5))],
+  ])('an afterResponse that %s in time leaves no timer behind: a script ends at once, not when the call\'s timeout would have passed', async (_name, hook) => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 60_000, hooks: { afterResponse: hook } });
+    const before = timers();
+    await client.rooms.create(roomParams).catch(() => undefined);
+    expect(timers()).toBe(before);
+  });
+
+  it('an afterResponse ended by the caller\'s signal leaves no timer behind either', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const controller = new AbortController();
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 60_000, hooks: { afterResponse: () => (queueMicrotask(() => controller.abort('enough')), never()) } });
+    const before = timers();
+    const error = await client.rooms.create(roomParams, { signal: controller.signal }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(timers()).toBe(before);
+  });
+
   it('a beforeRequest that never settles is the attempt\'s timeout, and nothing is sent', async () => {
     server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
     const before = requests.length;
