@@ -267,7 +267,8 @@ export class HttpCore {
     if (body?.headers || options.headers) headers = mergeHeaders(headers, body?.headers, options.headers);
     let hooks: CallHooks | undefined;
     if (hookSets) {
-      const runner = hooksRunner ?? (await loadHooks());
+      // Loaded like every part on first use: a chunk that fails to load is the call's APIConnectionError.
+      const runner = hooksRunner ?? (await loadPart(loadHooks, method, request.url));
       const info = { operation: request.operation.name, method, urlTemplate: this.#root + request.operation.path };
       hooks = new runner.CallHooks(hookSets, info, { timeout, signal: options.signal, url: request.url });
     }

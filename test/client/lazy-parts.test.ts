@@ -25,6 +25,7 @@ afterEach(() => {
   vi.doUnmock('../../src/core/raw-request.js');
   vi.doUnmock('../../src/core/response-copy.js');
   vi.doUnmock('../../src/shared/fetch-failure.js');
+  vi.doUnmock('../../src/core/hooks.js');
   vi.resetModules();
 });
 
@@ -71,6 +72,20 @@ describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
     service.handle((_request, response) => sendJson(response, 200, [{ id: 1 }]));
     const error = await client.transactions.list({ deal_id: 1 }).asResponse().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(sdk.APIConnectionError);
+  });
+
+  it('the runner of hooks, for a client that has some', async () => {
+    vi.resetModules();
+    vi.doMock('../../src/core/hooks.js', () => {
+      throw new TypeError(CHUNK_FAILED);
+    });
+    const sdk = await import('../../src/index.node.js');
+    service.handle((_request, response) => sendJson(response, 200, [{ id: 1 }]));
+    const client = new sdk.Client({ apiKey: API_KEY, baseUrl: service.url, maxRetries: 0, hooks: { afterResponse: () => undefined } });
+    const error = await client.transactions.list({ deal_id: 1 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(sdk.APIConnectionError);
+    expect((error as Error).message).toMatch(/^GET \/api\/v1\/svc\/transactions failed: svc-sdk could not load a part of itself/);
+    expect(service.requests).toHaveLength(0);
   });
 
   it('the words of a failed connection: the error keeps fetch\'s own', async () => {
