@@ -69,7 +69,7 @@ function sdkHeaders(): Record<string, string> {
   return runtime.browser ? { 'x-svc-sdk-version': VERSION } : { 'user-agent': `svc-sdk/${VERSION}`, 'x-svc-sdk-version': VERSION };
 }
 
-/** The options of a call that passed none: shared, and known to need no check. */
+/** The options of a call that passed none: shared. */
 const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
 
 /** The arguments of an operation that takes none (`webhooks.list()`). */
@@ -187,9 +187,8 @@ export class HttpCore {
     return new APIPromise<T>(started, dataOf);
   }
 
-  /** The client's hook sets and a call's own, read (and checked) when the call is made. */
+  /** The client's hook sets and a call's own (none without a `hooks` option), read (and checked) when the call is made. */
   #callHookSets(label: string, options: RequestOptions): HookSets | undefined {
-    if (options.hooks === undefined) return this.#hookSets;
     const { hookSets, issues } = readHookSets(options.hooks);
     if (issues.length) throw new ValidationError(label, issues);
     return joinHookSets(this.#hookSets, hookSets);
@@ -197,7 +196,7 @@ export class HttpCore {
 
   #start(operation: Operation, args: CallArguments, options: RequestOptions, page: boolean): Promise<Exchange> {
     try {
-      if (options !== NO_OPTIONS) checkSettings(operation.name, options);
+      checkSettings(operation.name, options);
       const request = this.#requestOf(operation, args, page);
       const hookSets = this.#callHookSets(operation.name, options);
       return args.body ? this.#sendBuilt(request, args.body, options, hookSets) : this.#exchange(request, options, hookSets);
