@@ -178,7 +178,8 @@ export class HttpCore {
    */
   request<T>(raw: RawCall, options: RequestOptions | undefined): APIPromise<T> {
     const settings = options ?? NO_OPTIONS;
-    const loaded = loadPart(() => import('./raw-request.js'), typeof raw?.method === 'string' ? raw.method : 'GET', `${this.#prefix}${typeof raw?.path === 'string' ? raw.path : ''}`);
+    // The client hands over a string path; the method is checked only by raw-request.ts, which may be the part that fails to load.
+    const loaded = loadPart(() => import('./raw-request.js'), typeof raw.method === 'string' ? raw.method : 'GET', this.#prefix + raw.path);
     const started = loaded.then(({ rawRequest }) => {
       // checkSettings is handed over, not imported there: validate.ts would pull zod/mini into a chunk of its own.
       const request = rawRequest(raw, options, this.#prefix, this.#root, checkSettings);

@@ -64,6 +64,9 @@ describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
     const error = await client.request({ method: 'POST', path: '/rooms' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(sdk.APIConnectionError);
     expect((error as Error).message).toMatch(/^POST \/api\/v1\/rooms failed: svc-sdk could not load a part of itself/);
+    // A method that is no string (from JavaScript) cannot be checked without that part: the message says GET.
+    const odd = await client.request({ method: 7 as never, path: '/rooms' }).catch((caught: unknown) => caught);
+    expect((odd as Error).message).toMatch(/^GET \/api\/v1\/rooms failed: svc-sdk could not load a part of itself/);
     expect(service.requests).toHaveLength(0);
   });
 
