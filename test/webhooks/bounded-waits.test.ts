@@ -313,7 +313,7 @@ describe('a lease lost while on() runs', () => {
     expect(await deliver(served.url, envelope('d-failed'))).toEqual({ status: 500, body: { error: 'handler_failed' } });
     expect(release).toHaveBeenCalledWith('d-failed');
     const renewals = renew.mock.calls.length;
-    expect(renewals).toBeGreaterThanOrEqual(2);
+    expect(renewals).toBeGreaterThanOrEqual(1);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(renew).toHaveBeenCalledTimes(renewals);
   });
@@ -332,7 +332,7 @@ describe('a lease lost while on() runs', () => {
       await served.close();
       served = undefined;
     }
-    expect(renew.mock.calls.length).toBeGreaterThanOrEqual(3);
+    expect(renew.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(onError).not.toHaveBeenCalled();
   });
 
