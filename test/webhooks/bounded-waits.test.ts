@@ -452,6 +452,23 @@ describe('the fetch handler\'s own body deadline, behind @hono/node-server', () 
     }
   });
 
+  test('toNodeListener: a GET whose body stalls is answered 405 at bodyTimeoutMs, and its connection closed (its body was never read)', async () => {
+    served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {}, bodyTimeoutMs: 200 })));
+    const port = served.port;
+    const { answer, ms } = await new Promise<{ answer: string; ms: number }>((resolve, reject) => {
+      const started = performance.now();
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 1000\r\n\r\n{"eve'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => resolve({ answer: text, ms: performance.now() - started }));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer.toLowerCase()).toContain('allow: post');
+    expect(ms).toBeLessThan(1500);
+  });
+
   test('toNodeListener takes the handler\'s bodyTimeoutMs unless given its own; a bad one throws naming the option', async () => {
     served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {}, bodyTimeoutMs: 200 })));
     const { answer, ms } = await trickle(served.port, false);
