@@ -256,7 +256,7 @@ describe('a secret function that answers something that is not a secret', () => 
     served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: secret as never, on() {} })));
     const { status, body } = await deliver(served.url);
     expect(status).toBe(500);
-    expect((body as { error: string }).error).toMatch(/^\[svc-sdk\] createWebhookHandler: secret must be the webhook's signing secret \(an array of them while rotating/);
+    expect((body as { error: string }).error).toMatch(/^\[svc-sdk\] createWebhookHandler: secret must be the webhook's signing secret, never empty \(an array of them while rotating\)/);
     expect(log).toHaveBeenCalledWith((body as { error: string }).error);
   });
 });
