@@ -40,7 +40,7 @@ export interface CallState {
   readonly hooks: CallHooks | undefined;
   /** Attempts made so far. */
   attempts: number;
-  /** When the first attempt started and the last one ended (`performance.now()`; kept only for hooks). */
+  /** When the first attempt started and the last one ended (`performance.now()`; read by hooks). */
   started: number;
   ended: number;
   /** Where the last attempt failed: before its answer came (`sending`), or while reading it. */
@@ -74,7 +74,7 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
   const { method, signal } = input;
   const { hooks, request } = call;
   const debug = context.log.debug;
-  const started = debug || hooks ? performance.now() : 0;
+  const started = performance.now();
   if (attemptNumber === 1) call.started = started;
   call.reading = false;
   let headers = call.headers;
@@ -149,7 +149,7 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
     }
     throw error;
   } finally {
-    if (hooks) call.ended = performance.now();
+    call.ended = performance.now();
   }
 }
 
@@ -244,7 +244,8 @@ async function readDeclared(body: ReadableStream<Uint8Array>, declared: number, 
     bytes.set(chunk.value, at);
     at = end;
   }
-  return at === bytes.byteLength ? bytes : bytes.subarray(0, at);
+  // A view of what came: the whole buffer, or the part a shorter body filled (no copy either way).
+  return bytes.subarray(0, at);
 }
 
 /** The error of an answer larger than `maxResponseBytes`: not retried (the next answer would be as large). */

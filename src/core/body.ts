@@ -13,7 +13,6 @@ const utf8 = new TextDecoder();
  * this runtime does not know.
  */
 export function textOf(bytes: Uint8Array, headers: Headers): string {
-  if (bytes.byteLength === 0) return '';
   const charset = isJson(headers) ? undefined : /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers.get('content-type') ?? '')?.[1];
   if (charset === undefined) return utf8.decode(bytes);
   try {

@@ -70,7 +70,7 @@ function sdkHeaders(): Record<string, string> {
   return runtime.browser ? { 'x-svc-sdk-version': VERSION } : { 'user-agent': `svc-sdk/${VERSION}`, 'x-svc-sdk-version': VERSION };
 }
 
-/** The options of a call that passed none: shared, and known to need no check. */
+/** The options of a call that passed none: shared. */
 const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
 
 /** The arguments of an operation that takes none (`webhooks.list()`). */
@@ -179,18 +179,18 @@ export class HttpCore {
    */
   request<T>(raw: RawCall, options: RequestOptions | undefined): APIPromise<T> {
     const settings = options ?? NO_OPTIONS;
-    const loaded = loadPart(() => import('./raw-request.js'), typeof raw?.method === 'string' ? raw.method : 'GET', `${this.#prefix}${typeof raw?.path === 'string' ? raw.path : ''}`);
+    // The client hands over a string path; the method is checked only by raw-request.ts, which may be the part that fails to load.
+    const loaded = loadPart(() => import('./raw-request.js'), typeof raw.method === 'string' ? raw.method : 'GET', this.#prefix + raw.path);
     const started = loaded.then(({ rawRequest }) => {
       // checkSettings is handed over, not imported there: validate.ts would pull zod/mini into a chunk of its own.
-      const request = rawRequest(raw, settings === NO_OPTIONS ? undefined : settings, this.#prefix, this.#root, checkSettings);
+      const request = rawRequest(raw, options, this.#prefix, this.#root, checkSettings);
       return this.#exchange(request, settings, this.#callHookSets(request.label, settings));
     });
     return new APIPromise<T>(started, dataOf);
   }
 
-  /** The client's hook sets and a call's own, read (and checked) when the call is made. */
+  /** The client's hook sets and a call's own (none without a `hooks` option), read (and checked) when the call is made. */
   #callHookSets(label: string, options: RequestOptions): HookSets | undefined {
-    if (options.hooks === undefined) return this.#hookSets;
     const { hookSets, issues } = readHookSets(options.hooks);
     if (issues.length) throw new ValidationError(label, issues);
     return joinHookSets(this.#hookSets, hookSets);
@@ -198,7 +198,7 @@ export class HttpCore {
 
   #start(operation: Operation, args: CallArguments, options: RequestOptions, page: boolean): Promise<Exchange> {
     try {
-      if (options !== NO_OPTIONS) checkSettings(operation.name, options);
+      checkSettings(operation.name, options);
       const request = this.#requestOf(operation, args, page);
       const hookSets = this.#callHookSets(operation.name, options);
       return args.body ? this.#sendBuilt(request, args.body, options, hookSets) : this.#exchange(request, options, hookSets);
@@ -250,10 +250,10 @@ export class HttpCore {
     try {
       exchange = await this.#exchange(request, options, hookSets);
     } catch (error) {
-      await body.settle?.(error);
+      await body.settle(error);
       throw error;
     }
-    await body.settle?.(undefined);
+    await body.settle(undefined);
     return exchange;
   }
 
@@ -268,7 +268,8 @@ export class HttpCore {
     if (body?.headers || options.headers) headers = mergeHeaders(headers, body?.headers, options.headers);
     let hooks: CallHooks | undefined;
     if (hookSets) {
-      const runner = hooksRunner ?? (await loadHooks());
+      // Loaded like every part on first use: a chunk that fails to load is the call's APIConnectionError.
+      const runner = hooksRunner ?? (await loadPart(loadHooks, method, request.url));
       const info = { operation: request.operation.name, method, urlTemplate: this.#root + request.operation.path };
       hooks = new runner.CallHooks(hookSets, info, { timeout, signal: options.signal, url: request.url });
     }
@@ -293,9 +294,10 @@ export class HttpCore {
       retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
       fetch: ((input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
+      // ky treats an option set to undefined as not set.
+      searchParams: request.query,
+      signal: options.signal,
     };
-    if (request.query) init.searchParams = request.query;
-    if (options.signal) init.signal = options.signal;
     // Retry hooks go to a call that may retry only: ky would merge them into its options for nothing.
     if (limit > 0) init.hooks = hooks?.has.beforeRetry ? this.#withBeforeRetry(call, hooks, timeout, options.signal) : this.#retryHooks;
 

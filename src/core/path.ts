@@ -1,17 +1,3 @@
-/**
- * Builds a request path, percent-encoding every interpolated parameter, so an id such as
- * `'1/../../admin'` can never change which endpoint is called.
- *
- * @example path`/rooms/${roomId}/documents` // '/rooms/42/documents'
- */
-export function path(strings: TemplateStringsArray, ...params: Array<string | number>): string {
-  let result = strings[0] ?? '';
-  for (let index = 0; index < params.length; index++) {
-    result += encodeURIComponent(String(params[index])) + (strings[index + 1] ?? '');
-  }
-  return result;
-}
-
 // A `..` segment, spelled plainly or percent-encoded (`%2e`), between slashes (a URL parser also
 // reads `\` as `/`) or at either end of the path.
 const DOT_DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){2}(?:[/\\]|$)/i;

@@ -82,13 +82,17 @@ export interface Operation<Result = unknown> {
   readonly dryRun: { readonly query: Readonly<Record<string, string | boolean>>; readonly response: ZodMiniType } | undefined;
 }
 
-/** A body built by the caller's side, with its own lifecycle: `settle` is told how the exchange ended, before the caller is. */
-export interface OutgoingBody {
+/** A request's body as the core sends it: its content, and the headers that describe it. */
+export interface RequestContent {
   readonly content: RequestBody;
   /** Its content type and length. */
   readonly headers?: Record<string, string> | undefined;
+}
+
+/** A body built by the caller's side, with its own lifecycle: `settle` is told how the exchange ended, before the caller is. */
+export interface OutgoingBody extends RequestContent {
   /** Called once the exchange is over, with its error if it failed (an upload closes its file). */
-  readonly settle?: ((error: unknown) => unknown) | undefined;
+  readonly settle: (error: unknown) => unknown;
 }
 
 /** The arguments of one call of an operation, as a resource method hands them to the core. */
@@ -125,7 +129,7 @@ export interface CoreRequest {
   readonly url: string;
   readonly query?: Record<string, string | number | boolean | undefined> | undefined;
   /** The body: JSON text (`json` set), a raw body, or an upload's. */
-  body?: OutgoingBody | undefined;
+  body?: RequestContent | undefined;
   readonly json?: boolean | undefined;
   /** Schema of the answer (the dry run's, for one). */
   readonly schema: ZodMiniType | undefined;

@@ -21,7 +21,7 @@ export function parseParams<T>(operation: string, schema: ZodMiniType<T>, value:
  * A key is never a typo when the field it resembles is given too (both are then meant).
  */
 function nearMisses(schema: ZodMiniType, value: unknown): Issue[] {
-  const shape = (schema as { _zod?: { def?: { shape?: unknown } } })._zod?.def?.shape;
+  const shape = (schema as unknown as { _zod: { def: { shape?: unknown } } })._zod.def.shape;
   if (typeof shape !== 'object' || shape === null || typeof value !== 'object' || value === null) return [];
   const known = Object.keys(shape);
   const issues: Issue[] = [];
@@ -36,16 +36,15 @@ function nearMisses(schema: ZodMiniType, value: unknown): Issue[] {
 }
 
 function isNearMiss(key: string, field: string): boolean {
-  const a = key.toLowerCase();
   const b = field.toLowerCase();
-  if (a === b) return true;
-  const allowed = b.length <= 5 ? 1 : 2;
-  return Math.abs(a.length - b.length) <= allowed && editDistance(a, b) <= allowed;
+  // The same but for case is no edit at all.
+  return editDistance(key.toLowerCase(), b) <= (b.length <= 5 ? 1 : 2);
 }
 
 /** Edits (insert, delete, replace, swap of two neighbours) that turn `a` into `b`: `nmae` → `name` is one. */
 function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  // Row i starts with i (deleting i letters); each cell is written before it is read.
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
   for (let j = 1; j <= b.length; j += 1) rows[0]![j] = j;
   for (let i = 1; i <= a.length; i += 1) {
     for (let j = 1; j <= b.length; j += 1) {

@@ -257,7 +257,7 @@ export function createReceiver(
     try {
       recorded = store && callStore('complete', id);
     } catch {
-      return OK;
+      // Answered 200 all the same: recorded stays undefined, nothing to wait for.
     }
     // Recorded already (the memory store): nothing to keep alive, nothing to wait for.
     if (!isThenable(recorded)) return OK;

@@ -41,12 +41,12 @@ export interface SecretSource {
 export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs: number, malformedSecret: (secret: unknown) => string | undefined): SecretSource {
   let warned = false;
   let loggedAt = -Infinity;
-  let readAt = -Infinity;
+  let readAt = 0; // Set by every lookup: a reread always follows one (the delivery's own read).
   let pending: Promise<string[]> | undefined;
 
   /** The secrets of a value, trimmed (a file's trailing newline), or `MissingSecretError`. */
   const accept = (value: unknown): string[] => {
-    const list = value === undefined ? [] : [value as SigningSecret].flat();
+    const list = [value as SigningSecret].flat(); // undefined: [undefined], no secret
     const trimmed = list.map((s) => (typeof s === 'string' ? s.trim() : s));
     const problem = trimmed[0] === undefined || trimmed[0] === '' ? missing(secret) : malformedSecret(trimmed);
     if (problem) throw new MissingSecretError(`[svc-sdk] createWebhookHandler: ${problem}`);
@@ -101,7 +101,7 @@ export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs:
         // The known secrets stay in use until the function answers.
         return await lookup();
       } catch {
-        return undefined; // Logged by the lookup; the delivery stays refused.
+        // Logged by the lookup; the delivery stays refused (undefined).
       }
     },
   };

@@ -49,6 +49,19 @@ describe("the caller's cancel", () => {
     expect(service.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['a number', 42, '42'],
+    ['a reason of exactly 200 characters, whole', 'r'.repeat(200), 'r'.repeat(200)],
+    ['a longer one, cut at 200 characters', 'r'.repeat(201), `${'r'.repeat(200)}…`],
+    ['an Error whose text is long, cut too', new Error('e'.repeat(300)), `Error: ${'e'.repeat(193)}…`],
+    ['a reason whose toString throws, named by its type', { toString: () => { throw new Error('no'); } }, 'object'],
+  ])('the reason in the message: %s', async (_name, reason, shown) => {
+    service.handle((_request, response) => sendJson(response, 200, { id: 3 }));
+    const error = await failure(client().webhooks.retrieve(3, { signal: AbortSignal.abort(reason) }));
+    expect((error as Error).message).toBe(`[svc-sdk] GET /api/v1/webhooks/3/: cancelled by the caller's signal (${shown})`);
+    expect((error as APIUserAbortError).reason).toBe(reason);
+  });
+
   it('a cancel during the wait between retries is an APIUserAbortError too', async () => {
     service.handle((_request, response) => sendJson(response, 503, { error: 'busy' }, { 'retry-after': '5' }));
     const controller = new AbortController();

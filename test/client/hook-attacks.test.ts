@@ -2,7 +2,7 @@
 // hook (nor can a hook replace it), odd hook sets are a ValidationError naming the field, and a hook
 // that never settles cannot hold its call past the call's timeout or signal.
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { APITimeoutError, APIUserAbortError, Client, InternalServerError, SvcError, ValidationError, type ClientHooks } from '../../src/index.node.js';
 import { API_KEY, BASE_URL, recordRequests, useMockService } from '../support/msw.js';
 
@@ -242,6 +242,39 @@ describe('a hook after the attempt is raced against the call\'s timeout and sign
     await client.rooms.create(roomParams, { signal: controller.signal }).catch(() => undefined);
     expect(listening.get('abort') ?? 0).toBe(0);
     expect([...listening.keys()].filter((type) => type !== 'abort')).toEqual([]);
+  });
+
+  /** Runs `call` and answers the timers of `ms` it set and left pending (set, neither fired nor cleared). */
+  async function pendingTimers(ms: number, call: () => Promise<unknown>): Promise<number> {
+    const set = vi.spyOn(globalThis, 'setTimeout');
+    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      await call();
+      const ours = set.mock.results.filter((_result, index) => set.mock.calls[index]![1] === ms).map((result) => result.value as NodeJS.Timeout);
+      const clearedIds = new Set(cleared.mock.calls.map(([id]) => id));
+      return ours.filter((timer) => !clearedIds.has(timer) && timer.hasRef()).length;
+    } finally {
+      set.mockRestore();
+      cleared.mockRestore();
+    }
+  }
+
+  it.each([
+    ['settles', () => new Promise<void>((resolve) => setTimeout(resolve, 5))],
+    ['rejects', () => new Promise<void>((_resolve, reject) => setTimeout(() => reject(new Error('no')), 5))],
+  ])('an afterResponse that %s in time leaves no timer of the call\'s timeout behind: a script ends at once, not 60 s later', async (_name, hook) => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 60_000, hooks: { afterResponse: hook } });
+    expect(await pendingTimers(60_000, () => client.rooms.create(roomParams).catch(() => undefined))).toBe(0);
+  });
+
+  it('an afterResponse ended by the caller\'s signal leaves no timer behind either', async () => {
+    server.use(http.post(`${BASE_URL}/api/v1/rooms`, roomOk));
+    const controller = new AbortController();
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: 60_000, hooks: { afterResponse: () => (queueMicrotask(() => controller.abort('enough')), never()) } });
+    let error: unknown;
+    expect(await pendingTimers(60_000, async () => (error = await client.rooms.create(roomParams, { signal: controller.signal }).catch((caught: unknown) => caught)))).toBe(0);
+    expect(error).toBeInstanceOf(APIUserAbortError);
   });
 
   it('a beforeRequest that never settles is the attempt\'s timeout, and nothing is sent', async () => {

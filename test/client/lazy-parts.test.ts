@@ -25,6 +25,7 @@ afterEach(() => {
   vi.doUnmock('../../src/core/raw-request.js');
   vi.doUnmock('../../src/core/response-copy.js');
   vi.doUnmock('../../src/shared/fetch-failure.js');
+  vi.doUnmock('../../src/core/hooks.js');
   vi.resetModules();
 });
 
@@ -63,6 +64,9 @@ describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
     const error = await client.request({ method: 'POST', path: '/rooms' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(sdk.APIConnectionError);
     expect((error as Error).message).toMatch(/^POST \/api\/v1\/rooms failed: svc-sdk could not load a part of itself/);
+    // A method that is no string (from JavaScript) cannot be checked without that part: the message says GET.
+    const odd = await client.request({ method: 7 as never, path: '/rooms' }).catch((caught: unknown) => caught);
+    expect((odd as Error).message).toMatch(/^GET \/api\/v1\/rooms failed: svc-sdk could not load a part of itself/);
     expect(service.requests).toHaveLength(0);
   });
 
@@ -73,11 +77,48 @@ describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
     expect(error).toBeInstanceOf(sdk.APIConnectionError);
   });
 
+  it('the runner of hooks, for a client that has some', async () => {
+    vi.resetModules();
+    vi.doMock('../../src/core/hooks.js', () => {
+      throw new TypeError(CHUNK_FAILED);
+    });
+    const sdk = await import('../../src/index.node.js');
+    service.handle((_request, response) => sendJson(response, 200, [{ id: 1 }]));
+    const client = new sdk.Client({ apiKey: API_KEY, baseUrl: service.url, maxRetries: 0, hooks: { afterResponse: () => undefined } });
+    const error = await client.transactions.list({ deal_id: 1 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(sdk.APIConnectionError);
+    expect((error as Error).message).toMatch(/^GET \/api\/v1\/svc\/transactions failed: svc-sdk could not load a part of itself/);
+    expect(service.requests).toHaveLength(0);
+  });
+
   it('the words of a failed connection: the error keeps fetch\'s own', async () => {
     const { sdk } = await clientWithout('../../src/shared/fetch-failure.js');
     const offline = new sdk.Client({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:9', maxRetries: 0 });
     const error = await offline.transactions.list({ deal_id: 1 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(sdk.APIConnectionError);
     expect((error as Error).message).toMatch(/^GET \/api\/v1\/svc\/transactions\?deal_id=1 failed: could not reach 127\.0\.0\.1:9/);
+  });
+});
+
+// The other side of loading on first use: a call that never needs a chunk never loads it, so an app
+// whose chunk is gone (or a bundle that left it out) still works for everything else.
+describe('a call that needs no chunk works without it', () => {
+  it('an answer that is no redirect, a 2xx or an error status, never loads the redirect rules', async () => {
+    const { sdk, client } = await clientWithout('../../src/core/redirects.js');
+    service.handle((request, response) => (request.url!.includes('missing') ? sendJson(response, 404, { error: 'no such room' }) : sendJson(response, 200, [{ id: 1 }])));
+    await expect(client.request({ method: 'GET', path: '/rooms' })).resolves.toEqual([{ id: 1 }]);
+    const error = await client.request({ method: 'GET', path: '/rooms/missing' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(sdk.NotFoundError);
+    // A 400, the lowest error status, as well.
+    service.handle((_request, response) => sendJson(response, 400, { error: 'bad query' }));
+    expect(await client.request({ method: 'GET', path: '/rooms' }).catch((caught: unknown) => caught)).toBeInstanceOf(sdk.BadRequestError);
+  });
+
+  it('a list of one page never loads the reader of more pages', async () => {
+    const { client } = await clientWithout('../../src/core/more-pages.js');
+    service.handle((_request, response) => sendJson(response, 200, { results: [{ id: 1 }, { id: 2 }], next: null }));
+    const ids: number[] = [];
+    for await (const item of client.transactions.list({ deal_id: 1 })) ids.push(item.id);
+    expect(ids).toEqual([1, 2]);
   });
 });

@@ -95,5 +95,8 @@ describe('createWebhookHandler({ secret, inbox })', () => {
     expect(() => createWebhookHandler({ secret: SECRET })).toThrow(/on must be a function \(or pass an inbox\)/);
     // @ts-expect-error -- not an inbox
     expect(() => createWebhookHandler({ secret: SECRET, inbox: {} })).toThrow(/inbox must have a put\(entry\) method/);
+    // null is not an inbox either: said as plainly, not as a TypeError about reading null.
+    // @ts-expect-error -- not an inbox
+    expect(() => createWebhookHandler({ secret: SECRET, inbox: null })).toThrow(/inbox must have a put\(entry\) method/);
   });
 });

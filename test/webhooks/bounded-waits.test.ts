@@ -89,6 +89,27 @@ describe('a rotated secret', () => {
     expect(secret).toHaveBeenCalledTimes(3);
   });
 
+  test('only a signature that matches none of the secrets has the function read again: not a good delivery, nor any other refusal, however late', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const secret = vi.fn(async () => SECRET);
+    const on = vi.fn();
+    served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret, on })));
+    expect((await deliver(served.url)).status).toBe(200);
+    expect(secret).toHaveBeenCalledTimes(1);
+    // A minute later each of these could have the vault asked again: none may.
+    vi.setSystemTime(Date.now() + 60_000);
+    expect(await deliver(served.url)).toEqual({ status: 200, body: { received: true } });
+    expect(await deliver(served.url, envelope(undefined, '2001-01-01T00:00:00Z'))).toEqual({ status: 400, body: { error: 'stale_timestamp' } });
+    expect((await deliver(served.url, '{"event":"ping.test"}')).status).toBe(400);
+    const unsigned = await fetch(served.url, { method: 'POST', body: envelope() });
+    expect({ status: unsigned.status, body: await unsigned.json() }).toEqual({ status: 401, body: { error: 'missing_signature' } });
+    expect(secret).toHaveBeenCalledTimes(1);
+    expect(on).toHaveBeenCalledTimes(2);
+    // The one refusal that may be a rotation does.
+    expect((await deliverSigned(served.url, 'whsec_forged')).status).toBe(401);
+    expect(secret).toHaveBeenCalledTimes(2);
+  });
+
   test('a re-read that gives the same secret, fails or hangs leaves the delivery refused (401) and the known secret in use', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.spyOn(console, 'error').mockImplementation(() => {});
@@ -113,6 +134,29 @@ describe('a rotated secret', () => {
     served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {} })));
     expect((await deliverSigned(served.url, 'whsec_forged')).status).toBe(401);
     expect(log).not.toHaveBeenCalled();
+  });
+
+  test('SVC_WEBHOOK_SECRET and a given secret (trimmed) are not functions: never read again, even a minute after a signature that did not match', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    vi.stubEnv('SVC_WEBHOOK_SECRET', SECRET);
+    try {
+      for (const secret of [undefined, `${SECRET}\n`]) {
+        served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret, on() {} })));
+        expect((await deliver(served.url)).status).toBe(200);
+        vi.stubEnv('SVC_WEBHOOK_SECRET', 'whsec_new');
+        vi.setSystemTime(Date.now() + 60_000);
+        expect(await deliverSigned(served.url, 'whsec_new')).toEqual({ status: 401, body: { error: 'invalid_signature' } });
+        expect((await deliver(served.url)).status).toBe(200);
+        vi.stubEnv('SVC_WEBHOOK_SECRET', SECRET);
+        await served.close();
+        served = undefined;
+      }
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   test('the deadline\'s timer is cleared once the secret function answers', async () => {
@@ -148,6 +192,34 @@ describe('a secret with surrounding whitespace', () => {
     expect(warn).toHaveBeenCalledTimes(1);
   });
 
+  test('a clean secret from a function or SVC_WEBHOOK_SECRET gives no warning either', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    vi.stubEnv('SVC_WEBHOOK_SECRET', SECRET);
+    try {
+      for (const secret of [async () => SECRET, () => ['whsec_other', SECRET], undefined]) {
+        served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret, on() {} })));
+        expect((await deliver(served.url)).status).toBe(200);
+        await served.close();
+        served = undefined;
+      }
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  test('one secret of a rotation\'s list with whitespace is enough to warn (once), and each is used trimmed', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    for (const secret of [[SECRET, ' whsec_next\n'], async () => ['whsec_next\n', SECRET]]) {
+      served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret, on() {} })));
+      expect((await deliver(served.url)).status).toBe(200);
+      expect((await deliverSigned(served.url, 'whsec_next')).status).toBe(200);
+      await served.close();
+      served = undefined;
+    }
+    expect(warn).toHaveBeenCalledTimes(2);
+  });
+
   test.each(cases)('%s: used trimmed, with one warning that never shows the secret', async (_name, secret) => {
     vi.stubEnv('SVC_WEBHOOK_SECRET', `${SECRET}\n`);
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
@@ -171,6 +243,21 @@ describe('a secret with surrounding whitespace', () => {
       status: 500,
       body: { error: '[svc-sdk] createWebhookHandler: the secret function returned no secret: return the secret returned when the webhook was registered' },
     });
+  });
+});
+
+describe('a secret function that answers something that is not a secret', () => {
+  test.each([
+    ['a number', () => 42],
+    ['a list holding a number', () => [SECRET, 7]],
+    ['an object', async () => ({ secret: SECRET })],
+  ])('%s: 500 with the rule a secret must follow (as a given one would throw), logged, never a TypeError', async (_name, secret) => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: secret as never, on() {} })));
+    const { status, body } = await deliver(served.url);
+    expect(status).toBe(500);
+    expect((body as { error: string }).error).toMatch(/^\[svc-sdk\] createWebhookHandler: secret must be the webhook's signing secret, never empty \(an array of them while rotating\)/);
+    expect(log).toHaveBeenCalledWith((body as { error: string }).error);
   });
 });
 
@@ -215,6 +302,38 @@ describe('a lease lost while on() runs', () => {
       '[svc-sdk] webhook delivery d-lost: its claim could not be renewed while on() ran (the store no longer held it); once it expires (processingTtlMs), a retry may run on() beside this one',
     );
     expect(event).toMatchObject({ delivery_id: 'd-lost' });
+  });
+
+  test('an on() that fails stops its renewals: its claim is released, and nothing renews it after the answer', async () => {
+    const renew = vi.fn(async () => true);
+    const release = vi.fn();
+    const store: sdk.DedupeStore = { processingTtlMs: 60, claim: () => 'claimed', complete() {}, release, renew };
+    const on = () => new Promise((_, reject) => setTimeout(reject, 100, new Error('index down')));
+    served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store, onError() {} })));
+    expect(await deliver(served.url, envelope('d-failed'))).toEqual({ status: 500, body: { error: 'handler_failed' } });
+    expect(release).toHaveBeenCalledWith('d-failed');
+    const renewals = renew.mock.calls.length;
+    expect(renewals).toBeGreaterThanOrEqual(1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(renew).toHaveBeenCalledTimes(renewals);
+  });
+
+  test('a store without renew has no lease, and a renew that answers at once (nothing, or true) is a renewal that held: nothing reported', async () => {
+    const onError = vi.fn();
+    const on = () => new Promise((resolve) => setTimeout(resolve, 120));
+    const renew = vi.fn<() => void | boolean>().mockReturnValueOnce(undefined).mockReturnValue(true);
+    const stores: sdk.DedupeStore[] = [
+      { processingTtlMs: 30, claim: () => 'claimed', complete() {}, release() {} },
+      { processingTtlMs: 30, claim: () => 'claimed', complete() {}, release() {}, renew },
+    ];
+    for (const dedupe of stores) {
+      served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on, dedupe, onError })));
+      expect(await deliver(served.url)).toEqual({ status: 200, body: { received: true } });
+      await served.close();
+      served = undefined;
+    }
+    expect(renew.mock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(onError).not.toHaveBeenCalled();
   });
 
   test('renewals that succeed report nothing', async () => {
@@ -331,6 +450,23 @@ describe('the fetch handler\'s own body deadline, behind @hono/node-server', () 
     } finally {
       await server.close();
     }
+  });
+
+  test('toNodeListener: a GET whose body stalls is answered 405 at bodyTimeoutMs, and its connection closed (its body was never read)', async () => {
+    served = await serve(sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {}, bodyTimeoutMs: 200 })));
+    const port = served.port;
+    const { answer, ms } = await new Promise<{ answer: string; ms: number }>((resolve, reject) => {
+      const started = performance.now();
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 1000\r\n\r\n{"eve'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => resolve({ answer: text, ms: performance.now() - started }));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer.toLowerCase()).toContain('allow: post');
+    expect(ms).toBeLessThan(1500);
   });
 
   test('toNodeListener takes the handler\'s bodyTimeoutMs unless given its own; a bad one throws naming the option', async () => {

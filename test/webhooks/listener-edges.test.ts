@@ -76,6 +76,25 @@ describe('node entry: the synchronous path', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(sent.status).toBe(200);
   });
+
+  test('once the handler is loaded (its first delivery), on() runs in the body\'s end event itself: no promise to wait for per delivery', async () => {
+    const on = vi.fn();
+    const listener = sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on }));
+    const deliver = async (calledAtEnd?: number) => {
+      const body = new TextEncoder().encode(envelope());
+      const req = new FakeRequest({ 'x-svc-signature': sign(body) });
+      const { res, sent } = fakeResponse();
+      const answered = listener(asNode(req), res);
+      req.emit('data', body);
+      req.emit('end');
+      if (calledAtEnd !== undefined) expect(on).toHaveBeenCalledTimes(calledAtEnd);
+      await within(answered);
+      expect(sent.status).toBe(200);
+    };
+    await deliver();
+    await deliver(2);
+    await deliver(3);
+  });
 });
 
 describe.each(ENTRIES)('%s entry: toNodeListener edges', (_entry, sdk) => {

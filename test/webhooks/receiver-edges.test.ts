@@ -97,6 +97,26 @@ describe.each(ENTRIES)('%s entry: the receiver at its edges', (_name, sdk) => {
     expect(renew.mock.calls.length).toBe(renewals);
   });
 
+  test.each([
+    ['no process (Workers, browsers)', undefined],
+    ['a process without env', {}],
+  ])('an omitted secret where there is %s is missing: 500 naming the fix, never a TypeError', async (_where, standIn) => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const handler = sdk.createWebhookHandler({ on() {} });
+    const request = delivery();
+    // Only while the handler looks for SVC_WEBHOOK_SECRET: vitest itself runs on Node's process.
+    vi.stubGlobal('process', standIn);
+    let response: Response;
+    try {
+      response = await handler(request);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    const { status, body } = await answer(response);
+    expect(status).toBe(500);
+    expect((body as { error: string }).error).toMatch(/^\[svc-sdk\] createWebhookHandler: no signing secret: set SVC_WEBHOOK_SECRET/);
+  });
+
   test('a secret function that throws synchronously: 500 naming only its error\'s name', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const handler = sdk.createWebhookHandler({

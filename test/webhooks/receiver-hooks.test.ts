@@ -67,6 +67,13 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ hooks })', (_name, sdk)
       'receive:true', 'outcome:refused:method_not_allowed:405',
       'receive:true', 'verified:d-2', 'outcome:failed:handler_failed:500',
     ]);
+    // Each outcome carries the one detail it has: a processed delivery none (not even an undefined failure).
+    expect(outcomes.map((outcome) => Object.keys(outcome).sort().join())).toEqual([
+      'delivery,durationMs,outcome,status',
+      'dedupe,delivery,durationMs,outcome,status',
+      ...Array(5).fill('delivery,durationMs,outcome,reason,status'),
+      'delivery,durationMs,failure,outcome,status',
+    ]);
     // The record is one object per delivery, the event known once verified.
     expect(outcomes[0]!.delivery.event?.delivery_id).toBe('d-1');
     expect(outcomes[2]!.delivery.event).toBeUndefined();

@@ -31,6 +31,19 @@ describe.each(ENTRIES)('%s entry: verification edges', (_entry, sdk) => {
     await expect(sdk.verifyWebhook(ahead, sign(ahead), SECRET, { tolerance })).rejects.toMatchObject({ reason: 'future_timestamp' });
   });
 
+  test('a tolerance of 0 is a window of this very millisecond: accepted by verifyWebhook and the handler, a delivery 1 ms old refused', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+    const now = envelope();
+    const old = envelope(new Date(NOW - 1).toISOString());
+    await expect(sdk.verifyWebhook(now, sign(now), SECRET, { tolerance: 0 })).resolves.toMatchObject({ event: 'ping.test' });
+    await expect(sdk.verifyWebhook(old, sign(old), SECRET, { tolerance: 0 })).rejects.toMatchObject({ reason: 'stale_timestamp' });
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on() {}, tolerance: 0 });
+    const post = (body: string) => handler(new Request('http://localhost/webhooks', { method: 'POST', body, headers: { 'x-svc-signature': sign(body) } }));
+    expect((await post(now)).status).toBe(200);
+    expect((await post(old)).status).toBe(400);
+  });
+
   test('a plain Uint8Array body (not a Buffer) is verified and parsed as its bytes', async () => {
     const text = envelope(new Date().toISOString());
     const bytes = new Uint8Array(new TextEncoder().encode(text));
