@@ -14,7 +14,8 @@ export function answerReason(body: unknown, headers: Headers, size: number | und
  * be kilobytes of markup, and the message ends up in logs. The text stays whole on `body`.
  */
 function describeText(body: string, headers: Headers, size: number | undefined): string {
-  const type = headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';
+  // split always gives a first part (the whole value when it has no `;`).
+  const type = headers.get('content-type')?.split(';')[0]!.trim() || 'no content type';
   const bytes = size ?? new TextEncoder().encode(body).byteLength;
   return `${type} answer of ${bytes} bytes (kept whole on error.body)`;
 }
@@ -35,7 +36,7 @@ function serverMessage(body: unknown): string | undefined {
 export function describeReason(reason: unknown): string {
   let text: string;
   try {
-    text = reason instanceof Error ? `${reason.name}: ${reason.message}` : typeof reason === 'string' ? reason : String(reason);
+    text = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
   } catch {
     text = typeof reason; // a reason whose toString throws
   }

@@ -13,7 +13,7 @@ export type { HookName, HookSets } from './types.js';
 /** The hooks a set may have, in the order the docs list them. */
 export const HOOK_NAMES: readonly HookName[] = ['beforeRequest', 'afterResponse', 'beforeRetry', 'onError'];
 
-/** What reading a `hooks` option gave: its sets (none when empty or bad) and what is wrong with it. */
+/** What reading a `hooks` option gave: its sets (none when empty) and what is wrong with it (a caller throws then). */
 export interface ReadHookSets {
   readonly hookSets: HookSets | undefined;
   readonly issues: Issue[];
@@ -37,24 +37,23 @@ export function readHookSets(option: unknown): ReadHookSets {
         issues.push({ path: at, message: `${at.join('.')} is a hole in the array: give a set of hooks (or leave the entry out)` });
         continue;
       }
-      const set = readSet(list[index], at, issues);
-      if (set) sets.push(set);
+      sets.push(readSet(list[index], at, issues));
     }
   } catch (error) {
     // A getter or a Proxy trap that threw: named, never quoted (it may hold anything); the error is the issue's cause.
     issues.push({ path: at, message: `${at.join('.')} could not be read (${error instanceof Error ? error.name : typeof error}): pass plain objects of functions` });
   }
-  if (issues.length) return { hookSets: undefined, issues };
+  // With issues, the caller throws: the sets are never run.
   return { hookSets: sets.length ? listed(sets) : undefined, issues };
 }
 
-/** One set's hooks as a frozen plain record, or undefined with its issues. */
-function readSet(set: unknown, at: PropertyKey[], issues: Issue[]): ClientHooks | undefined {
+/** One set's hooks as a frozen plain record (an empty one for a set that is no object), its issues added to `issues`. */
+function readSet(set: unknown, at: PropertyKey[], issues: Issue[]): ClientHooks {
+  const copy: Record<string, unknown> = {};
   if (typeof set !== 'object' || set === null || Array.isArray(set)) {
     issues.push({ path: at, message: `${at.join('.')} must be an object of hooks (${HOOK_NAMES.join(', ')}), or an array of them` });
-    return undefined;
+    return copy;
   }
-  const copy: Record<string, unknown> = {};
   for (const name of Object.keys(set)) {
     if (!(HOOK_NAMES as readonly string[]).includes(name)) {
       issues.push({ path: [...at, name], message: `${[...at, name].join('.')} is not a hook: use ${HOOK_NAMES.join(', ')}` });
@@ -70,8 +69,8 @@ function readSet(set: unknown, at: PropertyKey[], issues: Issue[]): ClientHooks 
 }
 
 function listed(sets: readonly ClientHooks[]): HookSets {
-  const has = { beforeRequest: false, afterResponse: false, beforeRetry: false, onError: false };
-  for (const set of sets) for (const name of HOOK_NAMES) if (set[name]) has[name] = true;
+  // Which hooks any set has: the core skips the others' work altogether.
+  const has = Object.fromEntries(HOOK_NAMES.map((name) => [name, sets.some((set) => set[name] !== undefined)])) as HookSets['has'];
   return Object.freeze({ sets: Object.freeze([...sets]), has: Object.freeze(has) });
 }
 

@@ -147,7 +147,8 @@ export class CallHooks {
         reject(new HookTimedOut(this.call, name, timeout));
       }, timeout);
       if (signal?.aborted) return aborted();
-      signal?.addEventListener('abort', aborted, { once: true });
+      // Not `once`: `aborted` removes it (stop), as every way the race ends does.
+      signal?.addEventListener('abort', aborted);
       Promise.resolve(result).then(
         (value) => {
           stop();
@@ -183,8 +184,9 @@ function ownHeaders(headers: Record<string, string>): Record<string, string> {
   const fresh: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
     if (name.toLowerCase() === 'authorization') continue;
-    // A descriptor never calls a getter; an accessor's has no `value`.
-    const value: unknown = Object.getOwnPropertyDescriptor(headers, name)?.value;
+    // A descriptor never calls a getter (so no code runs between the listing and here, and the key is still
+    // there); an accessor's has no `value`.
+    const value: unknown = Object.getOwnPropertyDescriptor(headers, name)!.value;
     if (typeof value === 'string') fresh[name] = value;
   }
   return fresh;

@@ -21,8 +21,9 @@ export function parseParams<T>(operation: string, schema: ZodMiniType<T>, value:
  * A key is never a typo when the field it resembles is given too (both are then meant).
  */
 function nearMisses(schema: ZodMiniType, value: unknown): Issue[] {
-  const shape = (schema as unknown as { _zod: { def: { shape?: unknown } } })._zod.def.shape;
-  if (typeof shape !== 'object' || shape === null || typeof value !== 'object' || value === null) return [];
+  // An object schema's fields; other schemas (a path parameter's) have none.
+  const shape = (schema as unknown as { _zod: { def: { shape?: Record<string, unknown> } } })._zod.def.shape;
+  if (shape === undefined || typeof value !== 'object' || value === null) return [];
   const known = Object.keys(shape);
   const issues: Issue[] = [];
   for (const key of Object.keys(value)) {
@@ -50,7 +51,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      // A swap of two neighbours (a[-1] and b[-1] are undefined, so the first row and column never match).
+      if (a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = best;
     }
   }

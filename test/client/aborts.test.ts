@@ -33,6 +33,7 @@ describe("the caller's cancel", () => {
     abort(controller);
     const error = await pending;
     expect(error).toBeInstanceOf(APIUserAbortError);
+    expect((error as Error).name).toBe('APIUserAbortError');
     expect(error).toBeInstanceOf(SvcError);
     expect(error).not.toBeInstanceOf(APIConnectionError);
     expect((error as Error).message).toBe(`[svc-sdk] GET /api/v1/webhooks/3/: cancelled by the caller's signal (${reason})`);

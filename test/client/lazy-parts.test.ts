@@ -89,6 +89,11 @@ describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
     expect(error).toBeInstanceOf(sdk.APIConnectionError);
     expect((error as Error).message).toMatch(/^GET \/api\/v1\/svc\/transactions failed: svc-sdk could not load a part of itself/);
     expect(service.requests).toHaveLength(0);
+    // An empty list of sets is no hooks: such a client never needs the runner.
+    const none = new sdk.Client({ apiKey: API_KEY, baseUrl: service.url, maxRetries: 0, hooks: [] });
+    await expect(none.transactions.list({ deal_id: 1 })).resolves.toEqual([{ id: 1 }]);
+    await expect(client.transactions.list({ deal_id: 1 }, { hooks: [] })).rejects.toBeInstanceOf(sdk.APIConnectionError);
+    await expect(none.transactions.list({ deal_id: 1 }, { hooks: [] })).resolves.toEqual([{ id: 1 }]);
   });
 
   it('the words of a failed connection: the error keeps fetch\'s own', async () => {

@@ -32,3 +32,24 @@ describe('client.request paths with control characters', () => {
     expect(service.requests.map(({ url }) => url)).toEqual(['/api/v1/rooms/7?q=a%09b']);
   });
 });
+
+describe("client.request paths with a '..' segment that stays under /api/v1", () => {
+  it.each([
+    ['at the end', '/rooms/..'],
+    ['at the end, percent-encoded', '/rooms/%2e%2E'],
+    ['before a query', '/rooms/..?page=2'],
+    ['in the middle', '/rooms/../webhooks'],
+  ])('%s is a ValidationError, and nothing is sent', async (_name, path) => {
+    service.handle((_request, response) => sendJson(response, 200, { admin: true }));
+    const error = await failure(client().request({ method: 'GET', path }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toEqual([{ path: ['path'], message: "path must not have '..' segments: name the endpoint itself" }]);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it("a query or fragment that holds '..' is no segment: sent", async () => {
+    service.handle((_request, response) => sendJson(response, 200, []));
+    await client().request({ method: 'GET', path: '/rooms?q=/../x' });
+    expect(service.requests.map((request) => request.url)).toEqual(['/api/v1/rooms?q=/../x']);
+  });
+});

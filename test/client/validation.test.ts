@@ -47,6 +47,31 @@ describe('bad input is refused before sending, naming the field and the fix', ()
     expect((await refused(call)).message).toBe(message);
   });
 
+  it.each([
+    ['no params at all', undefined],
+    ['params that are a string', 'VDR'],
+    ['params that are a number', 7],
+  ])('rooms.create with %s: a ValidationError, not a raw TypeError', async (_title, params) => {
+    const error = await refused(() => client.rooms.create(params as never));
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]!.path).toEqual([]);
+  });
+
+  it('an id that is an object (from JavaScript): a ValidationError naming it, not a raw TypeError', async () => {
+    const error = await refused(() => client.webhooks.retrieve({ id: 3 } as never));
+    expect(error.message).toBe('[svc-sdk] webhooks.retrieve: webhookId must be an integer id, as the service returned it. Nothing was sent.');
+  });
+
+  it('maxResponseBytes of 1 is a bound, not a bad option: the answer is refused for its size', async () => {
+    const small = new Client({ apiKey: API_KEY, baseUrl: 'https://svc.test', maxRetries: 0, maxResponseBytes: 1, fetch: async () => Response.json({ id: 1 }) });
+    const error = await small.webhooks.retrieve(1).catch((caught: unknown) => caught);
+    expect(error).not.toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toContain('the answer is larger than maxResponseBytes (1 bytes');
+    const roomy = new Client({ apiKey: API_KEY, baseUrl: 'https://svc.test', maxRetries: 0, fetch: async () => Response.json({ id: 1 }) });
+    const perCall = await roomy.webhooks.retrieve(1, { maxResponseBytes: 1 }).catch((caught: unknown) => caught);
+    expect((perCall as Error).message).toContain('the answer is larger than maxResponseBytes (1 bytes');
+  });
+
   it('every problem is reported at once, each with its path', async () => {
     const error = await refused(() => client.deals.create({ name: '', stage: '', asset_class: 1 as never }));
     expect(error.issues.map((issue) => issue.path.join('.'))).toEqual(['name', 'stage', 'asset_class']);
