@@ -63,10 +63,26 @@ describe('a failure-text chunk that cannot load', () => {
     expect((refused as Error).message).not.toContain('127.0.0.1');
     const cancelled = new sdk.APIUserAbortError('GET', `${service.url}/api/v1/rooms`, new Error('the user went away'));
     expect(cancelled.message).toBe("[svc-sdk] GET /api/v1/rooms: cancelled by the caller's signal (Error)");
+    // Made by hand, an unreached host is "the service": its name and port are words of the chunk too.
+    expect(new sdk.APIConnectionError('GET', `${service.url}/api/v1/rooms`).message).toBe('GET /api/v1/rooms failed: could not reach the service');
     // A URL's user info is hidden whole too, as its query and fragment.
     const made = new sdk.APIConnectionError('GET', 'https://svc:hunter2@api.example/api/v1/rooms?page=2#top');
     expect(made.url).toBe('https://[redacted]@api.example/api/v1/rooms?[redacted]');
     expect(shown(made)).not.toContain('hunter2');
+    // Only a URL's own user info: a path that holds `scheme://name@` further on is kept as it is.
+    expect(new sdk.APIConnectionError('GET', 'https://api.example/api/v1/files/s3://bucket@eu').url).toBe('https://api.example/api/v1/files/s3://bucket@eu');
+  });
+
+  it('a body is withheld whole when it is text or data, and kept when nothing in it can be a secret', async () => {
+    const sdk = await sdkWith(failing);
+    const made = (body: unknown) => sdk.APIError.generate({ status: 502, body, headers: new Headers({ 'content-type': 'text/html' }), method: 'GET', url: `${service.url}/api/v1/rooms` });
+    expect(made('<html>token=vdr_leaked_in_a_page_0123456789</html>').body).toBe('[redacted]');
+    expect(made({ detail: 'x' }).body).toBe('[redacted]');
+    expect(made([1, 2]).body).toBe('[redacted]');
+    expect(made(null).body).toBeNull();
+    expect(made(42).body).toBe(42);
+    expect(made(undefined).body).toBeUndefined();
+    expect(made('<html>').message).toBe('GET /api/v1/rooms failed with 502');
   });
 });
 
