@@ -1,0 +1,47 @@
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Client, ValidationError } from '../../src/index.node.js';
+import { useLoopbackServer } from '../support/loopback.js';
+import { API_KEY, makeTree, storeEveryUpload } from './upload-many-support.js';
+
+// uploadMany at the edges the file system itself makes: files whose size the kernel does not know,
+// a lock that vanishes while it is waited for.
+
+const service = useLoopbackServer();
+
+describe('documents.uploadMany: files that are not what their size says', () => {
+  // /proc files list as regular files of 0 bytes, yet read as text: a file that "grew" between its
+  // check and its read, deterministically.
+  const procFolder = '/proc/sys/kernel/random';
+  it.runIf(process.platform === 'linux' && existsSync(procFolder))('a file listed empty that reads as more is its failed (changed size while read): nothing is sent', async () => {
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, procFolder, { concurrency: 1 });
+    const names = readdirSync(procFolder).sort();
+    expect(result.failed.map(({ path, error }) => [path, error instanceof ValidationError, (error as Error).message])).toEqual(
+      names.map((name) => [
+        name,
+        true,
+        `[svc-sdk] documents.uploadMany: inputs.${name}: "${name}" changed size while it was read (0 → 1 bytes or more): nothing was sent; run again to send it as it is then. Nothing was sent.`,
+      ]),
+    );
+    expect([result.uploaded, service.requests]).toEqual([[], []]);
+  });
+});
+
+describe('documents.uploadMany: a lock that vanishes', () => {
+  it('an empty lock removed while it is waited for is refused as a run of an unknown process (no TypeError), nothing sent', async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(`${manifest}.lock`, '');
+    // The run waits up to a second for an empty lock to be filled in; it goes away meanwhile.
+    setTimeout(() => rmSync(`${manifest}.lock`), 300);
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const call = client.documents.uploadMany(1, join(root, 'tree'), { manifest });
+    await expect(call).rejects.toBeInstanceOf(ValidationError);
+    await expect(call).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process unknown (its lock file cannot be read)`);
+    expect(service.requests).toHaveLength(0);
+  });
+});
