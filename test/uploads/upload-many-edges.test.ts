@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
 import { useLoopbackServer } from '../support/loopback.js';
-import { API_KEY, makeTree, storeEveryUpload } from './upload-many-support.js';
+import { API_KEY, makeTree, sha256, storeEveryUpload } from './upload-many-support.js';
 
 // uploadMany at the edges the file system itself makes: files whose size the kernel does not know,
 // a lock that vanishes while it is waited for.
@@ -27,6 +27,20 @@ describe('documents.uploadMany: files that are not what their size says', () => 
       ]),
     );
     expect([result.uploaded, service.requests]).toEqual([[], []]);
+  });
+});
+
+describe('documents.uploadMany: an empty file', () => {
+  it('is sent as an empty document and recorded with 0 bytes and the SHA-256 of nothing', async () => {
+    const root = makeTree({ 'empty.txt': '' });
+    const manifest = join(root, 'm.jsonl');
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest });
+    expect([result.uploaded.map((file) => [file.path, file.size, file.sha256]), result.failed]).toEqual([[['empty.txt', 0, sha256('')]], []]);
+    expect(service.requests.map((request) => request.body.split('\r\n\r\n')[1]!.startsWith('\r\n--'))).toEqual([true]);
+    const last = JSON.parse(readFileSync(manifest, 'utf8').trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(last).toMatchObject({ path: 'empty.txt', state: 'uploaded', size: 0, sha256: sha256('') });
   });
 });
 
