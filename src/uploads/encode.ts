@@ -41,7 +41,8 @@ export interface FirstChunkLimits {
  * upload carries a Content-Length and progress a total.
  */
 export async function encodeMultipart(file: Uploadable, metadata: FileMetadata, limits?: FirstChunkLimits): Promise<MultipartBody> {
-  const known = file !== null && typeof file === 'object' ? knownSizes.get(file) : undefined;
+  // A WeakMap answers undefined for anything that is not an object (null, a string): no check first.
+  const known = knownSizes.get(file as object);
   const upload = prepareUpload(file, metadata, known ?? (await fsStreamSize(file)));
   if ('stream' in upload.source) upload.source = { ...upload.source, stream: await withFirstChunk(upload.source.stream, limits) };
   // On Node's own fetch every input goes as one stream of small chunks (memory stays flat). Bun and
