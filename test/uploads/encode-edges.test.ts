@@ -1,0 +1,37 @@
+import { createReadStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Client, ValidationError } from '../../src/index.node.js';
+import { API_KEY, BINARY, boundaryOf, expectedBody, useCaptureServer, useTempDir } from './support.js';
+
+// The encoder's less travelled inputs: fs streams opened by a URL or a Buffer path (named and sized
+// like a string path's), and one whose file is missing.
+
+const capture = useCaptureServer();
+const client = () => new Client({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0 });
+const temp = useTempDir('svc-sdk-encode-');
+const path = temp.file('räport 1.csv');
+beforeAll(() => writeFile(path, BINARY));
+
+describe('documents.upload of an fs stream opened without a string path', () => {
+  it.each([
+    ['a file: URL', () => createReadStream(pathToFileURL(path))],
+    ['a Buffer', () => createReadStream(Buffer.from(path))],
+  ])('%s: named after the file, sized by stat (a Content-Length), byte-exact', async (_kind, open) => {
+    await client().documents.upload(5, open());
+    const request = capture.only();
+    expect(request.body.equals(expectedBody(boundaryOf(request), 'räport 1.csv', 'text/csv', BINARY))).toBe(true);
+    expect(request.headers['content-length']).toBe(String(request.body.length));
+  });
+
+  it('a stream of a missing file is a ValidationError naming its error (no uncaught ENOENT while its size is looked up); nothing is sent', async () => {
+    const missing = temp.file('missing.pdf');
+    const call = client().documents.upload(5, createReadStream(missing));
+    await expect(call).rejects.toBeInstanceOf(ValidationError);
+    await expect(call).rejects.toThrow(
+      `[svc-sdk] documents.upload: file is a stream that failed before it was read (ENOENT: no such file or directory, open '${missing}'): pass a stream of a file that can be read. Nothing was sent.`,
+    );
+    expect(capture.requests).toHaveLength(0);
+  });
+});
