@@ -190,10 +190,8 @@ function toSource(file: Uploadable, streamSize: number | undefined): PartSource 
  * stream (`errored`): toSource refuses it, or the read that follows rejects with it.
  */
 function holdStreamErrors(file: Uploadable): void {
-  const emitter = file as { on?: unknown };
-  if (file !== null && typeof file === 'object' && typeof emitter.on === 'function' && Symbol.asyncIterator in file) {
-    (file as { on(event: 'error', listener: () => void): unknown }).on('error', () => undefined);
-  }
+  const emitter = file as { on?: (event: 'error', listener: () => void) => unknown } | null;
+  if (typeof emitter?.on === 'function') emitter.on('error', () => undefined);
 }
 
 /** A stream that failed before its first chunk (an fs stream of a missing file): a ValidationError naming its error. */
