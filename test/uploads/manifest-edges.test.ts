@@ -1,0 +1,57 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ValidationError } from '../../src/index.node.js';
+import { openManifest } from '../../src/uploads/manifest-node.js';
+import { makeTree } from './upload-many-support.js';
+
+// The manifest's reader at its limits: a socket where the manifest should be, and a record exactly
+// as long as the longest line taken (64 KiB), a byte more, and split across reads.
+
+const SCOPE = { room: 1, origin: 'http://127.0.0.1:1' };
+const LIMIT = 64 * 1024;
+
+/** A record line (without its newline) of exactly `bytes` bytes, for `path`. */
+function recordOf(path: string, bytes: number): string {
+  const base = JSON.stringify({ path, state: 'failed', size: 1, error: '', ...SCOPE });
+  return JSON.stringify({ path, state: 'failed', size: 1, error: 'e'.repeat(bytes - base.length), ...SCOPE });
+}
+
+describe('openManifest at its limits', () => {
+  it.runIf(process.platform !== 'win32')('refuses a socket, naming it, before opening it', async () => {
+    const root = makeTree({});
+    const path = join(root, 'm.sock');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const call = openManifest(path, SCOPE);
+    await expect(call).rejects.toBeInstanceOf(ValidationError);
+    await expect(call).rejects.toThrow(`manifest "${path}" is a socket, not a regular file: pass the path of a manifest file (created when missing)`);
+  });
+
+  it('takes a first record of exactly 64 KiB (its newline in the next read), and refuses one a byte longer, untouched', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    const longest = recordOf('a.txt', LIMIT);
+    expect(Buffer.byteLength(longest)).toBe(LIMIT);
+    writeFileSync(manifest, `${longest}\n${recordOf('b.txt', 200)}\n`);
+    const opened = await openManifest(manifest, SCOPE);
+    expect([...opened.previous.keys()]).toEqual(['a.txt', 'b.txt']);
+    await opened.close();
+    const tooLong = `${recordOf('a.txt', LIMIT + 1)}\n`;
+    writeFileSync(manifest, tooLong);
+    await expect(openManifest(manifest, SCOPE)).rejects.toThrow('is not a manifest of svc-sdk (its first line is not a record)');
+    expect(readFileSync(manifest, 'utf8')).toBe(tooLong);
+  });
+
+  it('takes a later record of exactly 64 KiB split across two reads', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    const first = recordOf('a.txt', 1000);
+    writeFileSync(manifest, `${first}\n${recordOf('b.txt', LIMIT)}\n${recordOf('c.txt', 300)}\n`);
+    const opened = await openManifest(manifest, SCOPE);
+    expect([...opened.previous.keys()]).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    await opened.close();
+  });
+});
