@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { constants, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -28,6 +28,28 @@ describe('openManifest at its limits', () => {
     const call = openManifest(path, SCOPE);
     await expect(call).rejects.toBeInstanceOf(ValidationError);
     await expect(call).rejects.toThrow(`manifest "${path}" is a socket, not a regular file: pass the path of a manifest file (created when missing)`);
+    await expect(call).rejects.toMatchObject({ issues: [{ path: ['manifest'] }] });
+  });
+
+  it('leaves a manifest with nothing to compact as it is: not rewritten (the same file, the same bytes)', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    const lines = `${recordOf('a.txt', 300)}\n${recordOf('b.txt', 300)}\n`;
+    writeFileSync(manifest, lines);
+    const before = statSync(manifest);
+    const opened = await openManifest(manifest, SCOPE);
+    await opened.close();
+    // A compaction renames a new copy over it: another inode.
+    expect([statSync(manifest).ino, readFileSync(manifest, 'utf8')]).toEqual([before.ino, lines]);
+  });
+
+  it.runIf(process.platform === 'linux')('is open without blocking (O_NONBLOCK: a FIFO swapped in cannot hang the open) and appending', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    const opened = await openManifest(manifest, SCOPE);
+    const flags = openFlags(manifest);
+    await opened.close();
+    expect([flags! & constants.O_NONBLOCK, flags! & constants.O_APPEND]).toEqual([constants.O_NONBLOCK, constants.O_APPEND]);
   });
 
   it('takes a first record of exactly 64 KiB (its newline in the next read), and refuses one a byte longer, untouched', async () => {
@@ -55,3 +77,18 @@ describe('openManifest at its limits', () => {
     await opened.close();
   });
 });
+
+/** The open flags (octal in /proc/self/fdinfo) of this process's descriptor of `path` (Linux only). */
+function openFlags(path: string): number | undefined {
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed since the listing
+    }
+    const flags = target === path ? /flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')) : null;
+    if (flags) return Number.parseInt(flags[1]!, 8);
+  }
+  return undefined;
+}
