@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Client, ValidationError } from '../../src/index.node.js';
+import { useLoopbackServer } from '../support/loopback.js';
+import { API_KEY, makeTree, storeEveryUpload } from './upload-many-support.js';
+
+// uploadMany's arguments at their edges: refused before anything is opened, read or sent.
+
+const service = useLoopbackServer();
+const client = () => new Client({ apiKey: API_KEY, baseUrl: service.url });
+
+describe('documents.uploadMany arguments', () => {
+  it.each([
+    ['a fraction', 1.5],
+    ['past the safe integers', 2 ** 53],
+  ])('a room id that is %s is a ValidationError naming roomId', async (_kind, roomId) => {
+    await expect(client().documents.uploadMany(roomId, [])).rejects.toMatchObject({ issues: [{ path: ['roomId'], message: 'roomId must be a positive integer id, as the service returned it' }] });
+  });
+
+  it('null inputs are a ValidationError naming inputs (not a TypeError)', async () => {
+    const call = client().documents.uploadMany(1, null as never);
+    await expect(call).rejects.toBeInstanceOf(ValidationError);
+    await expect(call).rejects.toMatchObject({ issues: [{ path: ['inputs'] }] });
+  });
+
+  it('a signal aborted already rejects with its reason before the manifest is opened or anything is sent', async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    const manifest = join(root, 'm.jsonl');
+    storeEveryUpload(service);
+    const reason = new Error('gave up');
+    await expect(client().documents.uploadMany(1, join(root, 'tree'), { manifest, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect([existsSync(manifest), existsSync(`${manifest}.lock`), service.requests.length]).toEqual([false, false, 0]);
+  });
+});
