@@ -32,4 +32,15 @@ describe('documents.uploadMany arguments', () => {
     await expect(client().documents.uploadMany(1, join(root, 'tree'), { manifest, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
     expect([existsSync(manifest), existsSync(`${manifest}.lock`), service.requests.length]).toEqual([false, false, 0]);
   });
+
+  it('an input without a filename is its failed, with the whole message and the issue naming it; the others are sent', async () => {
+    storeEveryUpload(service);
+    const inputs = [{ file: new Blob(['a']), filename: '' }, null, { file: new Blob(['c']), filename: 'c.txt' }];
+    const result = await client().documents.uploadMany(1, inputs as never);
+    expect(result.uploaded.map((file) => file.path)).toEqual(['c.txt']);
+    expect(result.failed.map(({ error }) => [(error as ValidationError).message, (error as ValidationError).issues.map((issue) => issue.path)])).toEqual([
+      ['[svc-sdk] documents.uploadMany: inputs.0.filename: each input must be { file, filename } with a non-empty filename. Nothing was sent.', [['inputs', 0, 'filename']]],
+      ['[svc-sdk] documents.uploadMany: inputs.1.filename: each input must be { file, filename } with a non-empty filename. Nothing was sent.', [['inputs', 1, 'filename']]],
+    ]);
+  });
 });
