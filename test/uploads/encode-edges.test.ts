@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
@@ -31,6 +32,19 @@ describe('documents.upload of an fs stream opened without a string path', () => 
     await expect(call).rejects.toBeInstanceOf(ValidationError);
     await expect(call).rejects.toThrow(
       `[svc-sdk] documents.upload: file is a stream that failed before it was read (ENOENT: no such file or directory, open '${missing}'): pass a stream of a file that can be read. Nothing was sent.`,
+    );
+    expect(capture.requests).toHaveLength(0);
+  });
+
+  it('a Node stream of strings is sent as their UTF-8; one that yields something else is a ValidationError naming what, nothing sent', async () => {
+    await client().documents.upload(5, Readable.from(['héllo ', 'wörld']), { filename: 'a.txt' });
+    const request = capture.only();
+    expect(request.body.equals(expectedBody(boundaryOf(request), 'a.txt', 'text/plain', new TextEncoder().encode('héllo wörld')))).toBe(true);
+    capture.requests.length = 0;
+    const call = client().documents.upload(5, Readable.from([1, 2, 3]), { filename: 'numbers.txt' });
+    await expect(call).rejects.toBeInstanceOf(ValidationError);
+    await expect(call).rejects.toThrow(
+      'file is a stream that failed before it was read ([svc-sdk] documents.upload: the stream yielded something other than bytes or strings)',
     );
     expect(capture.requests).toHaveLength(0);
   });
