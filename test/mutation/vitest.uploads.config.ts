@@ -26,5 +26,7 @@ config.test = {
   include: ['test/uploads/**/*.test.ts'],
   exclude: [...(config.test?.exclude ?? []), 'test/uploads/upload-many-resume.test.ts'],
   sequence: { ...config.test?.sequence, sequencer: QuickestFirst },
+  // Read by the few tests that only measure scale (a 1,000,000-line manifest): skipped here.
+  env: { ...config.test?.env, SVC_MUTATION_RUN: '1' },
 };
 export default config;
