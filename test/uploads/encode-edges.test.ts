@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
 import { API_KEY, BINARY, boundaryOf, expectedBody, useCaptureServer, useTempDir } from './support.js';
 
@@ -28,11 +28,18 @@ describe('documents.upload of an fs stream opened without a string path', () => 
 
   it('a stream of a missing file is a ValidationError naming its error (no uncaught ENOENT while its size is looked up); nothing is sent', async () => {
     const missing = temp.file('missing.pdf');
+    // An 'error' emitted with no listener is thrown out of the event loop: it reaches this handler.
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    onTestFinished(() => void process.off('uncaughtException', onUncaught));
     const call = client().documents.upload(5, createReadStream(missing));
     await expect(call).rejects.toBeInstanceOf(ValidationError);
     await expect(call).rejects.toThrow(
       `[svc-sdk] documents.upload: file is a stream that failed before it was read (ENOENT: no such file or directory, open '${missing}'): pass a stream of a file that can be read. Nothing was sent.`,
     );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(uncaught).toEqual([]);
     expect(capture.requests).toHaveLength(0);
   });
 
