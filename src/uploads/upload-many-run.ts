@@ -73,8 +73,9 @@ export class Run {
     const onStop = () =>
       this.#stop('stopSignal', `[svc-sdk] ${OPERATION}: stopped by its stopSignal; the files being sent finished and no other was started`, stopSignal!.reason);
     if (stopSignal?.aborted) onStop();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    stopSignal?.addEventListener('abort', onStop, { once: true });
+    // Removed in `finally`; a signal aborts once, so no `once` is needed.
+    signal?.addEventListener('abort', onAbort);
+    stopSignal?.addEventListener('abort', onStop);
     let files = 0;
     let bytes: number | undefined = 0;
     let inputError: { error: unknown } | undefined;
