@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
@@ -56,6 +57,16 @@ describe('documents.uploadMany: a lock that vanishes', () => {
     const call = client.documents.uploadMany(1, join(root, 'tree'), { manifest });
     await expect(call).rejects.toBeInstanceOf(ValidationError);
     await expect(call).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process unknown (its lock file cannot be read)`);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it.runIf(process.platform !== 'win32')("a lock held by a live process of another user (pid 1, whose signals this process may not send: EPERM) is refused, not taken over", async () => {
+    const root = makeTree({ 'a.txt': 'a' });
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(`${manifest}.lock`, JSON.stringify({ pid: 1, host: hostname() }));
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    await expect(client.documents.uploadMany(1, join(root, 'tree'), { manifest })).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process 1 on ${hostname()}`);
     expect(service.requests).toHaveLength(0);
   });
 });
