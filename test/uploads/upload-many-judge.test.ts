@@ -52,6 +52,36 @@ describe('documents.uploadMany: judging a file against its last record', () => {
   });
 });
 
+describe('documents.uploadMany: a file refused when opened', () => {
+  it('is recorded failed with its error (the rerun sends it), and stops the run with stopOnError', async () => {
+    const root = makeTree({ '1.txt': 'one', '2.txt': 'two', '3.txt': 'three' });
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(join(root, 'other'), 'TWO');
+    storeEveryUpload(service);
+    let swapped = false;
+    const client = new Client({
+      apiKey: API_KEY,
+      baseUrl: service.url,
+      fetch: (input, init) => {
+        // While 1.txt is sent: 2.txt becomes another file (refused once opened and checked).
+        if (!swapped) renameSync(join(root, 'other'), join(root, 'tree', '2.txt'));
+        swapped = true;
+        return fetch(input, init);
+      },
+    });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1, stopOnError: true });
+    expect([result.uploaded.map((file) => file.path), result.failed.map((file) => file.path), result.notStarted.map((file) => file.path)]).toEqual([['1.txt'], ['2.txt'], ['3.txt']]);
+    expect(result.stopped).toMatchObject({ reason: 'stopOnError', message: expect.stringContaining('[svc-sdk] documents.uploadMany: stopped after the first file that failed (stopOnError): ') });
+    const lines = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line['path'] === '2.txt').map(({ state, error, size }) => ({ state, error, size }))).toEqual([
+      { state: 'sending', error: undefined, size: 3 },
+      { state: 'failed', error: expect.stringContaining('"2.txt" was replaced by another file since it was listed: nothing was sent'), size: 3 },
+    ]);
+    const rerun = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect([rerun.skipped.map((file) => file.path), rerun.uploaded.map((file) => file.path)]).toEqual([['1.txt'], ['2.txt', '3.txt']]);
+  });
+});
+
 describe('documents.uploadMany: a run stopped before it starts', () => {
   it('calls a file an earlier run may have stored (sending, unknown) unknown, and the others not started', async () => {
     const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c', 'd.txt': 'd' });
