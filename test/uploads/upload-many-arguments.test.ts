@@ -43,4 +43,12 @@ describe('documents.uploadMany arguments', () => {
       ['[svc-sdk] documents.uploadMany: inputs.1.filename: each input must be { file, filename } with a non-empty filename. Nothing was sent.', [['inputs', 1, 'filename']]],
     ]);
   });
+
+  it('a manifest inside the folder is neither sent nor listed as failed, nor are its lock and a compaction copy', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'm.jsonl.compact': 'left by a kill' });
+    storeEveryUpload(service);
+    const result = await client().documents.uploadMany(1, join(root, 'tree'), { manifest: join(root, 'tree', 'm.jsonl'), concurrency: 1 });
+    expect([result.uploaded.map((file) => file.path), result.failed.map((file) => file.path), result.unknown, result.notStarted]).toEqual([['a.txt'], [], [], []]);
+    expect(service.requests).toHaveLength(1);
+  });
 });
