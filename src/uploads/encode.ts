@@ -205,8 +205,7 @@ function nameOf(file: Uploadable): string | undefined {
   if (typeof File !== 'undefined' && file instanceof File) return file.name || undefined;
   const path = (file as { path?: unknown }).path;
   if (typeof path === 'string') return basename(path) || undefined;
-  // fs.createReadStream also takes a Buffer or URL path.
-  if (path instanceof URL) return basename(decodeURIComponent(path.pathname)) || undefined;
+  // fs.createReadStream also takes a Buffer path, which it keeps (a file: URL it turns into a string).
   if (path instanceof Uint8Array) return basename(new TextDecoder().decode(path)) || undefined;
   return undefined;
 }
@@ -238,7 +237,7 @@ async function fsStreamSize(file: Uploadable): Promise<number | undefined> {
   const whole = stream.start === undefined && (stream.end === undefined || stream.end === Infinity);
   const fresh = stream.bytesRead === 0 && stream.readableDidRead !== true;
   if (!whole || !fresh) return undefined;
-  if (typeof stream.path !== 'string' && !(stream.path instanceof URL) && !(stream.path instanceof Uint8Array)) return undefined;
+  if (typeof stream.path !== 'string' && !(stream.path instanceof Uint8Array)) return undefined;
   const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => { stat?: Stat } | undefined } }).process;
   const stat = process?.getBuiltinModule?.('fs/promises')?.stat;
   if (!stat) return undefined;
