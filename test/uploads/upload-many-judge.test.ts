@@ -1,4 +1,4 @@
-import { createReadStream, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
@@ -36,6 +36,37 @@ describe('documents.uploadMany: judging a file against its last record', () => {
     // Judged, not sent: no line written for it (an attempt to send would have written `sending`, then `failed`).
     const states = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { path: string; state: string });
     expect(states.filter((line) => line.path === '2.txt').map((line) => line.state)).toEqual(['uploaded']);
+  });
+
+  it('a sending record (a run killed mid-send: no hash yet) is judged by size and mtime: the same file is unknown, a touched or resized one is sent', async () => {
+    const root = makeTree({ 'same.txt': 'same', 'touched.txt': 'touched', 'resized.txt': 'resized', 'untimed.txt': 'untimed' });
+    const manifest = join(root, 'm.jsonl');
+    const mtimeOf = (name: string) => statSync(join(root, 'tree', name)).mtimeMs;
+    writeFileSync(
+      manifest,
+      recordOf({ path: 'same.txt', state: 'sending', size: 4, mtimeMs: mtimeOf('same.txt') }) +
+        recordOf({ path: 'touched.txt', state: 'sending', size: 7, mtimeMs: mtimeOf('touched.txt') - 1000 }) +
+        recordOf({ path: 'resized.txt', state: 'sending', size: 6, mtimeMs: mtimeOf('resized.txt') }) +
+        recordOf({ path: 'untimed.txt', state: 'sending', size: 7 }),
+    );
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect([result.unknown.map((file) => file.path), result.uploaded.map((file) => file.path)]).toEqual([['same.txt', 'untimed.txt'], ['resized.txt', 'touched.txt']]);
+  });
+
+  it('an input given by the caller (no mtime) with a sending record of the same size is unknown, whatever mtime the record holds', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(
+      manifest,
+      recordOf({ path: 'a.txt', state: 'sending', size: 5 }) + recordOf({ path: 'b.txt', state: 'sending', size: 9 }) + recordOf({ path: 'c.txt', state: 'sending', size: 5, mtimeMs: 123 }),
+    );
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const inputs = [{ file: new Blob(['alpha']), filename: 'a.txt' }, { file: new Blob(['bravo']), filename: 'b.txt' }, { file: new Blob(['charl']), filename: 'c.txt' }];
+    const result = await client.documents.uploadMany(1, inputs, { manifest, concurrency: 1 });
+    expect([result.unknown.map((file) => file.path), result.uploaded.map((file) => file.path)]).toEqual([['a.txt', 'c.txt'], ['b.txt']]);
   });
 
   it('bytes given with a manifest are hashed to be skipped by the rerun, and sent again once changed', async () => {
