@@ -76,6 +76,22 @@ describe('openManifest at its limits', () => {
     expect([...opened.previous.keys()]).toEqual(['a.txt', 'b.txt', 'c.txt']);
     await opened.close();
   });
+
+  it('compacts a manifest whose last records alone pass 64 KiB (written in several batches) to exactly those records', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    const paths = Array.from({ length: 1000 }, (_, index) => `dir/file-${index}.txt`);
+    // Each path twice: the first record is superseded, so opening compacts.
+    writeFileSync(manifest, [...paths, ...paths].map((path, index) => `${recordOf(path, 200 + (index >= paths.length ? 1 : 0))}\n`).join(''));
+    const opened = await openManifest(manifest, SCOPE);
+    await opened.close();
+    const expected = paths.map((path) => `${recordOf(path, 201)}\n`).join('');
+    expect(Buffer.byteLength(expected)).toBeGreaterThan(2 * LIMIT);
+    expect(readFileSync(manifest, 'utf8')).toBe(expected);
+    const reopened = await openManifest(manifest, SCOPE);
+    expect(reopened.previous.size).toBe(paths.length);
+    await reopened.close();
+  });
 });
 
 /** The open flags (octal in /proc/self/fdinfo) of this process's descriptor of `path` (Linux only). */
