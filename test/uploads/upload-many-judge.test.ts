@@ -69,6 +69,19 @@ describe('documents.uploadMany: judging a file against its last record', () => {
     expect([result.unknown.map((file) => file.path), result.uploaded.map((file) => file.path)]).toEqual([['a.txt', 'c.txt'], ['b.txt']]);
   });
 
+  it('an uploaded record without its SHA-256 or its document id cannot prove the file stored: it is sent again', async () => {
+    const root = makeTree({ 'a.txt': 'alpha', 'b.txt': 'bravo' });
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(
+      manifest,
+      recordOf({ path: 'a.txt', state: 'uploaded', size: 5, documentId: 3 }) + recordOf({ path: 'b.txt', state: 'uploaded', size: 5, sha256: sha256('bravo') }),
+    );
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect([result.skipped, result.uploaded.map((file) => file.path)]).toEqual([[], ['a.txt', 'b.txt']]);
+  });
+
   it('bytes given with a manifest are hashed to be skipped by the rerun, and sent again once changed', async () => {
     const root = makeTree({});
     const manifest = join(root, 'm.jsonl');
@@ -139,5 +152,36 @@ describe('documents.uploadMany: an fs stream among the inputs', () => {
     const [request] = service.requests;
     expect([request!.headers['content-length'], request!.headers['transfer-encoding']]).toEqual([String(Buffer.byteLength(request!.body)), undefined]);
     expect(request!.body).toContain('streamed from disk');
+  });
+});
+
+describe('documents.uploadMany: the result', () => {
+  it('lists the files in input order whatever order their answers came in', async () => {
+    const root = makeTree({ '1.txt': '1', '2.txt': '2', '3.txt': '3' });
+    let id = 0;
+    // The first request is answered last, the last first.
+    service.handle((_request, response, index) => {
+      setTimeout(() => {
+        id += 1;
+        response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { id, room_id: 1, original_filename: 'f', size: 1, status: 'stored' } }));
+      }, 150 - index * 60);
+    });
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 3 });
+    expect(result.uploaded.map((file) => [file.path, file.document.id])).toEqual([
+      ['1.txt', 3],
+      ['2.txt', 2],
+      ['3.txt', 1],
+    ]);
+  });
+
+  it('an input whose file is null is its failed, the ValidationError of documents.upload, not a TypeError', async () => {
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, [{ file: null as never, filename: 'x.txt' }, { file: new Blob(['b']), filename: 'b.txt' }]);
+    expect(result.uploaded.map((file) => file.path)).toEqual(['b.txt']);
+    expect(result.failed.map(({ path, error }) => [path, error instanceof ValidationError, (error as Error).message])).toEqual([
+      ['x.txt', true, '[svc-sdk] documents.upload: file must be a Blob, File, Uint8Array, ArrayBuffer, ReadableStream or Node Readable (fileFromPath opens a path on Node). Nothing was sent.'],
+    ]);
   });
 });
