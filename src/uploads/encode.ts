@@ -40,8 +40,10 @@ export interface FirstChunkLimits {
  * as a stream, never buffered, and an untouched fs.ReadStream gets its size from `stat`, so the
  * upload carries a Content-Length and progress a total.
  */
-export async function encodeMultipart(file: Uploadable, metadata: FileMetadata, limits?: FirstChunkLimits): Promise<MultipartBody> {
-  const known = file !== null && typeof file === 'object' ? knownSizes.get(file) : undefined;
+export async function encodeMultipart(file: Uploadable, metadata: FileMetadata, limits: FirstChunkLimits): Promise<MultipartBody> {
+  // A WeakMap answers undefined for anything that is not an object (null, a string): no check first.
+  const known = knownSizes.get(file as object);
+  holdStreamErrors(file);
   const upload = prepareUpload(file, metadata, known ?? (await fsStreamSize(file)));
   if ('stream' in upload.source) upload.source = { ...upload.source, stream: await withFirstChunk(upload.source.stream, limits) };
   // On Node's own fetch every input goes as one stream of small chunks (memory stays flat). Bun and
@@ -56,9 +58,13 @@ export async function encodeMultipart(file: Uploadable, metadata: FileMetadata, 
  * The wait is bounded by the call's timeout and signal (`limits`): a stream whose first chunk never
  * comes fails the call (APITimeoutError, or the cancelled call's APIUserAbortError) and is cancelled.
  */
-async function withFirstChunk(stream: ReadableStream<Uint8Array>, limits: FirstChunkLimits | undefined): Promise<ReadableStream<Uint8Array>> {
+async function withFirstChunk(stream: ReadableStream<Uint8Array>, limits: FirstChunkLimits): Promise<ReadableStream<Uint8Array>> {
   const reader = stream.getReader();
-  const first = await firstRead(reader, limits);
+  const first = await firstRead(reader, limits).catch((error: unknown) => {
+    // The call's timeout or abort as they are; the stream's own failure (a missing file) names the input.
+    if (error instanceof APITimeoutError || error instanceof APIUserAbortError) throw error;
+    throw failedStream(error);
+  });
   if (first.done) {
     throw new ValidationError(OPERATION, [
       {
@@ -87,9 +93,7 @@ async function withFirstChunk(stream: ReadableStream<Uint8Array>, limits: FirstC
 }
 
 /** The reader's first read, or the call's timeout or abort, whichever comes first (the reader is then cancelled). */
-async function firstRead(reader: ReadableStreamDefaultReader<Uint8Array>, limits: FirstChunkLimits | undefined): Promise<ReadableStreamReadResult<Uint8Array>> {
-  if (!limits) return reader.read();
-  const { signal, timeout, method, url } = limits;
+async function firstRead(reader: ReadableStreamDefaultReader<Uint8Array>, { signal, timeout, method, url }: FirstChunkLimits): Promise<ReadableStreamReadResult<Uint8Array>> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
@@ -100,10 +104,13 @@ async function firstRead(reader: ReadableStreamDefaultReader<Uint8Array>, limits
     };
     onAbort = () => fail(new APIUserAbortError(method, url, signal!.reason));
     if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // The timer must not keep the process alive on its own (a script that dropped the call).
-    if (Number.isFinite(timeout)) timer = setTimeout(() => fail(new APITimeoutError(method, url, timeout)), timeout);
-    (timer as { unref?: () => void } | undefined)?.unref?.();
+    // Removed in `finally` whatever happens: a signal aborts once, so no `once` is needed.
+    signal?.addEventListener('abort', onAbort);
+    // A whole number of milliseconds that a timer can hold (the core checks every `timeout`). The
+    // timer must not keep the process alive on its own (a script that dropped the call); browsers'
+    // timers are numbers, with no unref.
+    timer = setTimeout(() => fail(new APITimeoutError(method, url, timeout)), timeout);
+    (timer as { unref?: () => void }).unref?.();
   });
   try {
     // `stop` first: when both are settled already (an aborted signal cancels the reader at once), it wins.
@@ -162,7 +169,8 @@ function toSource(file: Uploadable, streamSize: number | undefined): PartSource 
     return { stream: file, size: streamSize };
   }
   if (file !== null && typeof file === 'object' && Symbol.asyncIterator in file) {
-    const readable = file as { readableDidRead?: unknown; readableEnded?: unknown; destroyed?: unknown };
+    const readable = file as { readableDidRead?: unknown; readableEnded?: unknown; destroyed?: unknown; errored?: unknown };
+    if (readable.errored instanceof Error) throw failedStream(readable.errored);
     if (readable.readableDidRead === true || readable.readableEnded === true || readable.destroyed === true) {
       throw new ValidationError(OPERATION, [
         { path: ['file'], message: 'file is a stream that was read already (or destroyed): the document would be cut short; pass a fresh stream (fileFromPath opens one)' },
@@ -175,13 +183,29 @@ function toSource(file: Uploadable, streamSize: number | undefined): PartSource 
   ]);
 }
 
+/**
+ * Listens for a Node stream's 'error' from the start: the encoder holds the stream across awaits
+ * (its size looked up, the request built) before reading it, and an fs stream of a missing file
+ * fails meanwhile; with no listener that 'error' would crash the process. The error stays on the
+ * stream (`errored`): toSource refuses it, or the read that follows rejects with it.
+ */
+function holdStreamErrors(file: Uploadable): void {
+  const emitter = file as { on?: (event: 'error', listener: () => void) => unknown } | null;
+  if (typeof emitter?.on === 'function') emitter.on('error', () => undefined);
+}
+
+/** A stream that failed before its first chunk (an fs stream of a missing file): a ValidationError naming its error. */
+function failedStream(error: unknown): ValidationError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ValidationError(OPERATION, [{ path: ['file'], message: `file is a stream that failed before it was read (${reason}): pass a stream of a file that can be read` }]);
+}
+
 /** The name the input carries: a File's name, or the basename of an fs stream's `path`. */
 function nameOf(file: Uploadable): string | undefined {
   if (typeof File !== 'undefined' && file instanceof File) return file.name || undefined;
   const path = (file as { path?: unknown }).path;
   if (typeof path === 'string') return basename(path) || undefined;
-  // fs.createReadStream also takes a Buffer or URL path.
-  if (path instanceof URL) return basename(decodeURIComponent(path.pathname)) || undefined;
+  // fs.createReadStream also takes a Buffer path, which it keeps (a file: URL it turns into a string).
   if (path instanceof Uint8Array) return basename(new TextDecoder().decode(path)) || undefined;
   return undefined;
 }
@@ -213,15 +237,11 @@ async function fsStreamSize(file: Uploadable): Promise<number | undefined> {
   const whole = stream.start === undefined && (stream.end === undefined || stream.end === Infinity);
   const fresh = stream.bytesRead === 0 && stream.readableDidRead !== true;
   if (!whole || !fresh) return undefined;
-  if (typeof stream.path !== 'string' && !(stream.path instanceof URL) && !(stream.path instanceof Uint8Array)) return undefined;
+  if (typeof stream.path !== 'string' && !(stream.path instanceof Uint8Array)) return undefined;
   const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => { stat?: Stat } | undefined } }).process;
   const stat = process?.getBuiltinModule?.('fs/promises')?.stat;
   if (!stat) return undefined;
-  try {
-    const stats = await stat(stream.path);
-    return stats.isFile() ? stats.size : undefined;
-  } catch {
-    // Not fatal: the stream reports its own error when read; without a size the upload is chunked.
-    return undefined;
-  }
+  // A failed stat is not fatal: the stream reports its own error when read; without a size the upload is chunked.
+  const stats = await stat(stream.path).catch(() => undefined);
+  return stats?.isFile() ? stats.size : undefined;
 }

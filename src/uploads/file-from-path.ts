@@ -21,7 +21,8 @@ export async function fileFromPath(path: string, options: FileMetadata = {}): Pr
   try {
     // stat first: openAsBlob reports a missing file only as ERR_INVALID_ARG_VALUE.
     const stats = await stat(path);
-    if (!stats.isFile()) throw Object.assign(new Error('not a file'), { code: 'not a regular file' });
+    // Only its code is shown (as a failed stat's is).
+    if (!stats.isFile()) throw Object.assign(new Error(), { code: 'not a regular file' });
     // openAsBlob takes the size from the file and reads it only when the Blob is streamed.
     blob = await openAsBlob(path, { type });
   } catch (error) {

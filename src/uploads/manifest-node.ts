@@ -121,7 +121,7 @@ interface ReadResult {
 
 /** Reads the manifest line by line, in bytes: a cut may fall inside a multi-byte character, and no string grows past a line. */
 async function readRecords(handle: FileHandle, path: string, scope: ManifestScope): Promise<ReadResult> {
-  const result: ReadResult = { previous: new Map(), all: new Map(), ignored: { otherScope: 0, unscoped: 0 }, superseded: 0, tornBytes: 0, missingNewline: false };
+  const result: Omit<ReadResult, 'ignored'> = { previous: new Map(), all: new Map(), superseded: 0, tornBytes: 0, missingNewline: false };
   const otherPaths = new Set<string>();
   const unscopedPaths = new Set<string>();
   const buffer = Buffer.allocUnsafe(READ_BYTES);
@@ -140,7 +140,8 @@ async function readRecords(handle: FileHandle, path: string, scope: ManifestScop
           : `has a line ${lineNumber} that is not a record of svc-sdk: restore the file or pass another manifest (a line cut short by a crash, at the very end, is dropped without this error)`,
       );
     }
-    const key = `${record.room ?? ''}\u0000${record.origin ?? ''}\u0000${record.path}`;
+    // Room, origin and path, any of them missing (a record of svc-sdk 0.3 names no room nor origin).
+    const key = JSON.stringify([record.room, record.origin, record.path]);
     if (result.all.delete(key)) result.superseded += 1;
     result.all.set(key, record);
     if (record.room === scope.room && record.origin === scope.origin) result.previous.set(record.path, record);
@@ -183,8 +184,7 @@ async function readRecords(handle: FileHandle, path: string, scope: ManifestScop
     otherPaths.delete(known);
     unscopedPaths.delete(known);
   }
-  result.ignored = { otherScope: otherPaths.size, unscoped: unscopedPaths.size };
-  return result;
+  return { ...result, ignored: { otherScope: otherPaths.size, unscoped: unscopedPaths.size } };
 }
 
 function startsLikeRecord(bytes: Buffer): boolean {
@@ -193,17 +193,16 @@ function startsLikeRecord(bytes: Buffer): boolean {
 }
 
 function parseRecord(line: Buffer): ManifestRecord | undefined {
-  let value: unknown;
+  let record: Record<string, unknown> | null | undefined;
   try {
-    value = JSON.parse(line.toString('utf8'));
+    record = JSON.parse(line.toString('utf8')) as Record<string, unknown> | null;
   } catch {
-    return undefined;
+    // Not JSON: `record` stays undefined, which the path check below refuses.
   }
-  if (value === null || typeof value !== 'object') return undefined;
-  const record = value as Record<string, unknown>;
+  // null, a number, a string or an array has no string `path`: refused with the rest.
   const optionalNumber = (field: unknown) => field === undefined || typeof field === 'number';
   const optionalString = (field: unknown) => field === undefined || typeof field === 'string';
-  if (typeof record['path'] !== 'string' || !STATES.includes(record['state'] as ManifestState)) return undefined;
+  if (typeof record?.['path'] !== 'string' || !STATES.includes(record['state'] as ManifestState)) return undefined;
   if (!optionalNumber(record['size']) || !optionalNumber(record['mtimeMs']) || !optionalNumber(record['documentId']) || !optionalNumber(record['room'])) return undefined;
   if (!optionalString(record['sha256']) || !optionalString(record['error']) || !optionalString(record['origin'])) return undefined;
   return record as unknown as ManifestRecord;

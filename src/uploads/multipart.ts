@@ -88,13 +88,15 @@ function frame(preamble: Uint8Array, reader: PartReader, closing: Uint8Array, ma
             return;
           }
         }
-        if (state === 'released' || current === undefined) {
+        if (state === 'released') {
           controller.close();
           return;
         }
-        const end = Math.min(offset + maxChunkBytes, current.byteLength);
+        // Still reading the part, the loop above left a chunk with bytes to hand over.
+        const chunk = current!;
+        const end = Math.min(offset + maxChunkBytes, chunk.byteLength);
         // A view, not a copy; this default (non-byte) stream hands it over as it is, never detached.
-        controller.enqueue(offset === 0 && end === current.byteLength ? current : current.subarray(offset, end));
+        controller.enqueue(offset === 0 && end === chunk.byteLength ? chunk : chunk.subarray(offset, end));
         offset = end;
       },
       cancel(reason) {

@@ -25,9 +25,8 @@ export function readerOf(source: PartSource): PartReader {
     let given = false;
     return {
       next: async () => (given ? undefined : ((given = true), source.bytes)),
-      cancel: async () => {
-        given = true;
-      },
+      // Nothing to close, and nothing asks for more once cancelled (the framing stops reading).
+      cancel: async () => undefined,
       size: source.bytes.byteLength,
     };
   }
@@ -43,15 +42,15 @@ export function readerOf(source: PartSource): PartReader {
   };
 }
 
+/** A Blob read slice by slice; once cancelled, `next` is never called again (the framing stops reading). */
 function blobReader(blob: Blob): PartReader {
   let offset = 0;
-  let cancelled = false;
   let slice: ReadableStreamDefaultReader<Uint8Array> | undefined;
   return {
     async next() {
       for (;;) {
         if (!slice) {
-          if (cancelled || offset >= blob.size) return undefined;
+          if (offset >= blob.size) return undefined;
           const end = Math.min(offset + BLOB_SLICE_BYTES, blob.size);
           slice = blob.slice(offset, end).stream().getReader();
           offset = end;
@@ -62,7 +61,6 @@ function blobReader(blob: Blob): PartReader {
       }
     },
     async cancel(reason) {
-      cancelled = true;
       await slice?.cancel(reason);
     },
     size: blob.size,

@@ -73,8 +73,9 @@ export class Run {
     const onStop = () =>
       this.#stop('stopSignal', `[svc-sdk] ${OPERATION}: stopped by its stopSignal; the files being sent finished and no other was started`, stopSignal!.reason);
     if (stopSignal?.aborted) onStop();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    stopSignal?.addEventListener('abort', onStop, { once: true });
+    // Removed in `finally`; a signal aborts once, so no `once` is needed.
+    signal?.addEventListener('abort', onAbort);
+    stopSignal?.addEventListener('abort', onStop);
     let files = 0;
     let bytes: number | undefined = 0;
     let inputError: { error: unknown } | undefined;
@@ -311,8 +312,10 @@ export class Run {
     // Blobs and bytes go as they are (their size gives a Content-Length, and progress a total that
     // tells when the body is sent) unless a manifest needs their hash; a stream is tapped to know
     // when it has been read to the end. An fs.ReadStream keeps its own size (from stat) untapped.
+    // Anything that is neither (null, a number, a plain object) goes as it is too: documents.upload
+    // refuses it by name, where a tap would fail reading it with a TypeError.
     const known = sizeOf(file) !== undefined;
-    if ((known && !manifest) || isFsReadStream(file)) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
+    if ((known && !manifest) || isFsReadStream(file) || !(known || isStream(file))) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
     return tap(file, manifest ? fs!.createHasher() : undefined);
   }
 
@@ -357,6 +360,11 @@ function messageOf(error: unknown): string {
 
 function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** A web stream, or an async iterable such as a Node Readable. */
+function isStream(file: unknown): boolean {
+  return file instanceof ReadableStream || (file !== null && typeof file === 'object' && Symbol.asyncIterator in file);
 }
 
 function isFsReadStream(file: unknown): boolean {

@@ -2,8 +2,10 @@
 // catch a mutant in src/ and only costs time under mutation: the type tests (tsc sees no runtime
 // change), and tests that run the built dist/ or a packed copy rather than src/ (test/release reads
 // dist/, which Stryker's sandbox does not copy: with it, the first test run failed and no mutant ran),
-// and the core's structure test, which reads src/ as text: Stryker's instrumented copy fails it; and
-// the file-switch count, which runs src/ in a child process under a debugger (no mutant is seen there).
+// and the core's structure test, which reads src/ as text: Stryker's instrumented copy fails it; the
+// file-switch count, which runs src/ in a child process under a debugger (no mutant is seen there).
+// The inbox's no-loss scenario imports the package by its name (`svc-sdk`, which resolves to dist/):
+// in the sandbox its import failed the first test run.
 import path from 'node:path';
 import { defineConfig, mergeConfig } from 'vitest/config';
 import base from '../../vitest.config.js';
