@@ -15,12 +15,12 @@ function escapeParameter(value: string): string {
 }
 
 /**
- * A boundary that cannot plausibly occur in the file: 128 random bits, in base 36, after a fixed
- * prefix. (Not shared/hex.ts: the webhooks import it too, and a lazily loaded part importing a
+ * A boundary that cannot plausibly occur in the file: 128 random bits after a fixed prefix, each of
+ * their four words as 7 base-36 digits (always 40 characters in all). (Not shared/hex.ts: the webhooks import it too, and a lazily loaded part importing a
  * module the entry reaches puts it in a chunk of its own loaded at start, 168 B min+gzip.)
  */
 function makeBoundary(): string {
-  return `----svc-sdk-${Array.from(crypto.getRandomValues(new Uint32Array(4)), (word) => word.toString(36)).join('')}`;
+  return `----svc-sdk-${Array.from(crypto.getRandomValues(new Uint32Array(4)), (word) => word.toString(36).padStart(7, '0')).join('')}`;
 }
 
 /**

@@ -58,7 +58,7 @@ describe('documents.upload, with the encoder loaded by the test', () => {
     // Node's fetch takes the preamble, then 8 KiB chunks. A preamble of 8 KiB (a long filename)
     // puts the counts on multiples of 8 KiB: the reports fall on 64 KiB exactly, and the body ends
     // on one (the closing boundary completes the last 8 KiB), reported once.
-    const boundaryLength = '----svc-sdk-'.length + 24;
+    const boundaryLength = '----svc-sdk-'.length + 28;
     const framing = (name: string) => `--${'-'.repeat(boundaryLength)}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`.length;
     const filename = `${'n'.repeat(8192 - framing('.pdf'))}.pdf`;
     const closing = `\r\n--${'-'.repeat(boundaryLength)}--\r\n`.length;
