@@ -1,10 +1,10 @@
-import { constants, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { constants, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ValidationError } from '../../src/index.node.js';
 import { openManifest } from '../../src/uploads/manifest-node.js';
-import { makeTree } from './upload-many-support.js';
+import { makeTree, openFlags } from './upload-many-support.js';
 
 // The manifest's reader at its limits: a socket where the manifest should be, and a record exactly
 // as long as the longest line taken (64 KiB), a byte more, and split across reads.
@@ -93,18 +93,3 @@ describe('openManifest at its limits', () => {
     await reopened.close();
   });
 });
-
-/** The open flags (octal in /proc/self/fdinfo) of this process's descriptor of `path` (Linux only). */
-function openFlags(path: string): number | undefined {
-  for (const fd of readdirSync('/proc/self/fd')) {
-    let target: string;
-    try {
-      target = readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      continue; // closed since the listing
-    }
-    const flags = target === path ? /flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')) : null;
-    if (flags) return Number.parseInt(flags[1]!, 8);
-  }
-  return undefined;
-}

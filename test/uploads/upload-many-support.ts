@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -108,4 +108,21 @@ export function storeEveryUpload(service: ReturnType<typeof useLoopbackServer>):
     id += 1;
     sendJson(response, 201, { success: true, data: { id, room_id: 1, original_filename: /filename="([^"]*)"/.exec(request.body)?.[1], size: 1, status: 'stored' } });
   });
+}
+
+/** The open flags (octal in /proc/self/fdinfo) of this process's descriptor of `path` (Linux only). */
+export function openFlags(path: string): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed since the listing
+    }
+    if (target !== path) continue;
+    const flags = /flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    if (flags) return Number.parseInt(flags[1]!, 8);
+  }
+  return undefined;
 }

@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
+import { readFileSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { APITimeoutError, Client, InternalServerError, ValidationError, type UploadManyProgress } from '../../src/index.node.js';
-import { API_KEY, emulatorWithRoom, makeTree, sha256 } from './upload-many-support.js';
+import { API_KEY, emulatorWithRoom, makeTree, openFlags, sha256 } from './upload-many-support.js';
 
 // documents.uploadMany over real sockets against the emulator; what the emulator stored is read
 // from its own `document.uploaded` events (stored()), never from the client's view.
@@ -433,20 +433,3 @@ describe('documents.uploadMany refuses bad arguments before sending anything', (
     );
   });
 });
-
-/** The open flags (octal in /proc/self/fdinfo) of this process's descriptor of `path` (Linux only). */
-function openFlags(path: string): number | undefined {
-  if (process.platform !== 'linux') return undefined;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    let target: string;
-    try {
-      target = readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      continue; // closed since the listing
-    }
-    if (target !== path) continue;
-    const flags = /flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
-    if (flags) return Number.parseInt(flags[1]!, 8);
-  }
-  return undefined;
-}
