@@ -70,7 +70,7 @@ function sdkHeaders(): Record<string, string> {
   return runtime.browser ? { 'x-svc-sdk-version': VERSION } : { 'user-agent': `svc-sdk/${VERSION}`, 'x-svc-sdk-version': VERSION };
 }
 
-/** The options of a call that passed none: shared. */
+/** The options of a call that passed none: shared, and known to need no check. */
 const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
 
 /** The arguments of an operation that takes none (`webhooks.list()`). */
@@ -191,6 +191,8 @@ export class HttpCore {
 
   /** The client's hook sets and a call's own (none without a `hooks` option), read (and checked) when the call is made. */
   #callHookSets(label: string, options: RequestOptions): HookSets | undefined {
+    // Most calls set no hooks of their own: the client's sets as they are (and no detour through hook-sets.ts).
+    if (options.hooks === undefined) return this.#hookSets;
     const { hookSets, issues } = readHookSets(options.hooks);
     if (issues.length) throw new ValidationError(label, issues);
     return joinHookSets(this.#hookSets, hookSets);
@@ -198,7 +200,8 @@ export class HttpCore {
 
   #start(operation: Operation, args: CallArguments, options: RequestOptions, page: boolean): Promise<Exchange> {
     try {
-      checkSettings(operation.name, options);
+      // A call that passed no options has none to check (and no detour through validate.ts).
+      if (options !== NO_OPTIONS) checkSettings(operation.name, options);
       const request = this.#requestOf(operation, args, page);
       const hookSets = this.#callHookSets(operation.name, options);
       return args.body ? this.#sendBuilt(request, args.body, options, hookSets) : this.#exchange(request, options, hookSets);
