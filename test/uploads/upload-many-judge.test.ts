@@ -158,21 +158,22 @@ describe('documents.uploadMany: an fs stream among the inputs', () => {
 describe('documents.uploadMany: the result', () => {
   it('lists the files in input order whatever order their answers came in', async () => {
     const root = makeTree({ '1.txt': '1', '2.txt': '2', '3.txt': '3' });
+    // The first request to arrive is answered last, the last first; each answer's id is the order it went out in.
+    const idOf = new Map<string, number>();
     let id = 0;
-    // The first request is answered last, the last first.
-    service.handle((_request, response, index) => {
+    service.handle((request, response, index) => {
+      const filename = /filename="([^"]+)"/.exec(request.body)![1]!;
       setTimeout(() => {
         id += 1;
-        response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { id, room_id: 1, original_filename: 'f', size: 1, status: 'stored' } }));
+        idOf.set(filename, id);
+        response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: { id, room_id: 1, original_filename: filename, size: 1, status: 'stored' } }));
       }, 150 - index * 60);
     });
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
     const result = await client.documents.uploadMany(1, join(root, 'tree'), { concurrency: 3 });
-    expect(result.uploaded.map((file) => [file.path, file.document.id])).toEqual([
-      ['1.txt', 3],
-      ['2.txt', 2],
-      ['3.txt', 1],
-    ]);
+    // Answered in reverse order of arrival, listed in input order, each with its own document.
+    expect(idOf.size).toBe(3);
+    expect(result.uploaded.map((file) => [file.path, file.document.id])).toEqual(['1.txt', '2.txt', '3.txt'].map((path) => [path, idOf.get(path)]));
   });
 
   it('an input whose file is null is its failed, the ValidationError of documents.upload, not a TypeError', async () => {
