@@ -58,9 +58,16 @@ describe('emulator.advance(ms)', () => {
     const client = new Client({ apiKey: KEY, baseUrl: 'https://svc.test', fetch: emulator.fetch, maxRetries: 0 });
     const webhook = await client.webhooks.create({ url: target.url, name: 'r', event_types: ['credit.low'] });
     const started = Date.now();
-    const [scheduled] = await emulator.trigger('credit.low');
-
-    expect(await emulator.advance(1_999)).toEqual([]);
+    // The real clock stands still from the trigger to the 1 999 ms advance: a loaded machine that
+    // lets 1 ms pass between the two would otherwise make the first attempt due (a flake CI hit).
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(started);
+    let scheduled: Awaited<ReturnType<typeof emulator.trigger>>[number] | undefined;
+    try {
+      [scheduled] = await emulator.trigger('credit.low');
+      expect(await emulator.advance(1_999)).toEqual([]);
+    } finally {
+      clock.mockRestore();
+    }
     expect(target.received()).toBe(0);
     const attempts = await emulator.advance(11 * 3_600_000);
     expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.deliveryId])).toEqual(
