@@ -5,6 +5,7 @@
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 //   npm run bench -- --baseline <ref>   A/B: that commit's build measured beside this one, in the same rounds
 //                                (per-request overhead, hooks, receivers, bundle sizes)
+//   BENCH_RECEIVER_ROUNDS=33 npm run bench -- --only receiver --baseline <ref>   the receivers' A/B with 3× the rounds
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
@@ -306,7 +307,7 @@ const header = [
   `- Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${type()} ${release()}`,
   `- Node: ${process.version}`,
   `- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-  `- Command: \`npm run bench${quick || process.env.BENCH_BASELINE ? ' --' : ''}${quick ? ' --quick' : ''}${process.env.BENCH_BASELINE ? ` --baseline ${process.env.BENCH_BASELINE}` : ''}\`${only ? ` (sections: ${[...only].join(', ')}; the others are from an earlier run)` : ''}`,
+  `- Command: \`${process.env.BENCH_RECEIVER_ROUNDS ? `BENCH_RECEIVER_ROUNDS=${process.env.BENCH_RECEIVER_ROUNDS} ` : ''}npm run bench${quick || process.env.BENCH_BASELINE ? ' --' : ''}${quick ? ' --quick' : ''}${process.env.BENCH_BASELINE ? ` --baseline ${process.env.BENCH_BASELINE}` : ''}\`${only ? ` (sections: ${[...only].join(', ')}; the others are from an earlier run)` : ''}`,
   `- Load average at the end of the run: ${load1.toFixed(1)} (on a shared machine, absolute times vary by ±15 % or more; the ratios, taken within one run, hold better)`,
   '',
   'Every comparison is measured in the same run, interleaved (A B C, B C A, …), as medians of several rounds. The package is',

@@ -157,7 +157,8 @@ export async function benchWebhookThroughput({ quick = false } = {}) {
   // 0.01–0.04× apart in back-to-back series, and up to 0.10× apart across two full runs; five 2 s rounds
   // had been up to 0.2× apart across full runs.
   const seconds = 1;
-  const rounds = quick ? 2 : 11;
+  // BENCH_RECEIVER_ROUNDS: more rounds for an A/B whose difference is within one run's spread.
+  const rounds = quick ? 2 : Number(process.env.BENCH_RECEIVER_ROUNDS ?? 11);
   const redis = await startRedis();
   // `--only=node-memory` runs that case with its ceiling and floor (the bare server always runs: every ratio is to it).
   const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice(7).split(',');
