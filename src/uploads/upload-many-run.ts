@@ -17,8 +17,8 @@ const OPERATION = 'documents.uploadMany';
 /** Sends one file: `documents.upload` bound to the room. */
 export type UploadOne = (file: Uploadable, options: UploadOptions) => PromiseLike<Document>;
 
-/** What happened to a file before it was sent: skipped, unknown from an earlier run, or to be sent. */
-type Verdict = { skip: { documentId: number; sha256: string } } | { unknown: true } | { send: true };
+/** What the manifest says of a file before it is sent: skip it, leave it unknown (as an earlier run left it), or (undefined) send it. */
+type Verdict = { skip: { documentId: number; sha256: string } } | 'unknown' | undefined;
 
 /** What a run needs besides its files. */
 export interface RunSettings {
@@ -122,11 +122,23 @@ export class Run {
     this.#outcomes.sort((a, b) => a.job.index - b.job.index);
     for (const { job, settled } of this.#outcomes) {
       const file: UploadManyFile = { path: job.path, size: job.size };
-      if (settled.state === 'uploaded') result.uploaded.push({ ...file, document: settled.document, sha256: settled.sha256 });
-      else if (settled.state === 'skipped') result.skipped.push({ ...file, documentId: settled.documentId, sha256: settled.sha256 });
-      else if (settled.state === 'failed') result.failed.push({ ...file, error: settled.error });
-      else if (settled.state === 'unknown') result.unknown.push({ ...file, error: settled.error });
-      else result.notStarted.push(file);
+      // Each state by name (no catch-all): a file lands in the list of its own state only.
+      switch (settled.state) {
+        case 'uploaded':
+          result.uploaded.push({ ...file, document: settled.document, sha256: settled.sha256 });
+          break;
+        case 'skipped':
+          result.skipped.push({ ...file, documentId: settled.documentId, sha256: settled.sha256 });
+          break;
+        case 'failed':
+          result.failed.push({ ...file, error: settled.error });
+          break;
+        case 'unknown':
+          result.unknown.push({ ...file, error: settled.error });
+          break;
+        case 'notStarted':
+          result.notStarted.push(file);
+      }
     }
     return result;
   }
@@ -150,20 +162,18 @@ export class Run {
     if (invalid) return this.#finish(job, { state: 'failed', error: invalid });
     const previous = manifest?.previous.get(job.path);
     if (this.#stopped) return this.#notStarted(job, previous);
-    let verdict: Verdict = { send: true };
-    if (previous) {
-      try {
-        verdict = await this.#judge(previous, job);
-      } catch (error) {
-        // The file could not be read to compare it: nothing was sent.
-        return this.#finish(job, { state: 'failed', error });
-      }
+    let verdict: Verdict;
+    try {
+      verdict = previous && (await this.#judge(previous, job));
+    } catch (error) {
+      // The file could not be read to compare it: nothing was sent.
+      return this.#finish(job, { state: 'failed', error });
     }
-    if ('skip' in verdict) {
+    if (verdict === 'unknown') return this.#finish(job, { state: 'unknown', error: undefined });
+    if (verdict) {
       this.#bytesSkipped += job.size ?? 0;
       return this.#finish(job, { state: 'skipped', ...verdict.skip });
     }
-    if ('unknown' in verdict) return this.#finish(job, { state: 'unknown', error: undefined });
     await this.#send(job);
   }
 
@@ -204,7 +214,7 @@ export class Run {
       if (sameSize && previous.sha256 !== undefined && previous.documentId !== undefined && (await this.#hash(job)) === previous.sha256) {
         return { skip: { documentId: previous.documentId, sha256: previous.sha256 } };
       }
-      return { send: true }; // changed since: a new version
+      return undefined; // changed since: a new version
     }
     if (previous.state === 'sending' || previous.state === 'unknown') {
       const same =
@@ -212,9 +222,9 @@ export class Run {
         (previous.sha256 !== undefined
           ? (await this.#hash(job)) === previous.sha256
           : previous.mtimeMs === undefined || job.mtimeMs === undefined || previous.mtimeMs === job.mtimeMs);
-      return same && !this.#settings.retryUnknown ? { unknown: true } : { send: true };
+      return same && !this.#settings.retryUnknown ? 'unknown' : undefined;
     }
-    return { send: true }; // failed: provably not stored
+    return undefined; // failed: provably not stored
   }
 
   async #hash(job: Job): Promise<string> {
@@ -368,7 +378,8 @@ function isStream(file: unknown): boolean {
 }
 
 function isFsReadStream(file: unknown): boolean {
-  const stream = file as { path?: unknown; bytesRead?: unknown };
-  return stream !== null && typeof stream === 'object' && stream.path !== undefined && typeof stream.bytesRead === 'number';
+  // Only an object can have both (a primitive has neither; null and undefined stop at `?.`).
+  const stream = file as { path?: unknown; bytesRead?: unknown } | null | undefined;
+  return stream?.path !== undefined && typeof stream.bytesRead === 'number';
 }
 
