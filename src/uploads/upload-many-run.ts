@@ -4,6 +4,7 @@ import type { UploadProgress } from '../core/http.js';
 import type { Write } from '../core/logger.js';
 import type { Document } from '../schemas/documents.js';
 import { asBytes } from '../shared/bytes.js';
+import { withKnownSize } from './encode.js';
 import type { FileSystemSupport, HashedSource, Manifest, ManifestRecord } from './file-system.js';
 import { isFatal, outcomeOfFailure } from './outcome.js';
 import { guardCallback } from './progress.js';
@@ -326,15 +327,22 @@ export class Run {
     // refuses it by name, where a tap would fail reading it with a TypeError.
     const known = sizeOf(file) !== undefined;
     if ((known && !manifest) || isFsReadStream(file) || !(known || isStream(file))) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
-    return tap(file, manifest ? fs!.createHasher() : undefined);
+    // A stream, tapped to know when it has been read to its end (with a manifest, every input's size is known).
+    if (!manifest) return tap(file, undefined);
+    // A Blob or bytes tapped for their hash keep their size: the upload carries a Content-Length and
+    // progress a total, which tells the multipart framing apart from the file's bytes (without it,
+    // bytesDone counted the framing while the file was sent, and the body went chunked).
+    const source = tap(file, fs!.createHasher());
+    withKnownSize(source.file, job.size!);
+    return source;
   }
 
+  /** `bytes` of the file handed to fetch so far; never more than its size, as every file of known size has a body of known length. */
   #credit(job: Job, bytes: number): void {
     const before = this.#credited.get(job.index) ?? 0;
-    const capped = job.size === undefined ? bytes : Math.min(bytes, job.size);
-    if (capped <= before) return;
-    this.#credited.set(job.index, capped);
-    this.#bytesSent += capped - before;
+    if (bytes <= before) return;
+    this.#credited.set(job.index, bytes);
+    this.#bytesSent += bytes - before;
     this.#report();
   }
 
