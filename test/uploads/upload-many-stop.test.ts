@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -88,6 +89,9 @@ describe('documents.uploadMany: callbacks and stops', () => {
     expect(result.notStarted.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
     expect(result.stopped?.reason).toBe('stopSignal');
     expect(statesOf(manifest)).toEqual({ 'a.txt': 'failed' });
+    // The line says why: a rerun sends the file, and a reader of the manifest sees it was never sent.
+    const last = readFileSync(manifest, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { error?: string }).at(-1);
+    expect(last?.error).toBe('not sent: the run stopped first');
   });
 
   it('a manifest that cannot be written stops the run (fatal): no body is sent without its sending line', async () => {
@@ -146,6 +150,64 @@ describe('documents.uploadMany: callbacks and stops', () => {
     expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['never.txt', expect.stringContaining("cancelled by the caller's signal (Error: enough)")]]);
     expect(result.notStarted.map((file) => file.path)).toEqual(['later.txt']);
     expect(service.requests).toHaveLength(0);
+  });
+});
+
+describe('documents.uploadMany: what ends the run', () => {
+  it("an iterable that throws: the run rejects with that very error, once the file in flight was sent", async () => {
+    service.handle((_request, response) => setTimeout(() => sendJson(response, 201, stored(1)), 30));
+    const failure = new Error('the listing went away');
+    async function* inputs() {
+      yield { file: new Blob(['a']), filename: 'a.txt' };
+      throw failure;
+    }
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const rejection = await client.documents.uploadMany(1, inputs(), { concurrency: 2 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(rejection).toBe(failure);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('an input that throws when the run reads it (its filename getter): the run rejects with that error, not resolves without the file', async () => {
+    service.handle((_request, response) => setTimeout(() => sendJson(response, 201, stored(1)), 30));
+    const failure = new Error('no name today');
+    let reads = 0;
+    // Read once to list the inputs, then again to check it: the second read throws.
+    const odd = {
+      file: new Blob(['b']),
+      get filename(): string {
+        reads += 1;
+        if (reads > 1) throw failure;
+        return 'b.txt';
+      },
+    };
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const rejection = await client.documents.uploadMany(1, [{ file: new Blob(['a']), filename: 'a.txt' }, odd], { concurrency: 2 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(rejection).toBe(failure);
+    // The other file, in flight meanwhile, was sent whole before the run settled.
+    expect(service.requests.map((request) => /filename="([^"]+)"/.exec(request.body)?.[1])).toEqual(['a.txt']);
+  });
+
+  it("leaves no listener on the caller's signal and stopSignal once it settled", async () => {
+    service.handle((_request, response) => sendJson(response, 201, stored(1)));
+    const controller = new AbortController();
+    const stop = new AbortController();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    // Listened to while the run goes on.
+    const during: number[] = [];
+    const result = await client.documents.uploadMany(1, [{ file: new Blob(['a']), filename: 'a.txt' }], {
+      signal: controller.signal,
+      stopSignal: stop.signal,
+      onProgress: () => during.push(getEventListeners(stop.signal, 'abort').length),
+    });
+    expect(result.uploaded).toHaveLength(1);
+    expect(during).toContain(1);
+    expect([getEventListeners(controller.signal, 'abort'), getEventListeners(stop.signal, 'abort')]).toEqual([[], []]);
   });
 });
 
