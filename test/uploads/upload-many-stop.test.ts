@@ -49,10 +49,14 @@ describe('documents.uploadMany: callbacks and stops', () => {
     const root = makeTree(Object.fromEntries(Array.from({ length: 6 }, (_, index) => [`f${index}.txt`, `file ${index}`])));
     const manifest = join(root, 'm.jsonl');
     const stop = new AbortController();
+    // Both bodies in flight are held unanswered until the second is in: stop, then answer them (no
+    // worker is free to start a third before the stop, however slow the machine).
+    const held: Array<() => void> = [];
     service.handle((_request, response, index) => {
-      // The first two bodies are in: stop, then answer them.
+      held.push(() => sendJson(response, 201, stored(index + 1)));
       if (index === 1) stop.abort();
-      setTimeout(() => sendJson(response, 201, stored(index + 1)), 30);
+      // From the second on (the rerun's too), every body held is answered.
+      if (index >= 1) for (const answer of held.splice(0)) answer();
     });
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
     const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 2, stopSignal: stop.signal });
