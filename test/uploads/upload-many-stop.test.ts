@@ -1,11 +1,11 @@
 import { getEventListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { APIUserAbortError, APITimeoutError, Client, type UploadManyProgress } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
-import { API_KEY, makeTree } from './upload-many-support.js';
+import { API_KEY, makeTree, sha256 } from './upload-many-support.js';
 
 // Nothing escapes the pool: a throwing callback, a stop, a stream that never yields its first chunk.
 // The run settles only once every file started has its outcome, on disk.
@@ -112,6 +112,33 @@ describe('documents.uploadMany: callbacks and stops', () => {
     expect(result.failed.map((file) => file.path)).toEqual(['a.txt']);
     expect(result.notStarted.map((file) => file.path)).toEqual(['b.txt']);
     expect(result.stopped).toMatchObject({ reason: 'fatal', message: '[svc-sdk] documents.uploadMany: the manifest cannot be written (EIO: i/o error, write); no file was started after it' });
+  });
+
+  it("a manifest that cannot take a file's outcome line stops the run (fatal): no file is started after it", async () => {
+    const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b' });
+    const manifest = join(root, 'm.jsonl');
+    // b.txt was stored before as other content: it is read (hashed) before it is sent, which lets
+    // a.txt's outcome line be written alone, in a write of its own.
+    writeFileSync(manifest, `${JSON.stringify({ path: 'b.txt', state: 'uploaded', size: 1, sha256: sha256('B'), documentId: 9, room: 1, origin: service.url })}\n`);
+    const probe = await open(join(root, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    await probe.close();
+    const original = prototype['write']!;
+    const lines: string[] = [];
+    // The manifest's second write (a.txt's `uploaded` line) fails; the others go through.
+    vi.spyOn(prototype, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      lines.push(String(args[0]));
+      if (lines.length === 2) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return original.apply(this, args);
+    });
+    onTestFinished(() => void vi.restoreAllMocks());
+    service.handle((_request, response) => sendJson(response, 201, stored(1)));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect(lines[1]).toContain('"state":"uploaded"');
+    expect([result.uploaded.map((file) => file.path), result.notStarted.map((file) => file.path)]).toEqual([['a.txt'], ['b.txt']]);
+    expect(result.stopped).toMatchObject({ reason: 'fatal', message: '[svc-sdk] documents.uploadMany: the manifest cannot be written (ENOSPC: no space left on device, write); no file was started after it' });
+    expect(service.requests).toHaveLength(1);
   });
 
   it('bytesDone never counts a byte not sent: after an abort it stays at what was sent, not the total', async () => {
