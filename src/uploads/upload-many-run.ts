@@ -274,7 +274,8 @@ export class Run {
       const document = await this.#upload(source.file, {
         ...callOptions,
         filename: job.input?.filename ?? basename(job.path),
-        contentType: job.input?.contentType,
+        // A Blob tapped for its hash (with a manifest) reaches the encoder as a stream: its own type is given here.
+        contentType: job.input?.contentType || (job.input?.file instanceof Blob ? job.input.file.type : undefined),
         onUploadProgress,
       });
       settled = { state: 'uploaded', document, sha256: source.sha256() };

@@ -90,6 +90,15 @@ describe('documents.uploadMany inputs', () => {
     expect([result.uploaded.length, result.stopped?.reason, service.requests.length]).toEqual([0, 'stopSignal', 0]);
   });
 
+  it("a Blob keeps its own type as the part's Content-Type with a manifest (hashed as it is sent) as without one", async () => {
+    const root = makeTree({});
+    storing();
+    const inputs = () => [{ file: new Blob(['%PDF-1.7'], { type: 'application/pdf' }), filename: 'scan' }];
+    await client().documents.uploadMany(1, inputs());
+    await client().documents.uploadMany(1, inputs(), { manifest: join(root, 'm.jsonl') });
+    expect(service.requests.map((request) => /Content-Type: (.*)\r\n/.exec(request.body)?.[1])).toEqual(['application/pdf', 'application/pdf']);
+  });
+
   it("a caller's ReadableStream is read to its end and released (no longer locked)", async () => {
     storing();
     const stream = new ReadableStream<Uint8Array>({
