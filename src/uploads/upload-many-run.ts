@@ -48,7 +48,6 @@ export class Run {
   readonly #onProgress: ((progress: UploadManyProgress) => void) | undefined;
   readonly #outcomes: Array<{ job: Job; settled: Settled }> = [];
   readonly #started = performance.now();
-  readonly #credited = new Map<number, number>();
   #filesTotal: number | undefined;
   #bytesTotal: number | undefined;
   #filesDone = 0;
@@ -263,11 +262,19 @@ export class Run {
       return this.#finish(job, { state: 'failed', error });
     }
     let bodySent = false;
+    // Bytes of this file counted in bytesDone so far.
+    let credited = 0;
     const onUploadProgress = ({ loaded, total }: UploadProgress) => {
-      if (total !== undefined && loaded >= total) bodySent = true;
-      // File bytes only: the multipart framing (total - size) is not the user's content.
-      const framing = total !== undefined && job.size !== undefined ? total - job.size : 0;
-      this.#credit(job, Math.max(0, loaded - framing));
+      // `loaded` ends equal to `total` when the total is known (and never equals an unknown one).
+      if (loaded === total) bodySent = true;
+      // File bytes only: the multipart framing (total - size) is not the user's content. A file of
+      // known size always has a body of known length (#open), so `total` is there whenever `job.size` is.
+      const bytes = loaded - (job.size === undefined ? 0 : total! - job.size);
+      // Only what is new: nothing while the framing goes ahead of the file's bytes, nor twice.
+      if (bytes <= credited) return;
+      this.#bytesSent += bytes - credited;
+      credited = bytes;
+      this.#report();
     };
     let settled: Settled;
     try {
@@ -338,19 +345,9 @@ export class Run {
     return source;
   }
 
-  /** `bytes` of the file handed to fetch so far; never more than its size, as every file of known size has a body of known length. */
-  #credit(job: Job, bytes: number): void {
-    const before = this.#credited.get(job.index) ?? 0;
-    if (bytes <= before) return;
-    this.#credited.set(job.index, bytes);
-    this.#bytesSent += bytes - before;
-    this.#report();
-  }
-
   #finish(job: Job, settled: Settled): void {
     this.#outcomes.push({ job, settled });
     this.#filesDone += 1;
-    this.#credited.delete(job.index);
     this.#report();
   }
 

@@ -226,6 +226,8 @@ describe('documents.uploadMany: the result', () => {
   it.each([
     ['null', null],
     ['a plain object (neither bytes nor a stream)', {}],
+    ['a number', 42],
+    ['a string (not a path: fileFromPath opens one)', 'a.txt'],
   ])('an input whose file is %s is its failed, the ValidationError of documents.upload, not a TypeError', async (_kind, file) => {
     storeEveryUpload(service);
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
