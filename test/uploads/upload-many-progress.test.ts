@@ -42,10 +42,10 @@ describe('documents.uploadMany progress', () => {
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
     const run = async (inputs: UploadManyInput[]) => {
       const seen: UploadManyProgress[] = [];
-      async function* one_by_one() {
+      async function* oneByOne() {
         yield* inputs;
       }
-      await client.documents.uploadMany(1, one_by_one(), { concurrency: 1, onProgress: (progress) => seen.push({ ...progress }) });
+      await client.documents.uploadMany(1, oneByOne(), { concurrency: 1, onProgress: (progress) => seen.push({ ...progress }) });
       return seen;
     };
     const known = await run([{ file: new Blob(['abc']), filename: 'a' }, { file: new Uint8Array(4), filename: 'b' }]);
