@@ -1,6 +1,6 @@
 import { createReadStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Client, type UploadManyInput, type UploadManyProgress, type UploadProgress } from '../../src/index.node.js';
 import { useLoopbackServer } from '../support/loopback.js';
 import { API_KEY, makeTree, storeEveryUpload } from './upload-many-support.js';
@@ -35,6 +35,15 @@ describe('documents.uploadMany progress', () => {
     const measured = performance.now() - before;
     expect(seen.length).toBeGreaterThan(0);
     for (const progress of seen) expect(progress.elapsedMs).toBeLessThanOrEqual(measured);
+  });
+
+  it("a report made before the clock moved (a browser's performance.now is coarse) says 0 bytes per second, not NaN", async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    onTestFinished(() => void vi.useRealTimers());
+    const seen: UploadManyProgress[] = [];
+    // A nameless input fails at once, before any I/O: its report comes at the clock's first reading.
+    await new Client({ apiKey: API_KEY, baseUrl: service.url }).documents.uploadMany(1, [{ file: new Blob(['a']), filename: '' }], { onProgress: (progress) => seen.push(progress) });
+    expect(seen).toEqual([expect.objectContaining({ filesDone: 1, bytesDone: 0, elapsedMs: 0, bytesPerSecond: 0 })]);
   });
 
   it("an iterable's totals are unknown while it is read, then the last report gives the files and the sum of their sizes", async () => {
