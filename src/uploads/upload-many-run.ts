@@ -4,6 +4,7 @@ import type { UploadProgress } from '../core/http.js';
 import type { Write } from '../core/logger.js';
 import type { Document } from '../schemas/documents.js';
 import { asBytes } from '../shared/bytes.js';
+import { withKnownSize } from './encode.js';
 import type { FileSystemSupport, HashedSource, Manifest, ManifestRecord } from './file-system.js';
 import { isFatal, outcomeOfFailure } from './outcome.js';
 import { guardCallback } from './progress.js';
@@ -17,8 +18,8 @@ const OPERATION = 'documents.uploadMany';
 /** Sends one file: `documents.upload` bound to the room. */
 export type UploadOne = (file: Uploadable, options: UploadOptions) => PromiseLike<Document>;
 
-/** What happened to a file before it was sent: skipped, unknown from an earlier run, or to be sent. */
-type Verdict = { skip: { documentId: number; sha256: string } } | { unknown: true } | { send: true };
+/** What the manifest says of a file before it is sent: skip it, leave it unknown (as an earlier run left it), or (undefined) send it. */
+type Verdict = { skip: { documentId: number; sha256: string } } | 'unknown' | undefined;
 
 /** What a run needs besides its files. */
 export interface RunSettings {
@@ -47,7 +48,6 @@ export class Run {
   readonly #onProgress: ((progress: UploadManyProgress) => void) | undefined;
   readonly #outcomes: Array<{ job: Job; settled: Settled }> = [];
   readonly #started = performance.now();
-  readonly #credited = new Map<number, number>();
   #filesTotal: number | undefined;
   #bytesTotal: number | undefined;
   #filesDone = 0;
@@ -122,11 +122,23 @@ export class Run {
     this.#outcomes.sort((a, b) => a.job.index - b.job.index);
     for (const { job, settled } of this.#outcomes) {
       const file: UploadManyFile = { path: job.path, size: job.size };
-      if (settled.state === 'uploaded') result.uploaded.push({ ...file, document: settled.document, sha256: settled.sha256 });
-      else if (settled.state === 'skipped') result.skipped.push({ ...file, documentId: settled.documentId, sha256: settled.sha256 });
-      else if (settled.state === 'failed') result.failed.push({ ...file, error: settled.error });
-      else if (settled.state === 'unknown') result.unknown.push({ ...file, error: settled.error });
-      else result.notStarted.push(file);
+      // Each state by name (no catch-all): a file lands in the list of its own state only.
+      switch (settled.state) {
+        case 'uploaded':
+          result.uploaded.push({ ...file, document: settled.document, sha256: settled.sha256 });
+          break;
+        case 'skipped':
+          result.skipped.push({ ...file, documentId: settled.documentId, sha256: settled.sha256 });
+          break;
+        case 'failed':
+          result.failed.push({ ...file, error: settled.error });
+          break;
+        case 'unknown':
+          result.unknown.push({ ...file, error: settled.error });
+          break;
+        case 'notStarted':
+          result.notStarted.push(file);
+      }
     }
     return result;
   }
@@ -150,20 +162,18 @@ export class Run {
     if (invalid) return this.#finish(job, { state: 'failed', error: invalid });
     const previous = manifest?.previous.get(job.path);
     if (this.#stopped) return this.#notStarted(job, previous);
-    let verdict: Verdict = { send: true };
-    if (previous) {
-      try {
-        verdict = await this.#judge(previous, job);
-      } catch (error) {
-        // The file could not be read to compare it: nothing was sent.
-        return this.#finish(job, { state: 'failed', error });
-      }
+    let verdict: Verdict;
+    try {
+      verdict = previous && (await this.#judge(previous, job));
+    } catch (error) {
+      // The file could not be read to compare it: nothing was sent.
+      return this.#finish(job, { state: 'failed', error });
     }
-    if ('skip' in verdict) {
+    if (verdict === 'unknown') return this.#finish(job, { state: 'unknown', error: undefined });
+    if (verdict) {
       this.#bytesSkipped += job.size ?? 0;
       return this.#finish(job, { state: 'skipped', ...verdict.skip });
     }
-    if ('unknown' in verdict) return this.#finish(job, { state: 'unknown', error: undefined });
     await this.#send(job);
   }
 
@@ -204,7 +214,7 @@ export class Run {
       if (sameSize && previous.sha256 !== undefined && previous.documentId !== undefined && (await this.#hash(job)) === previous.sha256) {
         return { skip: { documentId: previous.documentId, sha256: previous.sha256 } };
       }
-      return { send: true }; // changed since: a new version
+      return undefined; // changed since: a new version
     }
     if (previous.state === 'sending' || previous.state === 'unknown') {
       const same =
@@ -212,9 +222,9 @@ export class Run {
         (previous.sha256 !== undefined
           ? (await this.#hash(job)) === previous.sha256
           : previous.mtimeMs === undefined || job.mtimeMs === undefined || previous.mtimeMs === job.mtimeMs);
-      return same && !this.#settings.retryUnknown ? { unknown: true } : { send: true };
+      return same && !this.#settings.retryUnknown ? 'unknown' : undefined;
     }
-    return { send: true }; // failed: provably not stored
+    return undefined; // failed: provably not stored
   }
 
   async #hash(job: Job): Promise<string> {
@@ -252,18 +262,27 @@ export class Run {
       return this.#finish(job, { state: 'failed', error });
     }
     let bodySent = false;
+    // Bytes of this file counted in bytesDone so far.
+    let credited = 0;
     const onUploadProgress = ({ loaded, total }: UploadProgress) => {
-      if (total !== undefined && loaded >= total) bodySent = true;
-      // File bytes only: the multipart framing (total - size) is not the user's content.
-      const framing = total !== undefined && job.size !== undefined ? total - job.size : 0;
-      this.#credit(job, Math.max(0, loaded - framing));
+      // `loaded` ends equal to `total` when the total is known (and never equals an unknown one).
+      if (loaded === total) bodySent = true;
+      // File bytes only: the multipart framing (total - size) is not the user's content. A file of
+      // known size always has a body of known length (#open), so `total` is there whenever `job.size` is.
+      const bytes = loaded - (job.size === undefined ? 0 : total! - job.size);
+      // Only what is new: nothing while the framing goes ahead of the file's bytes, nor twice.
+      if (bytes <= credited) return;
+      this.#bytesSent += bytes - credited;
+      credited = bytes;
+      this.#report();
     };
     let settled: Settled;
     try {
       const document = await this.#upload(source.file, {
         ...callOptions,
         filename: job.input?.filename ?? basename(job.path),
-        contentType: job.input?.contentType,
+        // A Blob tapped for its hash (with a manifest) reaches the encoder as a stream: its own type is given here.
+        contentType: job.input?.contentType || (job.input?.file instanceof Blob ? job.input.file.type : undefined),
         onUploadProgress,
       });
       settled = { state: 'uploaded', document, sha256: source.sha256() };
@@ -316,22 +335,19 @@ export class Run {
     // refuses it by name, where a tap would fail reading it with a TypeError.
     const known = sizeOf(file) !== undefined;
     if ((known && !manifest) || isFsReadStream(file) || !(known || isStream(file))) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
-    return tap(file, manifest ? fs!.createHasher() : undefined);
-  }
-
-  #credit(job: Job, bytes: number): void {
-    const before = this.#credited.get(job.index) ?? 0;
-    const capped = job.size === undefined ? bytes : Math.min(bytes, job.size);
-    if (capped <= before) return;
-    this.#credited.set(job.index, capped);
-    this.#bytesSent += capped - before;
-    this.#report();
+    // A stream, tapped to know when it has been read to its end (with a manifest, every input's size is known).
+    if (!manifest) return tap(file, undefined);
+    // A Blob or bytes tapped for their hash keep their size: the upload carries a Content-Length and
+    // progress a total, which tells the multipart framing apart from the file's bytes (without it,
+    // bytesDone counted the framing while the file was sent, and the body went chunked).
+    const source = tap(file, fs!.createHasher());
+    withKnownSize(source.file, job.size!);
+    return source;
   }
 
   #finish(job: Job, settled: Settled): void {
     this.#outcomes.push({ job, settled });
     this.#filesDone += 1;
-    this.#credited.delete(job.index);
     this.#report();
   }
 
@@ -368,7 +384,8 @@ function isStream(file: unknown): boolean {
 }
 
 function isFsReadStream(file: unknown): boolean {
-  const stream = file as { path?: unknown; bytesRead?: unknown };
-  return stream !== null && typeof stream === 'object' && stream.path !== undefined && typeof stream.bytesRead === 'number';
+  // Only an object can have both (a primitive has neither; null and undefined stop at `?.`).
+  const stream = file as { path?: unknown; bytesRead?: unknown } | null | undefined;
+  return stream?.path !== undefined && typeof stream.bytesRead === 'number';
 }
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Client, InternalServerError, type UploadProgress } from '../../src/index.node.js';
+import { Client, InternalServerError, type UploadManyProgress, type UploadProgress } from '../../src/index.node.js';
 import { useRuntime } from '../support/runtime.js';
 import { API_KEY, boundaryOf, expectedBody, useCaptureServer, useWebUploads } from './support.js';
 
@@ -64,5 +64,22 @@ describe('onUploadProgress in a browser page', () => {
     }
     expect(events).toHaveLength(1);
     expect(events[0]!.loaded).toBe(0);
+  });
+
+  it('documents.uploadMany sends a Blob input as the Blob it is (no stream, which a page cannot send): its bytes count once it is sent', async () => {
+    inBrowserPage();
+    const seen: UploadManyProgress[] = [];
+    const client = new Client({ apiKey: API_KEY, baseUrl: capture.url, maxRetries: 0, dangerouslyAllowBrowser: true });
+    const result = await client.documents.uploadMany(5, [{ file: new Blob([CONTENT], { type: 'application/pdf' }), filename: 'memo.pdf' }], {
+      onProgress: (progress) => seen.push({ ...progress }),
+    });
+    expect(result.uploaded).toHaveLength(1);
+    const request = capture.only();
+    expect(request.body.equals(expectedBody(boundaryOf(request), 'memo.pdf', 'application/pdf', CONTENT))).toBe(true);
+    // A Blob body reports 0, then the whole: no count of its bytes in between, as a stream body would give.
+    expect(seen.map(({ filesDone, bytesDone }) => [filesDone, bytesDone])).toEqual([
+      [0, CONTENT.byteLength],
+      [1, CONTENT.byteLength],
+    ]);
   });
 });

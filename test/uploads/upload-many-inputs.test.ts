@@ -66,13 +66,18 @@ describe('documents.uploadMany inputs', () => {
     ]);
   });
 
-  it('a stream of unknown size read to its end, then answered 500, is unknown (the service may have stored it), not failed', async () => {
+  it.each([
+    ['a generator', {}],
+    // Not an fs.ReadStream, which has both (and is sent untapped, its size from stat).
+    ['a stream with a bytesRead count but no path', { bytesRead: 0 }],
+    ['a stream with a path but no bytesRead count', { path: 'c.txt' }],
+  ])('%s of unknown size read to its end, then answered 500, is unknown (the service may have stored it), not failed', async (_kind, extra) => {
     service.handle((_request, response) => sendJson(response, 500, { success: false, error: { code: 'internal', message: 'stored, then failed' } }));
     async function* chunks() {
       yield new TextEncoder().encode('one ');
       yield 'two';
     }
-    const result = await client({ maxRetries: 0 }).documents.uploadMany(1, [{ file: chunks(), filename: 'c.txt' }]);
+    const result = await client({ maxRetries: 0 }).documents.uploadMany(1, [{ file: Object.assign(chunks(), extra), filename: 'c.txt' }]);
     expect([result.unknown.map((file) => file.path), result.failed.length]).toEqual([['c.txt'], 0]);
     expect(service.requests[0]!.body).toContain('one two');
   });
@@ -83,6 +88,15 @@ describe('documents.uploadMany inputs', () => {
     expect((inputs as { return?: unknown }).return).toBeUndefined();
     const result = await client().documents.uploadMany(1, inputs, { stopSignal: AbortSignal.abort() });
     expect([result.uploaded.length, result.stopped?.reason, service.requests.length]).toEqual([0, 'stopSignal', 0]);
+  });
+
+  it("a Blob keeps its own type as the part's Content-Type with a manifest (hashed as it is sent) as without one", async () => {
+    const root = makeTree({});
+    storing();
+    const inputs = () => [{ file: new Blob(['%PDF-1.7'], { type: 'application/pdf' }), filename: 'scan' }];
+    await client().documents.uploadMany(1, inputs());
+    await client().documents.uploadMany(1, inputs(), { manifest: join(root, 'm.jsonl') });
+    expect(service.requests.map((request) => /Content-Type: (.*)\r\n/.exec(request.body)?.[1])).toEqual(['application/pdf', 'application/pdf']);
   });
 
   it("a caller's ReadableStream is read to its end and released (no longer locked)", async () => {
@@ -96,6 +110,8 @@ describe('documents.uploadMany inputs', () => {
     const result = await client().documents.uploadMany(1, [{ file: stream, filename: 's.txt' }]);
     expect(result.uploaded.map((file) => file.path)).toEqual(['s.txt']);
     expect(stream.locked).toBe(false);
+    // Without a manifest, nothing needs its hash: none is taken.
+    expect(result.uploaded[0]!.sha256).toBeUndefined();
   });
 });
 

@@ -82,6 +82,53 @@ describe('documents.uploadMany: judging a file against its last record', () => {
     expect([result.skipped, result.uploaded.map((file) => file.path)]).toEqual([[], ['a.txt', 'b.txt']]);
   });
 
+  it('an unknown record with a SHA-256 (a body read whole, then no answer) is judged by it: the same content stays unknown, other content of the same size is sent', async () => {
+    const root = makeTree({ 'same.txt': 'alpha', 'other.txt': 'omega' });
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(
+      manifest,
+      recordOf({ path: 'same.txt', state: 'unknown', size: 5, sha256: sha256('alpha') }) + recordOf({ path: 'other.txt', state: 'unknown', size: 5, sha256: sha256('alpha') }),
+    );
+    storeEveryUpload(service);
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect([result.unknown.map((file) => file.path), result.uploaded.map((file) => file.path)]).toEqual([['same.txt'], ['other.txt']]);
+  });
+
+  it('an uploaded record of another size, or without its SHA-256, sends the file again without reading it to compare first', async () => {
+    const root = makeTree({ '1.txt': 'one', 'resized.txt': 'four', 'unhashed.txt': 'five' });
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(
+      manifest,
+      recordOf({ path: 'resized.txt', state: 'uploaded', size: 3, sha256: sha256('fou'), documentId: 7 }) + recordOf({ path: 'unhashed.txt', state: 'uploaded', size: 4, documentId: 8 }),
+    );
+    writeFileSync(join(root, 'other-r'), 'FOUR');
+    writeFileSync(join(root, 'other-u'), 'FIVE');
+    storeEveryUpload(service);
+    let swapped = false;
+    const client = new Client({
+      apiKey: API_KEY,
+      baseUrl: service.url,
+      fetch: (input, init) => {
+        // While 1.txt is sent, both become other files: a read of either now fails (replaced since listed).
+        if (!swapped) {
+          renameSync(join(root, 'other-r'), join(root, 'tree', 'resized.txt'));
+          renameSync(join(root, 'other-u'), join(root, 'tree', 'unhashed.txt'));
+        }
+        swapped = true;
+        return fetch(input, init);
+      },
+    });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect(result.failed.map((file) => file.path)).toEqual(['resized.txt', 'unhashed.txt']);
+    // Not judged by a read (that would fail before any line): each went on to be sent, and its open failed.
+    const lines = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { path: string; state: string });
+    expect(['resized.txt', 'unhashed.txt'].map((path) => lines.filter((line) => line.path === path).map((line) => line.state))).toEqual([
+      ['uploaded', 'sending', 'failed'],
+      ['uploaded', 'sending', 'failed'],
+    ]);
+  });
+
   it('bytes given with a manifest are hashed to be skipped by the rerun, and sent again once changed', async () => {
     const root = makeTree({});
     const manifest = join(root, 'm.jsonl');
@@ -176,10 +223,15 @@ describe('documents.uploadMany: the result', () => {
     expect(result.uploaded.map((file) => [file.path, file.document.id])).toEqual(['1.txt', '2.txt', '3.txt'].map((path) => [path, idOf.get(path)]));
   });
 
-  it('an input whose file is null is its failed, the ValidationError of documents.upload, not a TypeError', async () => {
+  it.each([
+    ['null', null],
+    ['a plain object (neither bytes nor a stream)', {}],
+    ['a number', 42],
+    ['a string (not a path: fileFromPath opens one)', 'a.txt'],
+  ])('an input whose file is %s is its failed, the ValidationError of documents.upload, not a TypeError', async (_kind, file) => {
     storeEveryUpload(service);
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
-    const result = await client.documents.uploadMany(1, [{ file: null as never, filename: 'x.txt' }, { file: new Blob(['b']), filename: 'b.txt' }]);
+    const result = await client.documents.uploadMany(1, [{ file: file as never, filename: 'x.txt' }, { file: new Blob(['b']), filename: 'b.txt' }]);
     expect(result.uploaded.map((file) => file.path)).toEqual(['b.txt']);
     expect(result.failed.map(({ path, error }) => [path, error instanceof ValidationError, (error as Error).message])).toEqual([
       ['x.txt', true, '[svc-sdk] documents.upload: file must be a Blob, File, Uint8Array, ArrayBuffer, ReadableStream or Node Readable (fileFromPath opens a path on Node). Nothing was sent.'],

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { APIUserAbortError, APITimeoutError, Client, type UploadManyProgress } from '../../src/index.node.js';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
-import { API_KEY, makeTree } from './upload-many-support.js';
+import { API_KEY, makeTree, sha256 } from './upload-many-support.js';
 
 // Nothing escapes the pool: a throwing callback, a stop, a stream that never yields its first chunk.
 // The run settles only once every file started has its outcome, on disk.
@@ -48,10 +49,14 @@ describe('documents.uploadMany: callbacks and stops', () => {
     const root = makeTree(Object.fromEntries(Array.from({ length: 6 }, (_, index) => [`f${index}.txt`, `file ${index}`])));
     const manifest = join(root, 'm.jsonl');
     const stop = new AbortController();
+    // Both bodies in flight are held unanswered until the second is in: stop, then answer them (no
+    // worker is free to start a third before the stop, however slow the machine).
+    const held: Array<() => void> = [];
     service.handle((_request, response, index) => {
-      // The first two bodies are in: stop, then answer them.
+      held.push(() => sendJson(response, 201, stored(index + 1)));
       if (index === 1) stop.abort();
-      setTimeout(() => sendJson(response, 201, stored(index + 1)), 30);
+      // From the second on (the rerun's too), every body held is answered.
+      if (index >= 1) for (const answer of held.splice(0)) answer();
     });
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
     const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 2, stopSignal: stop.signal });
@@ -88,6 +93,9 @@ describe('documents.uploadMany: callbacks and stops', () => {
     expect(result.notStarted.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
     expect(result.stopped?.reason).toBe('stopSignal');
     expect(statesOf(manifest)).toEqual({ 'a.txt': 'failed' });
+    // The line says why: a rerun sends the file, and a reader of the manifest sees it was never sent.
+    const last = readFileSync(manifest, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { error?: string }).at(-1);
+    expect(last?.error).toBe('not sent: the run stopped first');
   });
 
   it('a manifest that cannot be written stops the run (fatal): no body is sent without its sending line', async () => {
@@ -104,6 +112,33 @@ describe('documents.uploadMany: callbacks and stops', () => {
     expect(result.failed.map((file) => file.path)).toEqual(['a.txt']);
     expect(result.notStarted.map((file) => file.path)).toEqual(['b.txt']);
     expect(result.stopped).toMatchObject({ reason: 'fatal', message: '[svc-sdk] documents.uploadMany: the manifest cannot be written (EIO: i/o error, write); no file was started after it' });
+  });
+
+  it("a manifest that cannot take a file's outcome line stops the run (fatal): no file is started after it", async () => {
+    const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b' });
+    const manifest = join(root, 'm.jsonl');
+    // b.txt was stored before as other content: it is read (hashed) before it is sent, which lets
+    // a.txt's outcome line be written alone, in a write of its own.
+    writeFileSync(manifest, `${JSON.stringify({ path: 'b.txt', state: 'uploaded', size: 1, sha256: sha256('B'), documentId: 9, room: 1, origin: service.url })}\n`);
+    const probe = await open(join(root, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    await probe.close();
+    const original = prototype['write']!;
+    const lines: string[] = [];
+    // The manifest's second write (a.txt's `uploaded` line) fails; the others go through.
+    vi.spyOn(prototype, 'write').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      lines.push(String(args[0]));
+      if (lines.length === 2) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return original.apply(this, args);
+    });
+    onTestFinished(() => void vi.restoreAllMocks());
+    service.handle((_request, response) => sendJson(response, 201, stored(1)));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
+    expect(lines[1]).toContain('"state":"uploaded"');
+    expect([result.uploaded.map((file) => file.path), result.notStarted.map((file) => file.path)]).toEqual([['a.txt'], ['b.txt']]);
+    expect(result.stopped).toMatchObject({ reason: 'fatal', message: '[svc-sdk] documents.uploadMany: the manifest cannot be written (ENOSPC: no space left on device, write); no file was started after it' });
+    expect(service.requests).toHaveLength(1);
   });
 
   it('bytesDone never counts a byte not sent: after an abort it stays at what was sent, not the total', async () => {
@@ -146,6 +181,64 @@ describe('documents.uploadMany: callbacks and stops', () => {
     expect(result.failed.map(({ path, error }) => [path, (error as Error).message])).toEqual([['never.txt', expect.stringContaining("cancelled by the caller's signal (Error: enough)")]]);
     expect(result.notStarted.map((file) => file.path)).toEqual(['later.txt']);
     expect(service.requests).toHaveLength(0);
+  });
+});
+
+describe('documents.uploadMany: what ends the run', () => {
+  it("an iterable that throws: the run rejects with that very error, once the file in flight was sent", async () => {
+    service.handle((_request, response) => setTimeout(() => sendJson(response, 201, stored(1)), 30));
+    const failure = new Error('the listing went away');
+    async function* inputs() {
+      yield { file: new Blob(['a']), filename: 'a.txt' };
+      throw failure;
+    }
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const rejection = await client.documents.uploadMany(1, inputs(), { concurrency: 2 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(rejection).toBe(failure);
+    expect(service.requests).toHaveLength(1);
+  });
+
+  it('an input that throws when the run reads it (its filename getter): the run rejects with that error, not resolves without the file', async () => {
+    service.handle((_request, response) => setTimeout(() => sendJson(response, 201, stored(1)), 30));
+    const failure = new Error('no name today');
+    let reads = 0;
+    // Read once to list the inputs, then again to check it: the second read throws.
+    const odd = {
+      file: new Blob(['b']),
+      get filename(): string {
+        reads += 1;
+        if (reads > 1) throw failure;
+        return 'b.txt';
+      },
+    };
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const rejection = await client.documents.uploadMany(1, [{ file: new Blob(['a']), filename: 'a.txt' }, odd], { concurrency: 2 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(rejection).toBe(failure);
+    // The other file, in flight meanwhile, was sent whole before the run settled.
+    expect(service.requests.map((request) => /filename="([^"]+)"/.exec(request.body)?.[1])).toEqual(['a.txt']);
+  });
+
+  it("leaves no listener on the caller's signal and stopSignal once it settled", async () => {
+    service.handle((_request, response) => sendJson(response, 201, stored(1)));
+    const controller = new AbortController();
+    const stop = new AbortController();
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    // Listened to while the run goes on.
+    const during: number[] = [];
+    const result = await client.documents.uploadMany(1, [{ file: new Blob(['a']), filename: 'a.txt' }], {
+      signal: controller.signal,
+      stopSignal: stop.signal,
+      onProgress: () => during.push(getEventListeners(stop.signal, 'abort').length),
+    });
+    expect(result.uploaded).toHaveLength(1);
+    expect(during).toContain(1);
+    expect([getEventListeners(controller.signal, 'abort'), getEventListeners(stop.signal, 'abort')]).toEqual([[], []]);
   });
 });
 
