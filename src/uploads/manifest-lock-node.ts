@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import { ValidationError } from '../core/errors.js';
 import { MANIFEST_COMPANIONS } from './file-system.js';
 
+const OPERATION = 'documents.uploadMany';
+
 /** A held lock; `release` removes it (call it once: later, the lock may be another run's). */
 export interface ManifestLock {
   release(): Promise<void>;
@@ -37,7 +39,7 @@ export async function lockManifest(manifestPath: string): Promise<ManifestLock> 
       return { release: () => unlink(lockPath).catch(() => undefined) };
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') {
-        throw new ValidationError('documents.uploadMany', [
+        throw new ValidationError(OPERATION, [
           { path: ['manifest'], message: `cannot create the lock "${lockPath}" beside the manifest (${(error as { code?: string }).code ?? String(error)}): pass a manifest in a directory you can write` },
         ]);
       }
@@ -53,7 +55,7 @@ export async function lockManifest(manifestPath: string): Promise<ManifestLock> 
 
 function inUse(manifestPath: string, lockPath: string, holder: Holder | undefined): ValidationError {
   const who = holder ? `${holder.pid} on ${holder.host}` : 'unknown (its lock file cannot be read)';
-  const error = new ValidationError('documents.uploadMany', [
+  const error = new ValidationError(OPERATION, [
     { path: ['manifest'], message: `in use by process ${who}: wait for that run to end, or remove ${lockPath} if no run is going` },
   ]);
   // The message the CLI and callers match on, whole.
@@ -72,18 +74,20 @@ async function isAbandonedEmpty(lockPath: string): Promise<boolean> {
   const stats = await stat(lockPath).catch(() => undefined);
   if (!stats || stats.size !== 0) return false;
   const wait = EMPTY_LOCK_MS - (Date.now() - stats.mtimeMs);
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  // Past already (an old lock): a timer of a negative delay fires at once.
+  await new Promise((resolve) => setTimeout(resolve, wait));
   const again = await stat(lockPath).catch(() => undefined);
   return again !== undefined && again.size === 0;
 }
 
 async function readHolder(lockPath: string): Promise<Holder | undefined> {
+  let value: Partial<Holder> | null | undefined;
   try {
-    const value = JSON.parse(await readFile(lockPath, 'utf8')) as Partial<Holder>;
-    return Number.isSafeInteger(value.pid) && typeof value.host === 'string' ? { pid: value.pid!, host: value.host } : undefined;
+    value = JSON.parse(await readFile(lockPath, 'utf8')) as Partial<Holder> | null;
   } catch {
-    return undefined;
+    // Unreadable, or not JSON: no holder (value stays undefined).
   }
+  return Number.isSafeInteger(value?.pid) && typeof value?.host === 'string' ? { pid: value.pid!, host: value.host } : undefined;
 }
 
 /** Whether a process of this host is running (signal 0 checks without sending; EPERM: it runs, as another user). */
