@@ -91,7 +91,7 @@ export interface FileSystemSupport {
    * symlinks are not followed; entries that cannot be sent come as UnlistableEntry, in the same order.
    * `exclude` holds absolute paths left out (the manifest and its lock).
    */
-  listFiles(directory: string, exclude: readonly string[]): Promise<Array<ListedFile | UnlistableEntry>>;
+  listFiles(directory: string, exclude: readonly string[] | undefined): Promise<Array<ListedFile | UnlistableEntry>>;
   /**
    * Opens a listed file for upload without following a link, checks it is still the listed file
    * (device, inode, size), hashed in the read that uploads it; rejects (ValidationError) otherwise.

@@ -90,12 +90,12 @@ async function readHolder(lockPath: string): Promise<Holder | undefined> {
   return Number.isSafeInteger(value?.pid) && typeof value?.host === 'string' ? { pid: value.pid!, host: value.host } : undefined;
 }
 
-/** Whether a process of this host is running (signal 0 checks without sending; EPERM: it runs, as another user). */
+/** Whether a process of this host may be running (signal 0 checks without sending): all but ESRCH (no such process) say it may (EPERM: it runs, as another user). */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
+    return (error as { code?: string }).code !== 'ESRCH';
   }
 }

@@ -292,11 +292,12 @@ class ManifestFile implements Manifest {
     const line = toLine({ ...record, room: this.#scope.room, origin: this.#scope.origin });
     return new Promise((resolve, reject) => {
       this.#waiting.push({ line, urgent: record.state === 'sending', resolve, reject });
-      if (this.#flushing) return; // the running flush takes it, or leaves it for the next turn (#flush)
       // A `sending` line holds its body back: written at once. An outcome line holds nothing back:
       // it waits one turn of the event loop, in which the worker that settled the file usually
       // appends its next file's `sending` line, so both go in one synced write (a synced write
-      // costs 130-150 µs of CPU and about 1 ms here: one per file instead of two).
+      // costs 130-150 µs of CPU and about 1 ms here: one per file instead of two). During a flush,
+      // #flushNow leaves the running one be: it goes on with a waiting `sending` line, and leaves
+      // outcome lines alone for the next turn (#flush).
       if (record.state === 'sending') this.#flushNow();
       else this.#soon ??= setImmediate(() => this.#flushNow());
     });

@@ -10,13 +10,13 @@ const OPERATION = 'documents.uploadMany';
  * Every regular file below `directory`, recursively, sorted by relative path (code-unit order, `/`
  * between segments, the same on every platform and run). Symbolic links are neither followed nor
  * sent (a link could lead out of the folder, or around in a loop); sockets and devices are skipped.
- * `exclude` (absolute paths: the run's own manifest and its lock) is left out.
+ * `exclude` (absolute paths: the run's own manifest and its companions; undefined without a manifest) is left out.
  *
  * Names are read as bytes: one that is not UTF-8 (legal on Linux) cannot be named to the service
  * nor recorded in the manifest, so it comes as an UnlistableEntry (its `failed`), as does an entry
  * or a subdirectory that cannot be read; the other files go on.
  */
-export async function listFiles(directory: string, exclude: readonly string[]): Promise<Array<ListedFile | UnlistableEntry>> {
+export async function listFiles(directory: string, exclude: readonly string[] | undefined): Promise<Array<ListedFile | UnlistableEntry>> {
   const root = resolve(directory);
   const unreadable = (code: string) =>
     new ValidationError(OPERATION, [{ path: ['inputs'], message: `cannot read the directory "${directory}" (${code}): pass the path of a readable directory` }]);
@@ -42,7 +42,7 @@ export async function listFiles(directory: string, exclude: readonly string[]): 
         continue;
       }
       const absolutePath = join(dir, name);
-      if (exclude.includes(absolutePath)) continue;
+      if (exclude?.includes(absolutePath)) continue;
       let stats: Awaited<ReturnType<typeof lstat>>;
       try {
         // lstat: the entry itself, never what a link points to.

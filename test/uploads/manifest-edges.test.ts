@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { constants, existsSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { constants, existsSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { createServer } from 'node:net';
@@ -143,6 +143,16 @@ describe('openManifest at its limits', () => {
     await expect(opening).rejects.toThrow(`manifest "${manifest}" is not a regular file: pass the path of a manifest file (created when missing)`);
     await expect(opening).rejects.toBeInstanceOf(ValidationError);
     expect(existsSync(lock)).toBe(false);
+  });
+
+  it.runIf(process.platform !== 'win32')('refuses a manifest it cannot open (a link into a missing folder), naming the code, and releases its lock', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    symlinkSync(join(root, 'missing', 'm.jsonl'), manifest);
+    const call = openManifest(manifest, SCOPE);
+    await expect(call).rejects.toBeInstanceOf(ValidationError);
+    await expect(call).rejects.toThrow(`manifest "${manifest}" cannot be opened (ENOENT): pass the path of a regular file you can write`);
+    expect(existsSync(`${manifest}.lock`)).toBe(false);
   });
 
   it.runIf(process.platform === 'linux')('closes the directory it syncs after a compaction', async () => {
