@@ -87,7 +87,8 @@ async function readHolder(lockPath: string): Promise<Holder | undefined> {
   } catch {
     // Unreadable, or not JSON: no holder (value stays undefined).
   }
-  return Number.isSafeInteger(value?.pid) && typeof value?.host === 'string' ? { pid: value.pid!, host: value.host } : undefined;
+  // A safe integer pid says `value` is an object: its host is read only then.
+  return Number.isSafeInteger(value?.pid) && typeof value!.host === 'string' ? { pid: value!.pid!, host: value!.host } : undefined;
 }
 
 /** Whether a process of this host may be running (signal 0 checks without sending): all but ESRCH (no such process) say it may (EPERM: it runs, as another user). */
