@@ -41,6 +41,16 @@ describe('the manifest lock', () => {
     await expect(openManifest(manifest, SCOPE)).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process 1 on ${hostname()}`);
   });
 
+  it('a lock that cannot be created (the manifest in a missing folder) is refused, naming the operation, the lock and the code', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'missing', 'm.jsonl');
+    const call = openManifest(manifest, SCOPE);
+    await expect(call).rejects.toBeInstanceOf(ValidationError);
+    await expect(call).rejects.toThrow(
+      `[svc-sdk] documents.uploadMany: manifest: cannot create the lock "${manifest}.lock" beside the manifest (ENOENT): pass a manifest in a directory you can write. Nothing was sent.`,
+    );
+  });
+
   it.each([
     ['null', 'null'],
     ['not JSON', '{"pid": 12'],
