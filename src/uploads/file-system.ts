@@ -89,7 +89,7 @@ export interface FileSystemSupport {
   /**
    * Every regular file below `directory`, recursively, in code-unit order of its relative path;
    * symlinks are not followed; entries that cannot be sent come as UnlistableEntry, in the same order.
-   * `exclude` holds absolute paths left out (the manifest and its lock).
+   * `exclude` holds absolute paths left out (the manifest and its companions), undefined for none.
    */
   listFiles(directory: string, exclude: readonly string[] | undefined): Promise<Array<ListedFile | UnlistableEntry>>;
   /**

@@ -11,7 +11,7 @@ import { API_KEY, makeTree, storeEveryUpload } from './upload-many-support.js';
 const service = useLoopbackServer();
 
 // The SDK is loaded afresh in each test: the listing is loaded on first use, so its module-level
-// constants (the operation's name, the strict UTF-8 decoder) run, and are checked, in every test.
+// constant (the operation's name) runs, and is checked, in every test.
 beforeEach(() => {
   vi.resetModules();
 });
