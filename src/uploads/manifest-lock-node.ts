@@ -91,7 +91,11 @@ async function readHolder(lockPath: string): Promise<Holder | undefined> {
   return Number.isSafeInteger(value?.pid) && typeof value!.host === 'string' ? { pid: value!.pid!, host: value!.host } : undefined;
 }
 
-/** Whether a process of this host may be running (signal 0 checks without sending): all but ESRCH (no such process) say it may (EPERM: it runs, as another user). */
+/**
+ * Whether a process of this host may be running (signal 0 checks without sending): every answer but
+ * ESRCH (no such process) says it may: EPERM (it runs, as another user), or a pid that cannot even be
+ * asked (past 2^31): refused rather than taken over when unsure.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

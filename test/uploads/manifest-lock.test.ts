@@ -41,6 +41,13 @@ describe('the manifest lock', () => {
     await expect(openManifest(manifest, SCOPE)).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process 1 on ${hostname()}`);
   });
 
+  it('a lock naming a pid no process can have (past 2^31) is refused, not taken over: whether it runs cannot be checked', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(`${manifest}.lock`, JSON.stringify({ pid: 2 ** 40, host: hostname() }));
+    await expect(openManifest(manifest, SCOPE)).rejects.toThrow(`[svc-sdk] manifest ${manifest} is in use by process ${2 ** 40} on ${hostname()}`);
+  });
+
   it('a lock that cannot be created (the manifest in a missing folder) is refused, naming the operation, the lock and the code', async () => {
     const root = makeTree({});
     const manifest = join(root, 'missing', 'm.jsonl');
