@@ -21,6 +21,9 @@ const READ_BYTES = 64 * 1024;
  */
 const MAX_LINE_BYTES = 64 * 1024;
 
+/** Records written at a time by a compaction. */
+const WRITE_RECORDS = 256;
+
 /** How every record line starts (JSON.stringify keeps the order of `toLine`'s fields). */
 const RECORD_START = Buffer.from('{"path":');
 
@@ -222,15 +225,12 @@ async function rewrite(path: string, records: Iterable<ManifestRecord>): Promise
   const temporary = compactionPath(path);
   const handle = await open(temporary, 'w', 0o644);
   try {
-    let batch = '';
-    for (const record of records) {
-      batch += toLine(record);
-      if (batch.length >= READ_BYTES) {
-        await handle.write(batch);
-        batch = '';
-      }
+    // Written in batches of records (tens of KiB; at most 16 MiB, a line being at most 64 KiB), never
+    // the whole file as one string.
+    const list = [...records];
+    for (let start = 0; start < list.length; start += WRITE_RECORDS) {
+      await handle.write(list.slice(start, start + WRITE_RECORDS).map(toLine).join(''));
     }
-    await handle.write(batch); // the last batch (writing an empty one writes nothing)
     await handle.datasync();
   } finally {
     await handle.close();
