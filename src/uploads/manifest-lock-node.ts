@@ -3,8 +3,6 @@ import { hostname } from 'node:os';
 import { ValidationError } from '../core/errors.js';
 import { MANIFEST_COMPANIONS } from './file-system.js';
 
-const OPERATION = 'documents.uploadMany';
-
 /** A held lock; `release` removes it (call it once: later, the lock may be another run's). */
 export interface ManifestLock {
   release(): Promise<void>;
@@ -39,9 +37,7 @@ export async function lockManifest(manifestPath: string): Promise<ManifestLock> 
       return { release: () => unlink(lockPath).catch(() => undefined) };
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') {
-        throw new ValidationError(OPERATION, [
-          { path: ['manifest'], message: `cannot create the lock "${lockPath}" beside the manifest (${(error as { code?: string }).code ?? String(error)}): pass a manifest in a directory you can write` },
-        ]);
+        throw refusal(`cannot create the lock "${lockPath}" beside the manifest (${(error as { code?: string }).code ?? String(error)}): pass a manifest in a directory you can write`);
       }
     }
     const holder = await readHolder(lockPath);
@@ -53,11 +49,13 @@ export async function lockManifest(manifestPath: string): Promise<ManifestLock> 
   }
 }
 
+function refusal(message: string): ValidationError {
+  return new ValidationError('documents.uploadMany', [{ path: ['manifest'], message }]);
+}
+
 function inUse(manifestPath: string, lockPath: string, holder: Holder | undefined): ValidationError {
   const who = holder ? `${holder.pid} on ${holder.host}` : 'unknown (its lock file cannot be read)';
-  const error = new ValidationError(OPERATION, [
-    { path: ['manifest'], message: `in use by process ${who}: wait for that run to end, or remove ${lockPath} if no run is going` },
-  ]);
+  const error = refusal(`in use by process ${who}: wait for that run to end, or remove ${lockPath} if no run is going`);
   // The message the CLI and callers match on, whole.
   error.message = `[svc-sdk] manifest ${manifestPath} is in use by process ${who}: wait for that run to end, or remove ${lockPath} if no run is going`;
   return error;
