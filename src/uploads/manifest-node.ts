@@ -246,7 +246,7 @@ function compactionPath(manifestPath: string): string {
 
 async function syncDirectory(directory: string): Promise<void> {
   try {
-    const handle = await open(directory, 'r');
+    const handle = await open(directory); // read-only, the default
     try {
       await handle.sync();
     } finally {
