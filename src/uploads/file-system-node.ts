@@ -5,4 +5,4 @@ import { openManifest } from './manifest-node.js';
 import { listFiles } from './walk-node.js';
 
 /** The file system of `documents.uploadMany` on Node (also Bun and Deno): directories, manifests, node:crypto hashes. */
-export const nodeFileSystem: FileSystemSupport = { listFiles, openHashed, hashFile, openManifest, resolve: (path) => resolve(path), createHasher };
+export const nodeFileSystem: FileSystemSupport = { listFiles, openHashed, hashFile, openManifest, resolve, createHasher };

@@ -89,9 +89,9 @@ export interface FileSystemSupport {
   /**
    * Every regular file below `directory`, recursively, in code-unit order of its relative path;
    * symlinks are not followed; entries that cannot be sent come as UnlistableEntry, in the same order.
-   * `exclude` holds absolute paths left out (the manifest and its lock).
+   * `exclude` holds absolute paths left out (the manifest and its companions), undefined for none.
    */
-  listFiles(directory: string, exclude: readonly string[]): Promise<Array<ListedFile | UnlistableEntry>>;
+  listFiles(directory: string, exclude: readonly string[] | undefined): Promise<Array<ListedFile | UnlistableEntry>>;
   /**
    * Opens a listed file for upload without following a link, checks it is still the listed file
    * (device, inode, size), hashed in the read that uploads it; rejects (ValidationError) otherwise.

@@ -37,9 +37,7 @@ export async function lockManifest(manifestPath: string): Promise<ManifestLock> 
       return { release: () => unlink(lockPath).catch(() => undefined) };
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') {
-        throw new ValidationError('documents.uploadMany', [
-          { path: ['manifest'], message: `cannot create the lock "${lockPath}" beside the manifest (${(error as { code?: string }).code ?? String(error)}): pass a manifest in a directory you can write` },
-        ]);
+        throw refusal(`cannot create the lock "${lockPath}" beside the manifest (${(error as { code?: string }).code ?? String(error)}): pass a manifest in a directory you can write`);
       }
     }
     const holder = await readHolder(lockPath);
@@ -51,11 +49,13 @@ export async function lockManifest(manifestPath: string): Promise<ManifestLock> 
   }
 }
 
+function refusal(message: string): ValidationError {
+  return new ValidationError('documents.uploadMany', [{ path: ['manifest'], message }]);
+}
+
 function inUse(manifestPath: string, lockPath: string, holder: Holder | undefined): ValidationError {
   const who = holder ? `${holder.pid} on ${holder.host}` : 'unknown (its lock file cannot be read)';
-  const error = new ValidationError('documents.uploadMany', [
-    { path: ['manifest'], message: `in use by process ${who}: wait for that run to end, or remove ${lockPath} if no run is going` },
-  ]);
+  const error = refusal(`in use by process ${who}: wait for that run to end, or remove ${lockPath} if no run is going`);
   // The message the CLI and callers match on, whole.
   error.message = `[svc-sdk] manifest ${manifestPath} is in use by process ${who}: wait for that run to end, or remove ${lockPath} if no run is going`;
   return error;
@@ -72,26 +72,33 @@ async function isAbandonedEmpty(lockPath: string): Promise<boolean> {
   const stats = await stat(lockPath).catch(() => undefined);
   if (!stats || stats.size !== 0) return false;
   const wait = EMPTY_LOCK_MS - (Date.now() - stats.mtimeMs);
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  // Past already (an old lock): a timer of a negative delay fires at once.
+  await new Promise((resolve) => setTimeout(resolve, wait));
   const again = await stat(lockPath).catch(() => undefined);
   return again !== undefined && again.size === 0;
 }
 
 async function readHolder(lockPath: string): Promise<Holder | undefined> {
+  let value: Partial<Holder> | null | undefined;
   try {
-    const value = JSON.parse(await readFile(lockPath, 'utf8')) as Partial<Holder>;
-    return Number.isSafeInteger(value.pid) && typeof value.host === 'string' ? { pid: value.pid!, host: value.host } : undefined;
+    value = JSON.parse(await readFile(lockPath, 'utf8')) as Partial<Holder> | null;
   } catch {
-    return undefined;
+    // Unreadable, or not JSON: no holder (value stays undefined).
   }
+  // A safe integer pid says `value` is an object: its host is read only then.
+  return Number.isSafeInteger(value?.pid) && typeof value!.host === 'string' ? { pid: value!.pid!, host: value!.host } : undefined;
 }
 
-/** Whether a process of this host is running (signal 0 checks without sending; EPERM: it runs, as another user). */
+/**
+ * Whether a process of this host may be running (signal 0 checks without sending): every answer but
+ * ESRCH (no such process) says it may: EPERM (it runs, as another user), or a pid that cannot even be
+ * asked (past 2^31): refused rather than taken over when unsure.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
+    return (error as { code?: string }).code !== 'ESRCH';
   }
 }

@@ -21,6 +21,9 @@ const READ_BYTES = 64 * 1024;
  */
 const MAX_LINE_BYTES = 64 * 1024;
 
+/** Records written at a time by a compaction. */
+const WRITE_RECORDS = 256;
+
 /** How every record line starts (JSON.stringify keeps the order of `toLine`'s fields). */
 const RECORD_START = Buffer.from('{"path":');
 
@@ -129,17 +132,17 @@ async function readRecords(handle: FileHandle, path: string, scope: ManifestScop
   let pending = 0;
   let lineNumber = 0;
   let position = 0;
+  const notRecord = (number: number) =>
+    refusal(
+      path,
+      number === 1
+        ? 'is not a manifest of svc-sdk (its first line is not a record): nothing was written to it; pass another path, or a new file'
+        : `has a line ${number} that is not a record of svc-sdk: restore the file or pass another manifest (a line cut short by a crash, at the very end, is dropped without this error)`,
+    );
   const take = (line: Buffer) => {
     lineNumber += 1;
     const record = line.length <= MAX_LINE_BYTES ? parseRecord(line) : undefined;
-    if (!record) {
-      throw refusal(
-        path,
-        lineNumber === 1
-          ? 'is not a manifest of svc-sdk (its first line is not a record): nothing was written to it; pass another path, or a new file'
-          : `has a line ${lineNumber} that is not a record of svc-sdk: restore the file or pass another manifest (a line cut short by a crash, at the very end, is dropped without this error)`,
-      );
-    }
+    if (!record) throw notRecord(lineNumber);
     // Room, origin and path, any of them missing (a record of svc-sdk 0.3 names no room nor origin).
     const key = JSON.stringify([record.room, record.origin, record.path]);
     if (result.all.delete(key)) result.superseded += 1;
@@ -153,32 +156,30 @@ async function readRecords(handle: FileHandle, path: string, scope: ManifestScop
     if (bytesRead === 0) break;
     position += bytesRead;
     let start = 0;
+    // `end < bytesRead`: the buffer past this read still holds an earlier read's bytes, newlines included.
     for (let end = buffer.indexOf(NEWLINE, 0); end !== -1 && end < bytesRead; end = buffer.indexOf(NEWLINE, start)) {
-      const tail = buffer.subarray(start, end);
-      take(pieces.length === 0 ? tail : Buffer.concat([...pieces, tail]));
+      take(Buffer.concat([...pieces, buffer.subarray(start, end)]));
       pieces = [];
       pending = 0;
       start = end + 1;
     }
-    if (start < bytesRead) {
-      pending += bytesRead - start;
-      // A line longer than any record: refused as it is, not held whole.
-      if (pending > MAX_LINE_BYTES) take(Buffer.alloc(MAX_LINE_BYTES + 1));
-      pieces.push(Buffer.from(buffer.subarray(start, bytesRead)));
-    }
+    // The rest of the read begins the next line (an empty rest, when the read ends with a newline, adds nothing).
+    pending += bytesRead - start;
+    // A line longer than any record: refused as it is, not held whole.
+    if (pending > MAX_LINE_BYTES) throw notRecord(lineNumber + 1);
+    pieces.push(Buffer.from(buffer.subarray(start, bytesRead)));
   }
-  if (pending > 0) {
-    const last = Buffer.concat(pieces);
-    const whole = parseRecord(last);
-    if (whole) {
-      take(last);
-      result.missingNewline = true;
-    } else if (lineNumber === 0 && !startsLikeRecord(last)) {
-      // Not a first line cut short by a crash (those start as every record does): someone's file.
-      take(last);
-    } else {
-      result.tornBytes = pending;
-    }
+  // The bytes after the last newline. None (an empty file, or one that ends with a newline) is no
+  // record and starts as every record does (nothing to compare): 0 torn bytes, nothing changes.
+  const last = Buffer.concat(pieces);
+  if (parseRecord(last)) {
+    take(last);
+    result.missingNewline = true;
+  } else if (lineNumber === 0 && !startsLikeRecord(last)) {
+    // Not a first line cut short by a crash (those start as every record does): someone's file.
+    take(last);
+  } else {
+    result.tornBytes = pending;
   }
   for (const known of result.previous.keys()) {
     otherPaths.delete(known);
@@ -224,19 +225,12 @@ async function rewrite(path: string, records: Iterable<ManifestRecord>): Promise
   const temporary = compactionPath(path);
   const handle = await open(temporary, 'w', 0o644);
   try {
-    let batch: string[] = [];
-    let size = 0;
-    for (const record of records) {
-      const line = toLine(record);
-      batch.push(line);
-      size += line.length;
-      if (size >= READ_BYTES) {
-        await handle.write(batch.join(''));
-        batch = [];
-        size = 0;
-      }
+    // Written in batches of records (tens of KiB; at most 16 MiB, a line being at most 64 KiB), never
+    // the whole file as one string.
+    const list = [...records];
+    for (let start = 0; start < list.length; start += WRITE_RECORDS) {
+      await handle.write(list.slice(start, start + WRITE_RECORDS).map(toLine).join(''));
     }
-    if (batch.length > 0) await handle.write(batch.join(''));
     await handle.datasync();
   } finally {
     await handle.close();
@@ -252,7 +246,7 @@ function compactionPath(manifestPath: string): string {
 
 async function syncDirectory(directory: string): Promise<void> {
   try {
-    const handle = await open(directory, 'r');
+    const handle = await open(directory); // read-only, the default
     try {
       await handle.sync();
     } finally {
@@ -298,24 +292,26 @@ class ManifestFile implements Manifest {
     const line = toLine({ ...record, room: this.#scope.room, origin: this.#scope.origin });
     return new Promise((resolve, reject) => {
       this.#waiting.push({ line, urgent: record.state === 'sending', resolve, reject });
-      if (this.#flushing) return; // the running flush takes it, or leaves it for the next turn (#flush)
       // A `sending` line holds its body back: written at once. An outcome line holds nothing back:
       // it waits one turn of the event loop, in which the worker that settled the file usually
       // appends its next file's `sending` line, so both go in one synced write (a synced write
-      // costs 130-150 µs of CPU and about 1 ms here: one per file instead of two).
+      // costs 130-150 µs of CPU and about 1 ms here: one per file instead of two). During a flush,
+      // #flushNow leaves the running one be: it goes on with a waiting `sending` line, and leaves
+      // outcome lines alone for the next turn (#flush).
       if (record.state === 'sending') this.#flushNow();
       else this.#soon ??= setImmediate(() => this.#flushNow());
     });
   }
 
   #flushNow(): void {
-    if (this.#soon) clearImmediate(this.#soon);
+    clearImmediate(this.#soon); // none pending (undefined): nothing to clear
     this.#soon = undefined;
     this.#flushing ??= this.#flush();
   }
 
+  /** Started by #flushNow only, with a line waiting (append pushes first; #soon is set only while one waits). */
   async #flush(): Promise<void> {
-    while (this.#waiting.length > 0) {
+    do {
       const batch = this.#waiting;
       this.#waiting = [];
       try {
@@ -328,8 +324,7 @@ class ManifestFile implements Manifest {
         for (const waiting of batch) waiting.reject(error);
       }
       // Outcome lines alone wait for the next turn, as in append.
-      if (!this.#waiting.some((waiting) => waiting.urgent)) break;
-    }
+    } while (this.#waiting.some((waiting) => waiting.urgent));
     this.#flushing = undefined;
     if (this.#waiting.length > 0) this.#soon ??= setImmediate(() => this.#flushNow());
   }
@@ -338,7 +333,7 @@ class ManifestFile implements Manifest {
     try {
       // Every line on disk first, the outcome lines that wait for a turn included.
       while (this.#flushing || this.#soon) {
-        if (this.#soon) this.#flushNow();
+        this.#flushNow(); // starts the waiting outcome lines' flush, or leaves the running one be
         await this.#flushing;
       }
       await this.#handle.close();

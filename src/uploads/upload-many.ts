@@ -51,7 +51,7 @@ export async function uploadMany(
   const manifest = manifestPath === undefined ? undefined : await fs!.openManifest(manifestPath, { room: roomId, origin: service.origin });
   try {
     // The manifest and the files beside it (its lock, a compaction's copy) are never a folder's files.
-    const exclude = manifestPath === undefined ? [] : ['', ...Object.values(MANIFEST_COMPANIONS)].map((suffix) => fs!.resolve(`${manifestPath}${suffix}`));
+    const exclude = manifestPath === undefined ? undefined : ['', ...Object.values(MANIFEST_COMPANIONS)].map((suffix) => fs!.resolve(`${manifestPath}${suffix}`));
     const jobs = typeof inputs === 'string' ? listedJobs(await fs!.listFiles(inputs, exclude)) : inputJobs(inputs);
     const run = new Run(upload, { fs, manifest, onProgress, stopOnError, retryUnknown, stopSignal, callOptions, warn: service.warn }, jobs.total);
     try {

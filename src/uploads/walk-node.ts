@@ -1,30 +1,29 @@
+import { isUtf8 } from 'node:buffer';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 import type { ListedFile, UnlistableEntry } from './file-system.js';
 
 const OPERATION = 'documents.uploadMany';
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Every regular file below `directory`, recursively, sorted by relative path (code-unit order, `/`
  * between segments, the same on every platform and run). Symbolic links are neither followed nor
  * sent (a link could lead out of the folder, or around in a loop); sockets and devices are skipped.
- * `exclude` (absolute paths: the run's own manifest and its lock) is left out.
+ * `exclude` (absolute paths: the run's own manifest and its companions; undefined without a manifest) is left out.
  *
  * Names are read as bytes: one that is not UTF-8 (legal on Linux) cannot be named to the service
  * nor recorded in the manifest, so it comes as an UnlistableEntry (its `failed`), as does an entry
  * or a subdirectory that cannot be read; the other files go on.
  */
-export async function listFiles(directory: string, exclude: readonly string[]): Promise<Array<ListedFile | UnlistableEntry>> {
+export async function listFiles(directory: string, exclude: readonly string[] | undefined): Promise<Array<ListedFile | UnlistableEntry>> {
   const root = resolve(directory);
-  try {
-    if (!(await stat(root)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-  } catch (error) {
-    throw new ValidationError(OPERATION, [
-      { path: ['inputs'], message: `cannot read the directory "${directory}" (${codeOf(error)}): pass the path of a readable directory` },
-    ]);
-  }
+  const unreadable = (code: string) =>
+    new ValidationError(OPERATION, [{ path: ['inputs'], message: `cannot read the directory "${directory}" (${code}): pass the path of a readable directory` }]);
+  const stats = await stat(root).catch((error: unknown) => {
+    throw unreadable(codeOf(error));
+  });
+  if (!stats.isDirectory()) throw unreadable('ENOTDIR');
   const entries: Array<ListedFile | UnlistableEntry> = [];
   const unlistable = (path: string, message: string) => entries.push({ path, error: new ValidationError(OPERATION, [{ path: ['inputs', path], message }]) });
   const visit = async (dir: string, prefix: string): Promise<void> => {
@@ -43,7 +42,7 @@ export async function listFiles(directory: string, exclude: readonly string[]): 
         continue;
       }
       const absolutePath = join(dir, name);
-      if (exclude.includes(absolutePath)) continue;
+      if (exclude?.includes(absolutePath)) continue;
       let stats: Awaited<ReturnType<typeof lstat>>;
       try {
         // lstat: the entry itself, never what a link points to.
@@ -58,21 +57,25 @@ export async function listFiles(directory: string, exclude: readonly string[]): 
     }
   };
   await visit(root, '');
-  return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // sort() without a comparator orders strings by UTF-16 code units. Entries of one path (a name
+  // that is not UTF-8, shown escaped, as another file's name) keep their listing order.
+  const byPath = new Map<string, typeof entries>();
+  for (const entry of entries) byPath.set(entry.path, [...(byPath.get(entry.path) ?? []), entry]);
+  return [...byPath.keys()].sort().flatMap((path) => byPath.get(path)!);
 }
 
+/**
+ * The name as a string, or undefined when it is not UTF-8. Not TextDecoder: it drops a leading
+ * byte order mark, and a name that starts with U+FEFF would then be looked up without it (not found).
+ */
 function decodeName(raw: Buffer): string | undefined {
-  try {
-    return strictUtf8.decode(raw);
-  } catch {
-    return undefined;
-  }
+  return isUtf8(raw) ? raw.toString('utf8') : undefined;
 }
 
-/** A name that is not UTF-8, printable: valid runs as they are, every other byte as `\xNN`. */
+/** A name that is not UTF-8, printable: ASCII bytes as they are, every other byte (0x80 and up: two hex digits) as `\xNN`. */
 function escapeName(raw: Buffer): string {
   let shown = '';
-  for (const byte of raw) shown += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  for (const byte of raw) shown += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16)}`;
   return shown;
 }
 

@@ -1,4 +1,7 @@
-import { constants, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { constants, existsSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -91,5 +94,74 @@ describe('openManifest at its limits', () => {
     const reopened = await openManifest(manifest, SCOPE);
     expect(reopened.previous.size).toBe(paths.length);
     await reopened.close();
+  });
+
+  it('drops a torn last line whose read ends where an earlier read had a newline (the stale bytes past a read are not the file)', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    // 700 lines of 100 bytes, then 35 bytes of a line cut short: the second read (4,499 bytes) ends
+    // where the first read's byte 4,499 is a newline, still in the buffer.
+    const lines = Array.from({ length: 700 }, (_, index) => `${recordOf(`f-${String(index).padStart(3, '0')}.txt`, 99)}\n`).join('');
+    const torn = recordOf('torn.txt', 99).slice(0, 35);
+    writeFileSync(manifest, lines + torn);
+    expect(Buffer.byteLength(lines + torn) - LIMIT).toBe(4499);
+    expect(lines[4499]).toBe('\n');
+    const opened = await openManifest(manifest, SCOPE);
+    expect(opened.previous.size).toBe(700);
+    await opened.close();
+    expect(readFileSync(manifest, 'utf8')).toBe(lines);
+  });
+
+  it.each([
+    ['its first line', '', 'is not a manifest of svc-sdk (its first line is not a record)'],
+    ['a later line', `${recordOf('a.txt', 300)}\n`, 'has a line 2 that is not a record of svc-sdk'],
+  ])('refuses %s past 64 KiB with no newline, that starts as a record, untouched (not dropped as a line cut short)', async (_which, before, message) => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    const content = `${before}{"path":"${'a'.repeat(3 * LIMIT)}`;
+    writeFileSync(manifest, content);
+    await expect(openManifest(manifest, SCOPE)).rejects.toThrow(`manifest "${manifest}" ${message}`);
+    expect(readFileSync(manifest, 'utf8')).toBe(content);
+  });
+
+  it.runIf(process.platform === 'linux')('refuses a FIFO swapped in for the manifest after its check, once opened (never reading it)', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(manifest, '');
+    const lock = `${manifest}.lock`;
+    // The lock is a FIFO: the run reads its holder from it, and stays there until this test writes one.
+    expect(spawnSync('mkfifo', [lock]).status).toBe(0);
+    const opening = openManifest(manifest, SCOPE);
+    opening.catch(() => undefined);
+    // Opening the FIFO for writing returns once the run has it open for reading: past the manifest's check.
+    const writer = await open(lock, 'w');
+    rmSync(manifest);
+    expect(spawnSync('mkfifo', [manifest]).status).toBe(0);
+    // A holder gone from this host: the lock is taken over, then the manifest opened.
+    await writer.write(JSON.stringify({ pid: spawnSync('true').pid, host: hostname() }));
+    await writer.close();
+    await expect(opening).rejects.toThrow(`manifest "${manifest}" is not a regular file: pass the path of a manifest file (created when missing)`);
+    await expect(opening).rejects.toBeInstanceOf(ValidationError);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it.runIf(process.platform !== 'win32')('refuses a manifest it cannot open (a link into a missing folder), naming the code, and releases its lock', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    symlinkSync(join(root, 'missing', 'm.jsonl'), manifest);
+    const call = openManifest(manifest, SCOPE);
+    await expect(call).rejects.toBeInstanceOf(ValidationError);
+    await expect(call).rejects.toThrow(`manifest "${manifest}" cannot be opened (ENOENT): pass the path of a regular file you can write`);
+    expect(existsSync(`${manifest}.lock`)).toBe(false);
+  });
+
+  it.runIf(process.platform === 'linux')('closes the directory it syncs after a compaction', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    writeFileSync(manifest, `${recordOf('a.txt', 200)}\n${recordOf('a.txt', 201)}\n`);
+    const opened = await openManifest(manifest, SCOPE);
+    await opened.close();
+    expect(readFileSync(manifest, 'utf8')).toBe(`${recordOf('a.txt', 201)}\n`);
+    expect(openFlags(realpathSync(root))).toBeUndefined();
   });
 });

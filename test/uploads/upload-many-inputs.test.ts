@@ -99,6 +99,27 @@ describe('documents.uploadMany inputs', () => {
     expect(service.requests.map((request) => /Content-Type: (.*)\r\n/.exec(request.body)?.[1])).toEqual(['application/pdf', 'application/pdf']);
   });
 
+  it('an iterator that said it is done is asked no more, by any worker, and not returned (it ended by itself)', async () => {
+    storing();
+    const calls: string[] = [];
+    const items = [{ file: new Blob(['a']), filename: 'a' }, { file: new Blob(['b']), filename: 'b' }];
+    let index = 0;
+    // Hand-written, as a caller may: it answers whatever it is asked, even past its end.
+    const iterator = {
+      next: () => {
+        calls.push('next');
+        return index < items.length ? { done: false as const, value: items[index++]! } : { done: true as const, value: undefined };
+      },
+      return: () => {
+        calls.push('return');
+        return { done: true as const, value: undefined };
+      },
+    };
+    const result = await client().documents.uploadMany(1, { [Symbol.iterator]: () => iterator }, { concurrency: 3 });
+    expect(result.uploaded.map((file) => file.path).sort()).toEqual(['a', 'b']);
+    expect(calls).toEqual(['next', 'next', 'next']);
+  });
+
   it("a caller's ReadableStream is read to its end and released (no longer locked)", async () => {
     storing();
     const stream = new ReadableStream<Uint8Array>({

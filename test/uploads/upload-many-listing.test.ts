@@ -11,7 +11,7 @@ import { API_KEY, makeTree, storeEveryUpload } from './upload-many-support.js';
 const service = useLoopbackServer();
 
 // The SDK is loaded afresh in each test: the listing is loaded on first use, so its module-level
-// constants (the operation's name, the strict UTF-8 decoder) run, and are checked, in every test.
+// constant (the operation's name) runs, and is checked, in every test.
 beforeEach(() => {
   vi.resetModules();
 });
@@ -89,6 +89,22 @@ describe('documents.uploadMany: what the listing cannot read', () => {
       ],
     ]);
     expect([result.uploaded, service.requests]).toEqual([[], []]);
+  });
+
+  it('a name that starts with U+FEFF (the bytes of a byte order mark) is sent under that whole name', async () => {
+    const root = makeTree({ '\uFEFFa.txt': 'bom', 'b.txt': 'b' });
+    storeEveryUpload(service);
+    const result = await (await client()).documents.uploadMany(1, join(root, 'tree'));
+    expect([result.uploaded.map((file) => file.path), result.failed]).toEqual([['b.txt', '\uFEFFa.txt'], []]);
+  });
+
+  it.runIf(process.platform === 'linux')('a name that is not UTF-8, shown as another file\'s name, is its failed beside that file, sent', async () => {
+    // n + 0xE9 is shown as n\xe9: the very name of the other file (a backslash and three letters).
+    const root = makeTree({ 'n\\xe9': 'backslash named' });
+    writeFileSync(Buffer.concat([Buffer.from(join(root, 'tree')), Buffer.from('/n'), Buffer.from([0xe9])]), 'latin-1 named');
+    storeEveryUpload(service);
+    const result = await (await client()).documents.uploadMany(1, join(root, 'tree'));
+    expect([result.uploaded.map((file) => file.path), result.failed.map((file) => file.path)]).toEqual([['n\\xe9'], ['n\\xe9']]);
   });
 });
 
