@@ -134,3 +134,12 @@ describe("a Blob part's reader", () => {
     expect(cancelled).toEqual([reason]);
   });
 });
+
+describe('a Blob or bytes part', () => {
+  it('a chunk that fits in one piece is handed over as that very object, no view made of it', async () => {
+    const bytes = new Uint8Array(CHUNK);
+    const reader = preambleOf(buildMultipart({ bytes }, 'a.bin', 'application/octet-stream', CHUNK));
+    await reader.read();
+    expect((await reader.read()).value).toBe(bytes);
+  });
+});
