@@ -11,7 +11,9 @@ import type { HashedSource, Hasher, ListedFile } from './file-system.js';
  * that finds the end, close), each a wait for the event loop that a file of a few KiB feels as much
  * as its upload. Memory stays bounded: concurrency (at most 64) × 1 MiB.
  */
-export const WHOLE_READ_BYTES = 1024 * 1024;
+// 1 MiB as a literal: a product would be computed once, at import, where mutation testing cannot vary it
+// (the boundary itself is tested: upload-many-manifest.test.ts).
+export const WHOLE_READ_BYTES = 1_048_576;
 
 /**
  * How a listed file is opened: never through a link (O_NOFOLLOW: a file replaced by a symbolic link
