@@ -43,7 +43,8 @@ export async function openHashed(file: ListedFile): Promise<HashedSource> {
       const bytes = await readWhole(fd, file);
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       // Bytes: their size gives a Content-Length, and progress tells when they are sent.
-      return { file: bytes, exhausted: false, sha256: () => sha256, size: () => bytes.byteLength };
+      // Its size is the listed one (readWhole refuses any other): the run records that.
+      return { file: bytes, exhausted: false, sha256: () => sha256, size: () => undefined };
     } finally {
       // Not awaited: closing is not on the way to the network. A failure to close leaks nothing to report.
       closeQuietly(fd);
@@ -106,8 +107,11 @@ async function readWhole(fd: number, file: ListedFile): Promise<Uint8Array> {
   // One byte more than listed: a file that grew is noticed rather than cut short.
   const buffer = Buffer.allocUnsafe(file.size + 1);
   let filled = 0;
-  for (let read = -1; read !== 0 && filled < buffer.length; filled += read) {
-    read = (await readFd(fd, buffer, filled, buffer.length - filled, filled)).bytesRead;
+  // Until the end of the file; a full buffer (the file grew) asks for 0 bytes next, and gets 0.
+  for (;;) {
+    const { bytesRead } = await readFd(fd, buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
   }
   if (filled !== file.size) throw refused(file, `changed size while it was read (${file.size} → ${filled} bytes or more): nothing was sent; run again to send it as it is then`);
   return buffer.subarray(0, filled);
