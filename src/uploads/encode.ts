@@ -45,7 +45,7 @@ export async function encodeMultipart(file: Uploadable, metadata: FileMetadata, 
   const known = knownSizes.get(file as object);
   holdStreamErrors(file);
   const upload = prepareUpload(file, metadata, known ?? (await fsStreamSize(file)));
-  if ('stream' in upload.source) upload.source = { ...upload.source, stream: await withFirstChunk(upload.source.stream, limits) };
+  if ('stream' in upload.source) upload.source = { ...upload.source, first: await firstChunk(upload.source.stream, limits) };
   // On Node's own fetch every input goes as one stream of small chunks (memory stays flat). Bun and
   // Deno send a Blob body natively with its length, and browsers never stream a request body over
   // HTTP/1.1, so elsewhere Blobs and bytes stay a Blob body.
@@ -53,12 +53,13 @@ export async function encodeMultipart(file: Uploadable, metadata: FileMetadata, 
 }
 
 /**
- * The stream, its first chunk read already: a stream with nothing to read (one already read to its
- * end) is a ValidationError before anything is sent, rather than an empty document stored without a word.
+ * The stream's first chunk, read already (the part's reader hands it over first; the stream is
+ * released to it): a stream with nothing to read (one already read to its end) is a
+ * ValidationError before anything is sent, rather than an empty document stored without a word.
  * The wait is bounded by the call's timeout and signal (`limits`): a stream whose first chunk never
  * comes fails the call (APITimeoutError, or the cancelled call's APIUserAbortError) and is cancelled.
  */
-async function withFirstChunk(stream: ReadableStream<Uint8Array>, limits: FirstChunkLimits): Promise<ReadableStream<Uint8Array>> {
+async function firstChunk(stream: ReadableStream<Uint8Array>, limits: FirstChunkLimits): Promise<Uint8Array> {
   const reader = stream.getReader();
   const first = await firstRead(reader, limits).catch((error: unknown) => {
     // The call's timeout or abort as they are; the stream's own failure (a missing file) names the input.
@@ -73,37 +74,25 @@ async function withFirstChunk(stream: ReadableStream<Uint8Array>, limits: FirstC
       },
     ]);
   }
-  let pending: Uint8Array | undefined = first.value;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (pending) {
-          controller.enqueue(pending);
-          pending = undefined;
-          return;
-        }
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  );
+  // No read is pending (this one resolved): the part's reader takes the stream from here.
+  reader.releaseLock();
+  return first.value;
 }
 
 /** The reader's first read, or the call's timeout or abort, whichever comes first (the reader is then cancelled). */
 async function firstRead(reader: ReadableStreamDefaultReader<Uint8Array>, { signal, timeout, method, url }: FirstChunkLimits): Promise<ReadableStreamReadResult<Uint8Array>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
+  let fail!: (error: Error) => void;
   const stop = new Promise<never>((_, reject) => {
-    const fail = (error: Error) => {
+    fail = (error) => {
       // Rejected first: cancelling resolves the pending read as done, which must not win the race.
       reject(error);
       reader.cancel(error).catch(() => undefined);
     };
-    onAbort = () => fail(new APIUserAbortError(method, url, signal!.reason));
-    if (signal?.aborted) return onAbort();
+  });
+  const onAbort = () => fail(new APIUserAbortError(method, url, signal!.reason));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (signal?.aborted) onAbort();
+  else {
     // Removed in `finally` whatever happens: a signal aborts once, so no `once` is needed.
     signal?.addEventListener('abort', onAbort);
     // A whole number of milliseconds that a timer can hold (the core checks every `timeout`). The
@@ -111,13 +100,13 @@ async function firstRead(reader: ReadableStreamDefaultReader<Uint8Array>, { sign
     // timers are numbers, with no unref.
     timer = setTimeout(() => fail(new APITimeoutError(method, url, timeout)), timeout);
     (timer as { unref?: () => void }).unref?.();
-  });
+  }
   try {
     // `stop` first: when both are settled already (an aborted signal cancels the reader at once), it wins.
     return await Promise.race([stop, reader.read()]);
   } finally {
     clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -202,7 +191,8 @@ function failedStream(error: unknown): ValidationError {
 
 /** The name the input carries: a File's name, or the basename of an fs stream's `path`. */
 function nameOf(file: Uploadable): string | undefined {
-  if (typeof File !== 'undefined' && file instanceof File) return file.name || undefined;
+  // A File's name (a plain Blob has none); every runtime has Blob, so no check that File exists.
+  if (file instanceof Blob) return (file as Partial<File>).name || undefined;
   const path = (file as { path?: unknown }).path;
   if (typeof path === 'string') return basename(path) || undefined;
   // fs.createReadStream also takes a Buffer path, which it keeps (a file: URL it turns into a string).
@@ -221,7 +211,6 @@ interface FsReadStreamLike {
   bytesRead?: unknown;
   start?: unknown;
   end?: unknown;
-  readableDidRead?: unknown;
 }
 
 type Stat = (path: unknown) => Promise<{ isFile(): boolean; size: number }>;
@@ -232,10 +221,13 @@ type Stat = (path: unknown) => Promise<{ isFile(): boolean; size: number }>;
  * the one encoder has no Node built-in in its module graph; without it the upload is sent chunked.
  */
 async function fsStreamSize(file: Uploadable): Promise<number | undefined> {
-  if (file instanceof Blob || file instanceof ReadableStream || file === null || typeof file !== 'object') return undefined;
+  // A Blob or a web stream has no `bytesRead`: it is not taken for an fs stream below.
+  if (file === null || typeof file !== 'object') return undefined;
   const stream = file as FsReadStreamLike;
   const whole = stream.start === undefined && (stream.end === undefined || stream.end === Infinity);
-  const fresh = stream.bytesRead === 0 && stream.readableDidRead !== true;
+  // Only an fs.ReadStream has `bytesRead`: 0 while nothing was read into it. (One already read from
+  // is refused by toSource, whatever its size.)
+  const fresh = stream.bytesRead === 0;
   if (!whole || !fresh) return undefined;
   if (typeof stream.path !== 'string' && !(stream.path instanceof Uint8Array)) return undefined;
   const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => { stat?: Stat } | undefined } }).process;

@@ -11,7 +11,9 @@ import type { HashedSource, Hasher, ListedFile } from './file-system.js';
  * that finds the end, close), each a wait for the event loop that a file of a few KiB feels as much
  * as its upload. Memory stays bounded: concurrency (at most 64) × 1 MiB.
  */
-export const WHOLE_READ_BYTES = 1024 * 1024;
+// 1 MiB as a literal: a product would be computed once, at import, where mutation testing cannot vary it
+// (the boundary itself is tested: upload-many-manifest.test.ts).
+export const WHOLE_READ_BYTES = 1_048_576;
 
 /**
  * How a listed file is opened: never through a link (O_NOFOLLOW: a file replaced by a symbolic link
@@ -41,7 +43,8 @@ export async function openHashed(file: ListedFile): Promise<HashedSource> {
       const bytes = await readWhole(fd, file);
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       // Bytes: their size gives a Content-Length, and progress tells when they are sent.
-      return { file: bytes, exhausted: false, sha256: () => sha256, size: () => bytes.byteLength };
+      // Its size is the listed one (readWhole refuses any other): the run records that.
+      return { file: bytes, exhausted: false, sha256: () => sha256, size: () => undefined };
     } finally {
       // Not awaited: closing is not on the way to the network. A failure to close leaks nothing to report.
       closeQuietly(fd);
@@ -104,8 +107,11 @@ async function readWhole(fd: number, file: ListedFile): Promise<Uint8Array> {
   // One byte more than listed: a file that grew is noticed rather than cut short.
   const buffer = Buffer.allocUnsafe(file.size + 1);
   let filled = 0;
-  for (let read = -1; read !== 0 && filled < buffer.length; filled += read) {
-    read = (await readFd(fd, buffer, filled, buffer.length - filled, filled)).bytesRead;
+  // Until the end of the file; a full buffer (the file grew) asks for 0 bytes next, and gets 0.
+  for (;;) {
+    const { bytesRead } = await readFd(fd, buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
   }
   if (filled !== file.size) throw refused(file, `changed size while it was read (${file.size} → ${filled} bytes or more): nothing was sent; run again to send it as it is then`);
   return buffer.subarray(0, filled);

@@ -119,18 +119,18 @@ function frame(preamble: Uint8Array, reader: PartReader, closing: Uint8Array, ma
 
 /** Turns any async iterable of bytes (a Node Readable, a generator) into a web ReadableStream, lazily. */
 export function streamFromIterable(iterable: AsyncIterable<Uint8Array | string>): ReadableStream<Uint8Array> {
-  let iterator: AsyncIterator<Uint8Array | string> | undefined;
+  // Taken now, and still lazy: an async generator (a Node Readable's included) runs only at `next()`.
+  const iterator = iterable[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        iterator ??= iterable[Symbol.asyncIterator]();
         const { done, value } = await iterator.next();
         if (done) controller.close();
         else controller.enqueue(typeof value === 'string' ? encoder.encode(value) : toPlainBytes(value));
       },
       async cancel() {
         // Ends the source too: a Node Readable is destroyed and its file descriptor closed.
-        await iterator?.return?.();
+        await iterator.return?.();
       },
     },
     { highWaterMark: 0 },

@@ -2,7 +2,12 @@
 export type PartSource =
   | { blob: Blob }
   | { bytes: Uint8Array }
-  | { stream: ReadableStream<Uint8Array>; size?: number | undefined };
+  | {
+      stream: ReadableStream<Uint8Array>;
+      size?: number | undefined;
+      /** The stream's first chunk when the encoder read it already (to refuse an empty stream): handed over first. */
+      first?: Uint8Array | undefined;
+    };
 
 /** Reads a part's bytes one chunk at a time, on demand; `next()` resolves undefined at the end. */
 export interface PartReader {
@@ -32,8 +37,14 @@ export function readerOf(source: PartSource): PartReader {
   }
   if ('blob' in source) return blobReader(source.blob);
   const reader = source.stream.getReader();
+  let first = source.first;
   return {
     async next() {
+      if (first) {
+        const chunk = first;
+        first = undefined;
+        return chunk;
+      }
       const { done, value } = await reader.read();
       return done ? undefined : value;
     },

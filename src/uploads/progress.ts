@@ -21,8 +21,9 @@ export function withUploadProgress(
   if (body instanceof Blob && runtime.browser) {
     // Browsers send a stream body only over HTTP/2 (Chromium) or not at all (Firefox, Safari), so
     // the Blob stays a Blob there: progress is 0 at the start and the total once the upload is done.
-    onProgress({ loaded: 0, total: size });
-    return { ...multipart, finish: () => onProgress({ loaded: size ?? body.size, total: size ?? body.size }) };
+    // A Blob body always comes with its size (buildMultipart), which is the Blob's own.
+    onProgress({ loaded: 0, total: body.size });
+    return { ...multipart, finish: () => onProgress({ loaded: body.size, total: body.size }) };
   }
   const reader = (body instanceof Blob ? body.stream() : body).getReader();
   let loaded = 0;

@@ -4,15 +4,16 @@ import type { HashedSource, Hasher } from './file-system.js';
 import type { Uploadable } from './types.js';
 
 /**
- * The input as an async iterable of bytes that feeds `hasher`, counts its bytes and notes when it has
- * been read to the end. Read on demand: the upload's own backpressure paces the file.
+ * The input as an async iterable of its chunks, as they are (the encoder takes strings and views),
+ * that notes when it has been read to the end and feeds `hasher`. Read on demand: the upload's own
+ * backpressure paces the file. Only a Blob or bytes is ever hashed (a manifest takes nothing else,
+ * for a rerun must compare it), so the chunks hashed are bytes; the size the run records is the
+ * input's own (known for those), so no count is kept here.
  */
 export function tap(file: Uploadable, hasher: Hasher | undefined): HashedSource {
   let exhausted = false;
   let digest: string | undefined;
-  let size = 0;
-  const encoder = new TextEncoder();
-  async function* chunks(): AsyncGenerator<Uint8Array> {
+  async function* chunks(): AsyncGenerator<Uint8Array | string> {
     const bytes = asBytes(file);
     const source: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array> = bytes
       ? [bytes]
@@ -22,10 +23,8 @@ export function tap(file: Uploadable, hasher: Hasher | undefined): HashedSource 
           ? iterateStream(file)
           : (file as AsyncIterable<Uint8Array | string>);
     for await (const chunk of source) {
-      const part = typeof chunk === 'string' ? encoder.encode(chunk) : (asBytes(chunk) ?? chunk);
-      hasher?.update(part);
-      size += part.byteLength;
-      yield part;
+      hasher?.update(chunk as Uint8Array);
+      yield chunk;
     }
     exhausted = true;
     digest = hasher?.digest();
@@ -36,7 +35,7 @@ export function tap(file: Uploadable, hasher: Hasher | undefined): HashedSource 
       return exhausted;
     },
     sha256: () => digest,
-    size: () => (exhausted ? size : undefined),
+    size: () => undefined,
   };
 }
 

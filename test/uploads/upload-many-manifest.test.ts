@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -277,6 +278,35 @@ describe('documents.uploadMany manifest records: what was sent, to which room of
     const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
     await client.documents.uploadMany(4, join(root, 'tree'), { manifest });
     expect(linesOf(manifest).at(-1)).toMatchObject({ path: 'a.txt', state: 'uploaded', size: 5, sha256: sha256('alpha'), room: 4, origin: service.url });
+  });
+
+  /** A client of a port that was just free: every connection is refused, after the encoder has read the first chunk. */
+  async function refusingClient(): Promise<Client> {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    return new Client({ apiKey: API_KEY, baseUrl: `http://127.0.0.1:${port}` });
+  }
+
+  it('a file of up to 1 MiB (1 MiB included) is read whole before it is sent: refused a connection, its line holds its size and SHA-256', async () => {
+    const small = Buffer.alloc(1024 * 1024, 'a file read whole ');
+    const root = makeTree({ 'small.bin': small });
+    const manifest = join(root, 'm.jsonl');
+    const result = await (await refusingClient()).documents.uploadMany(4, join(root, 'tree'), { manifest });
+    expect(result.failed.map((file) => file.path)).toEqual(['small.bin']);
+    expect(linesOf(manifest).at(-1)).toMatchObject({ path: 'small.bin', state: 'failed', size: small.length, sha256: sha256(small) });
+  });
+
+  it('a streamed file (over 1 MiB) refused a connection records its listed size, not the bytes the encoder had read of it, and no hash', async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024, 'a file too big to be read whole ');
+    const root = makeTree({ 'big.bin': big });
+    const manifest = join(root, 'm.jsonl');
+    const result = await (await refusingClient()).documents.uploadMany(4, join(root, 'tree'), { manifest });
+    expect(result.failed.map((file) => file.path)).toEqual(['big.bin']);
+    const record = linesOf(manifest).at(-1);
+    expect(record).toMatchObject({ path: 'big.bin', state: 'failed', size: big.length });
+    expect(record).not.toHaveProperty('sha256');
   });
 
   it("another room's manifest is not used: every file is sent to this room, and a note says why", async () => {

@@ -39,7 +39,9 @@ describe('documents.upload rejects bad input before sending anything', () => {
       .documents.upload(5, new Uint8Array([1]), { filename: 'a.txt', contentType: 'text/plain\r\nX-Evil: 1' })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).issues[0]?.path).toEqual(['contentType']);
+    expect((error as ValidationError).issues).toEqual([
+      { path: ['contentType'], message: 'contentType must not contain line breaks: pass a MIME type such as "application/pdf"' },
+    ]);
     expect(capture.requests).toHaveLength(0);
   });
 

@@ -35,6 +35,17 @@ describe('documents.upload on the browsers\' branch', () => {
     expect(bodies).toEqual(['Blob']);
   });
 
+  it('with a progress callback outside browsers (Bun, Deno), hands fetch a Blob as a counted stream that keeps its Content-Length', async () => {
+    const bodies: string[] = [];
+    const loaded: number[] = [];
+    await webClient(bodies).documents.upload(5, new Blob([BINARY]), { filename: 'data.bin', onUploadProgress: (progress) => void loaded.push(progress.loaded) });
+    const request = capture.only();
+    expect(request.body.equals(expectedBody(boundaryOf(request), 'data.bin', 'application/octet-stream', BINARY))).toBe(true);
+    expect(bodies).toEqual(['ReadableStream']);
+    expect(request.headers['content-length']).toBe(String(request.body.length));
+    expect(loaded.at(-1)).toBe(request.body.length);
+  });
+
   it('hands fetch a stream input as a stream body', async () => {
     const bodies: string[] = [];
     await webClient(bodies).documents.upload(5, new Blob([BINARY]).stream(), { filename: 'data.bin' });
