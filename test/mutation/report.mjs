@@ -94,7 +94,9 @@ export async function writeMutationReport({ root, output, reports = [] }) {
   const explained = survivors.length - unclassified.length;
   const all = tally(mutants);
   const covered = all.killed + all.timeout + all.survived;
-  const withoutExplained = covered - explained ? `${(((all.killed + all.timeout) / (covered - explained)) * 100).toFixed(1)} %` : '-';
+  // Only explained survivors leave the covered mutants: an explained mutant with no coverage was never among them.
+  const explainedCovered = survivors.filter((mutant) => mutant.reason && mutant.status === 'Survived').length;
+  const withoutExplained = covered - explainedCovered ? `${(((all.killed + all.timeout) / (covered - explainedCovered)) * 100).toFixed(1)} %` : '-';
 
   const strykerVersion = JSON.parse(readFileSync(path.join(here, 'node_modules', '@stryker-mutator', 'core', 'package.json'), 'utf8')).version;
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
