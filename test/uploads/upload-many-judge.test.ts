@@ -11,6 +11,20 @@ import { API_KEY, makeTree, sha256, storeEveryUpload } from './upload-many-suppo
 const service = useLoopbackServer();
 const recordOf = (fields: Record<string, unknown>) => `${JSON.stringify({ ...fields, room: 1, origin: service.url })}\n`;
 
+/** A client of the loopback service that runs `swap` (renames in the folder) as its first upload is sent. */
+function clientThatSwapsOnFirstSend(swap: () => void): Client {
+  let swapped = false;
+  return new Client({
+    apiKey: API_KEY,
+    baseUrl: service.url,
+    fetch: (input, init) => {
+      if (!swapped) swap();
+      swapped = true;
+      return fetch(input, init);
+    },
+  });
+}
+
 describe('documents.uploadMany: judging a file against its last record', () => {
   it('a file replaced after the listing, before its hash could be compared, is its failed (a ValidationError); nothing of it is sent', async () => {
     const root = makeTree({ '1.txt': 'one', '2.txt': 'two' });
@@ -105,19 +119,10 @@ describe('documents.uploadMany: judging a file against its last record', () => {
     writeFileSync(join(root, 'other-r'), 'FOUR');
     writeFileSync(join(root, 'other-u'), 'FIVE');
     storeEveryUpload(service);
-    let swapped = false;
-    const client = new Client({
-      apiKey: API_KEY,
-      baseUrl: service.url,
-      fetch: (input, init) => {
-        // While 1.txt is sent, both become other files: a read of either now fails (replaced since listed).
-        if (!swapped) {
-          renameSync(join(root, 'other-r'), join(root, 'tree', 'resized.txt'));
-          renameSync(join(root, 'other-u'), join(root, 'tree', 'unhashed.txt'));
-        }
-        swapped = true;
-        return fetch(input, init);
-      },
+    // While 1.txt is sent, both become other files: a read of either now fails (replaced since listed).
+    const client = clientThatSwapsOnFirstSend(() => {
+      renameSync(join(root, 'other-r'), join(root, 'tree', 'resized.txt'));
+      renameSync(join(root, 'other-u'), join(root, 'tree', 'unhashed.txt'));
     });
     const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1 });
     expect(result.failed.map((file) => file.path)).toEqual(['resized.txt', 'unhashed.txt']);
@@ -149,17 +154,8 @@ describe('documents.uploadMany: a file refused when opened', () => {
     const manifest = join(root, 'm.jsonl');
     writeFileSync(join(root, 'other'), 'TWO');
     storeEveryUpload(service);
-    let swapped = false;
-    const client = new Client({
-      apiKey: API_KEY,
-      baseUrl: service.url,
-      fetch: (input, init) => {
-        // While 1.txt is sent: 2.txt becomes another file (refused once opened and checked).
-        if (!swapped) renameSync(join(root, 'other'), join(root, 'tree', '2.txt'));
-        swapped = true;
-        return fetch(input, init);
-      },
-    });
+    // While 1.txt is sent: 2.txt becomes another file (refused once opened and checked).
+    const client = clientThatSwapsOnFirstSend(() => renameSync(join(root, 'other'), join(root, 'tree', '2.txt')));
     const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, concurrency: 1, stopOnError: true });
     expect([result.uploaded.map((file) => file.path), result.failed.map((file) => file.path), result.notStarted.map((file) => file.path)]).toEqual([['1.txt'], ['2.txt'], ['3.txt']]);
     expect(result.stopped).toMatchObject({ reason: 'stopOnError', message: expect.stringContaining('[svc-sdk] documents.uploadMany: stopped after the first file that failed (stopOnError): ') });
