@@ -125,7 +125,12 @@ export async function proveNoLoss(plan) {
         const key = attempt.ok ? 'ok' : String(attempt.status ?? attempt.error);
         why.set(key, (why.get(key) ?? 0) + 1);
       }
-      throw new Error(`the receiver never answered 2xx for ${unanswered.length} deliveries (first: ${unanswered[0]}; attempts ${JSON.stringify(Object.fromEntries(why))}): the scenario's receiver was down too long`);
+      // What answers on the receiver's port now (an unsigned POST: our receiver says 401 missing_signature), for the reader of a failure.
+      const probe = await fetch(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', body: '{}' }).then(
+        async (response) => `${response.status} ${(await response.text()).slice(0, 200)}`,
+        (error) => `no answer (${error.cause?.code ?? error.message})`,
+      );
+      throw new Error(`the receiver never answered 2xx for ${unanswered.length} deliveries (first: ${unanswered[0]}; attempts ${JSON.stringify(Object.fromEntries(why))}; an unsigned POST now: ${probe}): the scenario's receiver was down too long`);
     }
     // Workers stay down for the whole retry horizon after the last delivery.
     await sleep(horizonMs);
