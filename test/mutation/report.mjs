@@ -1,6 +1,7 @@
 // Turns Stryker's JSON report (reports/mutation/mutation.json) into MUTATION.md: the score per area
 // and every surviving mutant, each with the reason test/mutation/survivors.json gives for it
-// (equivalent: no program could tell it apart; speed-only: only time or memory changes) or
+// (equivalent: no program could tell it apart; speed-only: only time or memory changes; untestable:
+// a difference no test can set up, such as a race window or a kernel failure) or
 // flagged as unclassified, which `npm run test:mutation` treats as a failure.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -122,7 +123,8 @@ export async function writeMutationReport({ root, output, reports = [] }) {
     `Stryker changes one thing at a time in ${AREAS.join(', ')} (the redaction rule, src/shared/redact.ts) and runs the tests that reach it;`,
     'a mutant no test notices has *survived*. Score = (killed + timed out) / covered mutants, the target being ≥ 95 %.',
     'Each survivor is listed below with why no test can notice it (from test/mutation/survivors.json): *equivalent*',
-    '(no caller can tell the difference) or *speed-only* (only time or memory changes). The full report: reports/mutation/index.html (not committed).',
+    '(no caller can tell the difference), *speed-only* (only time or memory changes) or *untestable* (a difference no test',
+    'can set up: a race window, a kernel failure, a branch of another runtime). The full report: reports/mutation/index.html (not committed).',
     '',
     '| area | mutants | static (killed) | killed | timed out | survived | no coverage | runtime errors | score (covered) | score (incl. no coverage) |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -139,7 +141,7 @@ export async function writeMutationReport({ root, output, reports = [] }) {
     'scored apart (the number in brackets was killed all the same) and their survivors are not listed below.',
     '*Score (incl. no coverage)* also counts mutants that no test reached as survivors.',
     '',
-    `Of the ${survivors.length} survivors below, ${explained} are explained (equivalent or speed-only) and ${unclassified.length} are not:`,
+    `Of the ${survivors.length} survivors below, ${explained} are explained (equivalent, speed-only or untestable) and ${unclassified.length} are not:`,
     `test gaps, or equivalents nobody has proven yet. Leaving the explained ones out, the score is ${withoutExplained}.`,
     '',
     `## Survivors that are not static (${survivors.length})`,
