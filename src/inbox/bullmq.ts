@@ -67,6 +67,9 @@ interface EntryData {
   receivedAt: number;
 }
 
+/** The durability check refused this Redis's configuration: no retry helps until it is changed. */
+class NotDurableError extends Error {}
+
 /**
  * A durable webhook inbox on Redis through BullMQ. Before it stores anything it reads the Redis
  * configuration: an eviction policy other than `noeviction` is refused, a Redis without an
@@ -98,14 +101,22 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
   // BullMQ reports connection trouble as 'error' events: without a listener, Node would throw them.
   queue.on('error', (error) => warn(`[svc-sdk] inbox: ${messageOf(error)}`));
   let checked: Promise<void> | undefined;
-  /** The durability check, once per inbox, before the first store or worker. */
+  /**
+   * The durability check before the first store or worker, remembered once it passed. One that
+   * failed is asked again by the next call: a Redis unreachable for a moment (restarting, or a
+   * connection with `enableOfflineQueue: false` not yet ready) must not leave the inbox refusing
+   * every delivery until the process restarts, and a refused configuration may be fixed meanwhile.
+   */
   const ready = () =>
     (checked ??= (async () => {
       const client = await (queue as unknown as { backend: { client: Promise<{ info(): Promise<string> }> } }).backend.client;
       const verdict = durabilityOf(await client.info(), acceptNoPersistence);
-      if (verdict.refuse) throw new Error(verdict.refuse);
+      if (verdict.refuse) throw new NotDurableError(verdict.refuse);
       if (verdict.warn) warn(verdict.warn);
-    })());
+    })().catch((error: unknown) => {
+      checked = undefined;
+      throw error;
+    }));
 
   return {
     async put(entry: InboxEntry) {
@@ -168,20 +179,45 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
         },
       );
       worker.on('error', (error) => warn(`[svc-sdk] inbox worker: ${messageOf(error)}`));
-      const started = ready().then(
-        () => {
-          void worker.run().catch((error: unknown) => warn(`[svc-sdk] inbox worker stopped: ${messageOf(error)}`));
-        },
-        (error: unknown) => {
-          warn(messageOf(error));
-          throw error;
-        },
-      );
+      let closed = false;
+      let running = false;
+      let retry: { timer: ReturnType<typeof setTimeout>; wake: () => void } | undefined;
+      // Runs once Redis passed the durability check. A Redis that cannot be reached yet (a worker
+      // started while it restarts) is asked again, 1 s later and then up to every 30 s, until it
+      // answers or the worker is closed; a configuration that is refused stops the worker at once.
+      const started = (async () => {
+        for (let waitMs = 1000; ; waitMs = Math.min(2 * waitMs, 30_000)) {
+          try {
+            await ready();
+            break;
+          } catch (error) {
+            if (error instanceof NotDurableError || closed) {
+              warn(messageOf(error));
+              throw error;
+            }
+            warn(`[svc-sdk] inbox worker: Redis could not be checked (${messageOf(error)}); trying again in ${waitMs / 1000} s`);
+            await new Promise<void>((wake) => (retry = { timer: setTimeout(wake, waitMs), wake }));
+            retry = undefined;
+          }
+        }
+        if (closed) throw new Error('[svc-sdk] inbox worker: closed before it started');
+        running = true;
+        void worker.run().catch((error: unknown) => warn(`[svc-sdk] inbox worker stopped: ${messageOf(error)}`));
+      })();
       // Awaited by ready(); a refusal is reported there and by the warning, not as an unhandled rejection.
       started.catch(() => undefined);
       return {
         ready: () => started,
-        close: () => worker.close(),
+        close: () => {
+          closed = true;
+          if (retry) {
+            clearTimeout(retry.timer);
+            retry.wake();
+          }
+          // A worker that never ran has nothing to finish: closing it while Redis is down (BullMQ then rejects) is not a failure.
+          const closing = worker.close();
+          return running ? closing : closing.catch(() => undefined);
+        },
       };
     },
 

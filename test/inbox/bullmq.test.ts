@@ -239,3 +239,73 @@ describe.skipIf(!hasRedis)('bullmqInbox checks the Redis it stores into', () => 
     }
   });
 });
+
+describe.skipIf(!hasRedis)('bullmqInbox when Redis goes away after it connected, before its first store', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startTestRedis(['--appendonly', 'yes']);
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    redis?.remove();
+  });
+  /**
+   * An inbox connected to Redis (failing fast while it is down, as BullMQ advises for producers: the
+   * receiver answers 500 and the service retries) whose Redis then stops: a receiver started just
+   * before a Redis restart, which its durability check has not yet asked.
+   */
+  const connectedThenDown = async (queue: string, warn: (line: string) => void = () => {}) => {
+    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port, enableOfflineQueue: false, maxRetriesPerRequest: 1 }, queue, warn });
+    await inbox.stats();
+    await redis.stop();
+    return inbox;
+  };
+
+  test('a put() refused while Redis restarts is not remembered: once Redis is back, put() stores', async () => {
+    const inbox = await connectedThenDown('down-then-up');
+    try {
+      await expect(inbox.put(entry('while-down'))).rejects.toThrow();
+      await redis.restart();
+      // BullMQ reconnects within about a second; from then on every put() stores.
+      await until(() => inbox.put(entry('once-back')).then(() => true, () => false), 15_000);
+      await inbox.put(entry('and-after'));
+      expect(await inbox.stats()).toMatchObject({ waiting: 2 });
+    } finally {
+      await inbox.close();
+    }
+  }, 30_000);
+
+  test('a worker started while Redis restarts runs once Redis is back (its check is asked again), and says so meanwhile', async () => {
+    const warn = vi.fn();
+    const inbox = await connectedThenDown('worker-down-then-up', warn);
+    const seen: string[] = [];
+    const worker = inbox.process((event) => void seen.push(event.delivery_id));
+    try {
+      await until(() => warn.mock.calls.some(([line]) => /inbox worker: Redis could not be checked \(.+\); trying again in 1 s/.test(String(line))));
+      await redis.restart();
+      await worker.ready();
+      await until(() => inbox.put(entry('run-me')).then(() => true, () => false), 15_000);
+      await until(() => seen.includes('run-me'), 15_000);
+    } finally {
+      await worker.close();
+      await inbox.close();
+    }
+  }, 40_000);
+
+  test('a worker closed while it waits for Redis stops at once, and never runs', async () => {
+    const inbox = await connectedThenDown('closed-while-down');
+    const worker = inbox.process(() => {});
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const closing = Date.now();
+      await worker.close();
+      await expect(worker.ready()).rejects.toThrow();
+      expect(Date.now() - closing).toBeLessThan(1000);
+    } finally {
+      // Closed once reconnected: BullMQ's own close() sends QUIT, which fails fast while Redis is down.
+      await redis.restart();
+      await until(() => inbox.stats().then(() => true, () => false), 15_000);
+      await inbox.close();
+    }
+  }, 30_000);
+});

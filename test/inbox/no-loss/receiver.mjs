@@ -39,7 +39,16 @@ if (cluster.isPrimary) {
       if (++count === dieAfter) process.kill(process.pid, 'SIGKILL');
     },
   };
-  const server = createServer(toNodeListener(createWebhookHandler({ secret: SECRET, inbox, onError: () => {} })));
+  // Why a delivery was answered 500, each reason once per process (stderr reaches the test's output): a
+  // failed run then says what the inbox met, not only how many answers were 500.
+  const reasons = new Set();
+  const onError = (error) => {
+    const reason = `${error?.name}: ${error?.message}`;
+    if (reasons.has(reason)) return;
+    reasons.add(reason);
+    process.stderr.write(`${new Date().toISOString()} receiver ${process.pid} answered 500: ${reason}\n`);
+  };
+  const server = createServer(toNodeListener(createWebhookHandler({ secret: SECRET, inbox, onError })));
   server.keepAliveTimeout = 1000;
   server.listen(Number(PORT), '127.0.0.1');
 }
