@@ -86,10 +86,25 @@ export function createReceiver(
   // Awaited by the first delivery; a module that could not load fails the delivery (500), not the process.
   let loaded = false;
   loading.then(() => (loaded = true), () => {});
-  /** Calls one method of the store, by its name (the name a timeout's message gives): a promise it returns runs under storeTimeoutMs. */
-  const callStore = (call: 'claim' | 'complete' | 'release' | 'renew', id: string): unknown => {
-    const result: unknown = store![call]!(id);
-    return stores ? stores.withDeadline(result, storeDeadlines, storeTimeoutMs, call) : result;
+  /**
+   * Calls one method of the store, by its name (the name a timeout's message gives), and maps its
+   * outcome: `settled(result)`, or `failed(error)` when it throws, rejects or misses storeTimeoutMs.
+   * At once when the store answers at once (the memory store); else a promise.
+   */
+  const callStore = <A>(
+    call: 'claim' | 'complete' | 'release' | 'renew',
+    id: string,
+    settled: (result: never) => A,
+    failed: (error: unknown) => A,
+  ): A | Promise<Awaited<A>> => {
+    let result: unknown;
+    try {
+      result = store![call]!(id);
+    } catch (error) {
+      return failed(error);
+    }
+    // stores.ts is loaded for any store but the default memory one, which never returns a promise.
+    return stores ? stores.withDeadline(result as never, storeDeadlines, storeTimeoutMs, call, settled, failed) : settled(result as never);
   };
 
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
@@ -177,13 +192,7 @@ export function createReceiver(
       record?.duplicate(state);
       return state === 'done' ? OK : IN_PROGRESS;
     };
-    let state;
-    try {
-      state = callStore('claim', event.delivery_id) as ClaimResult | PromiseLike<ClaimResult>;
-    } catch (error) {
-      return down(error);
-    }
-    return isThenable(state) ? Promise.resolve(state).then(claimed, down) : claimed(state);
+    return callStore('claim', event.delivery_id, claimed, down);
   };
 
   /**
@@ -217,7 +226,7 @@ export function createReceiver(
   /** A delivery that failed in stage on: onError hears why, and its claim, if any, is released (the service's retry runs it). */
   async function failed(failure: unknown, event: WebhookEvent): Promise<void> {
     await settle(() => onError(failure, event));
-    await settle(() => store && callStore('release', event.delivery_id));
+    if (store) await callStore('release', event.delivery_id, ignore, ignore);
   }
 
   /**
@@ -236,14 +245,8 @@ export function createReceiver(
       const message = `[svc-sdk] webhook delivery ${id}: its claim could not be renewed while on() ran (${cause instanceof Error ? cause.name : 'the store no longer held it'}); once it expires (processingTtlMs), a retry may run on() beside this one`;
       void settle(() => onError(new Error(message, { cause }), event));
     };
-    const renew = async () => {
-      try {
-        if ((await callStore('renew', id)) === false) lost(undefined);
-      } catch (error) {
-        lost(error);
-      }
-    };
-    return setInterval(() => void renew(), renewEveryMs);
+    const renewed = (held: boolean | void) => held === false && lost(undefined);
+    return setInterval(() => void callStore('renew', id, renewed, lost), renewEveryMs);
   };
 
   /**
@@ -252,16 +255,11 @@ export function createReceiver(
    * hours). Where the runtime outlives the answer (keepAlive), the answer goes at once and the
    * recording carries on.
    */
-  const recordDone = (id: string, keepAlive?: (recording: Promise<unknown>) => void): Answer | Promise<Answer> => {
-    let recorded;
-    try {
-      recorded = store && callStore('complete', id);
-    } catch {
-      // Answered 200 all the same: recorded stays undefined, nothing to wait for.
-    }
+  const recordDone = (id: string, keepAlive?: (recording: Promise<unknown>) => void): Answer | PromiseLike<Answer> => {
+    // Answered 200 whatever the store says: a failure is ignored (it settles the recording all the same).
+    const recording = store && callStore('complete', id, ignore, ignore);
     // Recorded already (the memory store): nothing to keep alive, nothing to wait for.
-    if (!isThenable(recorded)) return OK;
-    const recording = settle(() => recorded);
+    if (!isThenable(recording)) return OK;
     if (keepAlive) {
       try {
         keepAlive(recording);
@@ -278,7 +276,7 @@ export function createReceiver(
     void settle(() => onError(error, event));
     // A paused Redis runs the queued claim once it wakes: the release queued behind it removes it,
     // so the service's retry is not answered 409 for processingTtlMs.
-    if (stores && error instanceof stores.StoreTimeoutError) void settle(() => callStore('release', event.delivery_id));
+    if (stores && error instanceof stores.StoreTimeoutError) void callStore('release', event.delivery_id, ignore, ignore);
     return STORE_FAILED;
   };
 
@@ -295,6 +293,9 @@ function answer(record: DeliveryRecord | undefined, reply: Answer): Answer {
   record?.finish(reply);
   return reply;
 }
+
+/** What a store call's outcome is mapped to when nothing depends on it. */
+function ignore(): void {}
 
 /** Runs a step whose failure must not change the answer: waits for it, and ignores what it throws or rejects with. */
 async function settle(step: () => unknown): Promise<void> {

@@ -14,26 +14,36 @@ export class StoreTimeoutError extends Error {
 }
 
 /**
- * `value` itself when it is not a promise; otherwise a promise that settles like it, or rejects with
- * `StoreTimeoutError` once the deadline passes first (`ms`, as `deadlines` counts it). A store that
- * never answers (a paused Redis, a peer that accepts and stays silent, a client queueing commands
- * while it reconnects forever) then costs a delivery `ms`, not its socket for ever.
+ * A store call under its deadline, its outcome mapped in the same step: `settled(value)` at once when
+ * `value` is not a promise; otherwise a promise of `settled(result)` once it answers, or of
+ * `failed(error)` once it rejects or the deadline passes first (`ms`, as `deadlines` counts it; the
+ * error a `StoreTimeoutError`). A store that never answers (a paused Redis, a peer that accepts and
+ * stays silent, a client queueing commands while it reconnects forever) then costs a delivery `ms`,
+ * not its socket for ever. The mapping is part of the one promise made per call (not a `.then`
+ * after it): a Redis store makes two calls per delivery. A mapping that throws rejects the promise.
  */
-export function withDeadline<T>(value: T | PromiseLike<T>, deadlines: Deadlines, ms: number, call: string): T | Promise<T> {
-  if (typeof (value as PromiseLike<T> | undefined)?.then !== 'function') return value as T;
-  return new Promise<T>((resolve, reject) => {
-    const deadline = deadlines.add(() =>
-      reject(new StoreTimeoutError(`[svc-sdk] webhook dedupe: the store's ${call}() did not answer within ${ms} ms (storeTimeoutMs)`)),
-    );
-    (value as PromiseLike<T>).then(
-      (result) => {
-        deadlines.delete(deadline);
-        resolve(result);
-      },
-      (error: unknown) => {
-        deadlines.delete(deadline);
+export function withDeadline<T, A>(
+  value: T | PromiseLike<T>,
+  deadlines: Deadlines,
+  ms: number,
+  call: string,
+  settled: (result: T) => A,
+  failed: (error: unknown) => A,
+): A | Promise<Awaited<A>> {
+  if (typeof (value as PromiseLike<T> | undefined)?.then !== 'function') return settled(value as T);
+  return new Promise<Awaited<A>>((resolve, reject) => {
+    const end = <V>(map: (input: V) => A, input: V) => {
+      deadlines.delete(deadline);
+      try {
+        resolve(map(input) as Awaited<A>);
+      } catch (error) {
         reject(error as Error);
-      },
+      }
+    };
+    const deadline = deadlines.add(() => end(failed, new StoreTimeoutError(`[svc-sdk] webhook dedupe: the store's ${call}() did not answer within ${ms} ms (storeTimeoutMs)`)));
+    (value as PromiseLike<T>).then(
+      (result) => end(settled, result),
+      (error: unknown) => end(failed, error),
     );
   });
 }
@@ -54,17 +64,19 @@ export function inboxStage(
   deadlines: Deadlines,
   timeoutMs: number,
   failed: (failure: unknown, event: WebhookEvent) => Promise<void>,
-): (event: WebhookEvent, body: Uint8Array, record?: DeliveryRecord) => Promise<Answer | undefined> {
-  return async (event, body, record) => {
-    try {
-      // A delivery is JSON, so UTF-8.
-      const entry = { deliveryId: event.delivery_id, kind: event.event, body: UTF8.decode(body), receivedAt: Date.now() };
-      await withDeadline(inbox.put(entry), deadlines, timeoutMs, 'put');
-      record?.stored();
-      return undefined;
-    } catch (failure) {
+): (event: WebhookEvent, body: Uint8Array, record?: DeliveryRecord) => Answer | undefined | PromiseLike<Answer | undefined> {
+  return (event, body, record) => {
+    const refused = async (failure: unknown) => {
       await failed(failure instanceof StoreTimeoutError ? new Error(`[svc-sdk] webhook inbox: put() did not answer within ${timeoutMs} ms (storeTimeoutMs)`) : failure, event);
       return INBOX_FAILED;
+    };
+    let put;
+    try {
+      // A delivery is JSON, so UTF-8.
+      put = inbox.put({ deliveryId: event.delivery_id, kind: event.event, body: UTF8.decode(body), receivedAt: Date.now() });
+    } catch (failure) {
+      return refused(failure);
     }
+    return withDeadline(put, deadlines, timeoutMs, 'put', () => void record?.stored(), refused);
   };
 }

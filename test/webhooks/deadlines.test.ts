@@ -65,31 +65,38 @@ describe('coarseDeadlines(timeoutMs)', () => {
   });
 });
 
-describe('withDeadline(value, deadlines, ms, call)', () => {
+describe('withDeadline(value, deadlines, ms, call, settled, failed)', () => {
   test('a store call that answers in time forgets its deadline: the timer stops at the next sweep', async () => {
     const deadlines = coarseDeadlines(2000);
-    await expect(withDeadline(Promise.resolve('claimed'), deadlines, 2000, 'claim')).resolves.toBe('claimed');
-    await expect(withDeadline(Promise.reject(new Error('down')), deadlines, 2000, 'claim')).rejects.toThrow('down');
+    await expect(withDeadline(Promise.resolve('claimed'), deadlines, 2000, 'claim', (state) => `${state}!`, String)).resolves.toBe('claimed!');
+    await expect(withDeadline(Promise.reject(new Error('down')), deadlines, 2000, 'claim', String, (error) => `failed: ${(error as Error).message}`)).resolves.toBe('failed: down');
     vi.advanceTimersByTime(200);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   test('a store call that never answers is rejected with StoreTimeoutError naming the call and storeTimeoutMs', async () => {
     const deadlines = coarseDeadlines(2000);
-    const late = withDeadline(new Promise<string>(() => {}), deadlines, 2000, 'complete') as Promise<string>;
-    const outcome = late.then(
-      () => 'resolved',
-      (error: unknown) => error,
-    );
+    const outcome = withDeadline(new Promise<string>(() => {}), deadlines, 2000, 'complete', () => 'resolved' as unknown, (error) => error);
     vi.advanceTimersByTime(2200);
     const error = await outcome;
     expect(error).toBeInstanceOf(StoreTimeoutError);
     expect((error as Error).message).toBe("[svc-sdk] webhook dedupe: the store's complete() did not answer within 2000 ms (storeTimeoutMs)");
   });
 
-  test('a value that is not a promise is given back as it is, with no deadline', () => {
+  test('a mapping that throws rejects the promise (never leaves it pending), and its deadline is forgotten', async () => {
     const deadlines = coarseDeadlines(2000);
-    expect(withDeadline('done', deadlines, 2000, 'claim')).toBe('done');
+    const throws = (): never => {
+      throw new Error('a hook threw');
+    };
+    await expect(withDeadline(Promise.resolve('claimed'), deadlines, 2000, 'claim', throws, String)).rejects.toThrow('a hook threw');
+    await expect(withDeadline(Promise.reject(new Error('down')), deadlines, 2000, 'claim', String, throws)).rejects.toThrow('a hook threw');
+    vi.advanceTimersByTime(200);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  test('a value that is not a promise is mapped at once, with no deadline', () => {
+    const deadlines = coarseDeadlines(2000);
+    expect(withDeadline('done', deadlines, 2000, 'claim', (state) => `${state}!`, String)).toBe('done!');
     expect(vi.getTimerCount()).toBe(0);
   });
 });
