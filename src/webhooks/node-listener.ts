@@ -123,7 +123,7 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
           // request object that throws).
           let delivery: Delivery;
           try {
-            delivery = { method: req.method, signature: req.headers[SIGNATURE_HEADER], body, request: () => toRequest(req), keepAlive: outlive };
+            delivery = { method: req.method, signature: req.headers[SIGNATURE_HEADER], body, request: () => toRequest(req), keepAlive: 'process' };
           } catch {
             reply(HANDLER_FAILED);
             return;
@@ -169,12 +169,6 @@ function errorOf(text: string): string {
   }
   return text;
 }
-
-/**
- * Where the listener lets the store's recording of a processed delivery go: a Node server outlives
- * its answers, so the answer need not wait for it (settled, its failure ignored, by the handler).
- */
-const outlive = (): void => {};
 
 /** Writes the answer, unless a framework answered already. */
 function send(res: NodeResponseLike, [status, error, headers]: Answer, close?: boolean): void {

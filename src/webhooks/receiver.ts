@@ -88,14 +88,16 @@ export function createReceiver(
   loading.then(() => (loaded = true), () => {});
   /**
    * Calls one method of the store, by its name (the name a timeout's message gives), and maps its
-   * outcome: `settled(result)`, or `failed(error)` when it throws, rejects or misses storeTimeoutMs.
-   * At once when the store answers at once (the memory store); else a promise.
+   * outcome: `settled(result)`, or `failed(error)` when it throws, rejects or (unless `unbounded`,
+   * for a call nobody waits for) misses storeTimeoutMs. At once when the store answers at once (the
+   * memory store); else a promise.
    */
   const callStore = <A>(
     call: 'claim' | 'complete' | 'release' | 'renew',
     id: string,
     settled: (result: never) => A,
     failed: (error: unknown) => A,
+    unbounded?: boolean,
   ): A | Promise<Awaited<A>> => {
     let result: unknown;
     try {
@@ -103,8 +105,10 @@ export function createReceiver(
     } catch (error) {
       return failed(error);
     }
+    if (!isThenable(result)) return settled(result as never);
     // stores.ts is loaded for any store but the default memory one, which never returns a promise.
-    return stores ? stores.withDeadline(result as never, storeDeadlines, storeTimeoutMs, call, settled, failed) : settled(result as never);
+    if (unbounded || !stores) return Promise.resolve(result as Promise<never>).then(settled, failed) as Promise<Awaited<A>>;
+    return stores.withDeadline(result as never, storeDeadlines, storeTimeoutMs, call, settled, failed);
   };
 
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
@@ -253,10 +257,15 @@ export function createReceiver(
    * Stage record: marks the processed delivery done, and answers 200 even if that fails (the claim
    * then expires, and a retry, if any, is processed again, which beats the service retrying for
    * hours). Where the runtime outlives the answer (keepAlive), the answer goes at once and the
-   * recording carries on.
+   * recording carries on: a Node server's with no deadline (nobody waits for it, and a delivery's
+   * store calls are its hot path), a `waitUntil`'s within storeTimeoutMs.
    */
-  const recordDone = (id: string, keepAlive?: (recording: Promise<unknown>) => void): Answer | PromiseLike<Answer> => {
+  const recordDone = (id: string, keepAlive: Delivery['keepAlive']): Answer | PromiseLike<Answer> => {
     // Answered 200 whatever the store says: a failure is ignored (it settles the recording all the same).
+    if (keepAlive === 'process') {
+      if (store) void callStore('complete', id, ignore, ignore, true);
+      return OK;
+    }
     const recording = store && callStore('complete', id, ignore, ignore);
     // Recorded already (the memory store): nothing to keep alive, nothing to wait for.
     if (!isThenable(recording)) return OK;

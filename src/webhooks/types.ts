@@ -171,11 +171,12 @@ export interface Delivery {
   /** Makes the fetch `Request` that `onVerificationError` hears (made only for a refusal). */
   request: () => Request;
   /**
-   * When given, the answer does not wait for the store to record completion: the recording's
-   * promise is handed to it (a Node server outlives its answers; a serverless runtime needs its
-   * `waitUntil`). Without it, or when it throws, the answer waits.
+   * When given, the answer does not wait for the store to record completion. A function is handed
+   * the recording's promise (a serverless runtime's `waitUntil`; when it throws, the answer waits);
+   * `'process'` says the runtime outlives its answers by itself (a Node server): the recording is
+   * left to finish, with no deadline, since nobody waits for it. Without it, the answer waits.
    */
-  keepAlive?: ((recording: Promise<unknown>) => void) | undefined;
+  keepAlive?: ((recording: Promise<unknown>) => void) | 'process' | undefined;
 }
 
 /** One handler's receiver, shared by its fetch handler and `toNodeListener`. */

@@ -204,6 +204,31 @@ describe('toNodeListener and a slow store', () => {
   });
 });
 
+describe('toNodeListener and a store that fails to record', () => {
+  test.each([
+    ['rejects', () => Promise.reject(new Error('redis down'))],
+    ['throws', () => {
+      throw new Error('redis down');
+    }],
+  ])('a recording that %s changes no answer (200: on() ran) and is no unhandled rejection', async (_how, complete) => {
+    const [[, sdk]] = ENTRIES;
+    const on = vi.fn();
+    const onError = vi.fn();
+    const store = { claim: () => Promise.resolve('claimed' as const), complete, release() {} };
+    const server = createServer((req, res) => void sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on, onError, dedupe: store }))(req, res));
+    const url = await listen(server);
+    try {
+      expect((await post(url, envelope())).status).toBe(200);
+      expect((await post(url, envelope())).status).toBe(200);
+      expect(on).toHaveBeenCalledTimes(2);
+      // Ignored, as the answer is decided: onError is for deliveries answered 500.
+      expect(onError).not.toHaveBeenCalled();
+    } finally {
+      await closeServer(server)();
+    }
+  });
+});
+
 describe('toNodeListener when the sender goes away', () => {
   test('a connection closed mid-body is an unreadable body: on() not called, onVerificationError hears it', async () => {
     const [[, sdk]] = ENTRIES;
