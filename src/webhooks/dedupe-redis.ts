@@ -32,8 +32,8 @@ type SetPx = (key: string, value: string, ms: number) => Promise<unknown>;
  *
  * A claim is `SET key processing NX PX <processingTtlMs>` (atomic; it expires if the worker
  * crashes), renewed while `on` runs by `SET key processing XX PX <processingTtlMs>`; completion is
- * `SET key done PX <ttlMs>`, release `DEL key`. Every call runs under the handler's
- * `storeTimeoutMs`, so the client needs no timeout of its own for the handler to answer.
+ * `SET key done PX <ttlMs>`, release `DEL key`. Every call an answer waits for runs under the
+ * handler's `storeTimeoutMs`, so the client needs no timeout of its own for the handler to answer.
  *
  * @example
  * ```ts
