@@ -62,6 +62,15 @@ describe.each(ENTRIES)('%s entry: the receiver at its edges', (_name, sdk) => {
     expect(released).toEqual(['d-late']);
   });
 
+  test('a delivery another worker is processing is 409 delivery_in_progress with retry-after: 60 (come back in a minute)', async () => {
+    const store: DedupeStore = { claim: async () => 'processing', complete: async () => {}, release: async () => {} };
+    const on = vi.fn();
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store })(delivery());
+    expect(response.headers.get('retry-after')).toBe('60');
+    expect(await answer(response)).toEqual({ status: 409, body: { error: 'delivery_in_progress' } });
+    expect(on).not.toHaveBeenCalled();
+  });
+
   test('storeTimeoutMs up to setTimeout\'s limit is accepted', () => {
     expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, storeTimeoutMs: 2_147_483_647 })).not.toThrow();
   });
