@@ -63,7 +63,7 @@ describe.each(ENTRIES)('%s entry: the receiver at its edges', (_name, sdk) => {
   });
 
   test('a delivery another worker is processing is 409 delivery_in_progress with retry-after: 60 (come back in a minute)', async () => {
-    const store: DedupeStore = { claim: async () => 'processing', complete: async () => {}, release: async () => {} };
+    const store: DedupeStore = { claim: async () => 'processing' as const, complete: async () => {}, release: async () => {} };
     const on = vi.fn();
     const response = await sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store })(delivery());
     expect(response.headers.get('retry-after')).toBe('60');
