@@ -32,7 +32,12 @@ export function withDeadline<T, A>(
 ): A | Promise<Awaited<A>> {
   if (typeof (value as PromiseLike<T> | undefined)?.then !== 'function') return settled(value as T);
   return new Promise<Awaited<A>>((resolve, reject) => {
+    // Mapped once: a store that answers after its deadline passed (a paused Redis waking) must not
+    // have its late outcome mapped too (onError told twice, a claim released twice, a hook after the answer).
+    let ended = false;
     const end = <V>(map: (input: V) => A, input: V) => {
+      if (ended) return;
+      ended = true;
       deadlines.delete(deadline);
       try {
         resolve(map(input) as Awaited<A>);

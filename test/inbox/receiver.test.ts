@@ -77,6 +77,20 @@ describe('createWebhookHandler({ secret, inbox })', () => {
     expect(outcomes.map((o) => [o.outcome, o.failure])).toEqual([['failed', 'inbox_failed']]);
   });
 
+  test('an inbox whose put throws at once (not a promise) is 500 inbox_failed too, and onError hears what it threw', async () => {
+    const thrown = new TypeError('inbox.put: not connected');
+    const inbox: WebhookInbox = {
+      put() {
+        throw thrown;
+      },
+    };
+    const onError = vi.fn();
+    const server = await serve(toNodeListener(createWebhookHandler({ secret: SECRET, inbox, onError })));
+    served.push(server);
+    expect(await deliver(server.url, envelope('throws'))).toEqual({ status: 500, body: { error: 'inbox_failed' } });
+    expect(onError).toHaveBeenCalledWith(thrown, expect.objectContaining({ delivery_id: 'throws' }));
+  });
+
   test('an inbox that never answers is given up at storeTimeoutMs: 500, not a hung delivery', async () => {
     const inbox = recordingInbox();
     inbox.hold = new Promise(() => {});

@@ -94,6 +94,24 @@ describe('withDeadline(value, deadlines, ms, call, settled, failed)', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  test('a store call that answers after its deadline is mapped once, as the timeout: its late answer or failure is not mapped again', async () => {
+    const deadlines = coarseDeadlines(2000);
+    for (const late of [(answer: (v: string) => void) => answer('claimed'), (_: unknown, fail: (e: Error) => void) => fail(new Error('down'))]) {
+      let answer!: (value: string) => void;
+      let fail!: (error: Error) => void;
+      const settled = vi.fn((state: string) => state);
+      const failed = vi.fn((error: unknown) => (error as Error).name);
+      const outcome = withDeadline(new Promise<string>((resolve, reject) => ((answer = resolve), (fail = reject))), deadlines, 2000, 'claim', settled, failed);
+      vi.advanceTimersByTime(2200);
+      await expect(outcome).resolves.toBe('StoreTimeoutError');
+      late(answer, fail);
+      await Promise.resolve();
+      await Promise.resolve();
+      expect(failed).toHaveBeenCalledTimes(1);
+      expect(settled).not.toHaveBeenCalled();
+    }
+  });
+
   test('a value that is not a promise is mapped at once, with no deadline', () => {
     const deadlines = coarseDeadlines(2000);
     expect(withDeadline('done', deadlines, 2000, 'claim', (state) => `${state}!`, String)).toBe('done!');

@@ -107,6 +107,16 @@ test('createRedisDedupeStore throws a [svc-sdk] TypeError for something that is 
   expect(() => createRedisDedupeStore({} as never)).toThrow(/^\[svc-sdk\] createRedisDedupeStore: pass a connected/);
 });
 
+test('createRedisDedupeStore throws the same TypeError for no client at all, or one that lacks any one of SET, GET and DEL', () => {
+  const method = async () => null;
+  const clients = [null, undefined, { get: method, del: method }, { set: method, del: method }, { set: method, get: method }, { set: method, get: method, del: 'DEL' }];
+  for (const client of clients) {
+    expect(() => createRedisDedupeStore(client as never)).toThrow(/^\[svc-sdk\] createRedisDedupeStore: pass a connected/);
+  }
+  // The three are enough.
+  expect(() => createRedisDedupeStore({ set: method, get: method, del: method })).not.toThrow();
+});
+
 /** A client whose SET and GET answer from scripts, recording every call: the store's logic without a server. */
 function scriptedClient(sets: unknown[], gets: unknown[]) {
   const calls: unknown[][] = [];

@@ -43,6 +43,34 @@ describe.each(ENTRIES)('%s entry: the receiver at its edges', (_name, sdk) => {
     expect(onError).toHaveBeenCalledWith(failure, expect.objectContaining({ delivery_id: 'd-store' }));
   });
 
+  test('a claim that fails only after storeTimeoutMs is reported once, as the timeout, and released once: its late failure is not reported again', async () => {
+    let fail!: (error: Error) => void;
+    const released: string[] = [];
+    const store: DedupeStore = {
+      claim: () => new Promise((_, reject) => (fail = reject)),
+      complete: async () => {},
+      release: async (id) => void released.push(id),
+    };
+    const onError = vi.fn();
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe: store, onError, storeTimeoutMs: 50 })(delivery(envelope('d-late')));
+    expect(await answer(response)).toEqual({ status: 500, body: { error: 'dedupe_store_failed' } });
+    await vi.waitFor(() => expect(released).toEqual(['d-late']));
+    fail(new Error('redis: connection lost'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(onError).toHaveBeenCalledTimes(1);
+    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ name: 'StoreTimeoutError' }), expect.objectContaining({ delivery_id: 'd-late' }));
+    expect(released).toEqual(['d-late']);
+  });
+
+  test('a delivery another worker is processing is 409 delivery_in_progress with retry-after: 60 (come back in a minute)', async () => {
+    const store: DedupeStore = { claim: async () => 'processing' as const, complete: async () => {}, release: async () => {} };
+    const on = vi.fn();
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store })(delivery());
+    expect(response.headers.get('retry-after')).toBe('60');
+    expect(await answer(response)).toEqual({ status: 409, body: { error: 'delivery_in_progress' } });
+    expect(on).not.toHaveBeenCalled();
+  });
+
   test('storeTimeoutMs up to setTimeout\'s limit is accepted', () => {
     expect(() => sdk.createWebhookHandler({ secret: SECRET, on() {}, storeTimeoutMs: 2_147_483_647 })).not.toThrow();
   });
