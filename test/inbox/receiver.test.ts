@@ -91,6 +91,16 @@ describe('createWebhookHandler({ secret, inbox })', () => {
     expect(onError).toHaveBeenCalledWith(thrown, expect.objectContaining({ delivery_id: 'throws' }));
   });
 
+  test('an inbox whose put stores synchronously and returns nothing (JavaScript, no promise) is answered 200 once it returned', async () => {
+    const stored: string[] = [];
+    // Typed to return a promise; a plain JavaScript inbox may store at once and return nothing.
+    const inbox = { put: (entry: { deliveryId: string }) => void stored.push(entry.deliveryId) } as unknown as WebhookInbox;
+    const server = await serve(toNodeListener(createWebhookHandler({ secret: SECRET, inbox })));
+    served.push(server);
+    expect(await deliver(server.url, envelope('sync-put'))).toEqual({ status: 200, body: { received: true } });
+    expect(stored).toEqual(['sync-put']);
+  });
+
   test('an inbox that never answers is given up at storeTimeoutMs: 500, not a hung delivery', async () => {
     const inbox = recordingInbox();
     inbox.hold = new Promise(() => {});

@@ -193,7 +193,9 @@ describe('toNodeListener and a slow store', () => {
     let record!: () => void;
     const recorded = new Promise<void>((resolve) => (record = resolve));
     const store = { claim: () => 'claimed' as const, complete: () => recorded, release() {} };
-    const server = createServer((req, res) => void sdk.toNodeListener(sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe: store }))(req, res));
+    // A deadline far off: an answer that waited for the recording would not come before the test's own timeout.
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on() {}, dedupe: store, storeTimeoutMs: 60_000 });
+    const server = createServer((req, res) => void sdk.toNodeListener(handler)(req, res));
     const url = await listen(server);
     try {
       expect((await post(url, envelope())).status).toBe(200); // while completion is still pending
