@@ -11,7 +11,7 @@
 //      that ran it before or a Redis restart (nothing else may run on() twice), dead
 //      letters exactly the deliveries whose on() always throws; then each is replayed and
 //      processed once.
-// Used by test/inbox/no-loss.test.ts (scaled to a minute) and scripts/prove-inbox.mjs (the full run).
+// Used by test/inbox/no-loss.test.ts: scaled to a minute, or the full run with INBOX_PROOF=full.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
