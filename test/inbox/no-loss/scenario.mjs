@@ -180,13 +180,14 @@ export async function proveNoLoss(plan) {
     const missing = ids.filter((id) => !poisoned.has(id) && !processed.get(id));
     const repeats = [...processed.values()].reduce((sum, count) => sum + Math.max(0, count - 1), 0);
     // on() runs again only when the run before it was not recorded done: its worker was killed after it (its lock
-    // then expires and another worker takes it), or Redis went down after it (BullMQ could not record it). Any
-    // other repeat is a delivery run twice: stored twice, or handed to two workers at once.
+    // then expires and another worker takes it), or Redis went down while it ran or after it (BullMQ could not
+    // record it, or its lock of lockDuration, 2 s, lapsed meanwhile: hence the 5 s before the run's own record).
+    // Any other repeat is a delivery run twice: stored twice, or handed to two workers at once.
     const unexplained = [...runs].filter(([, list]) =>
       list.slice(1).some((run, index) => {
         const before = list[index];
-        const between = (at) => at >= before.at && at <= run.at;
-        return !between(killedAt.get(before.pid)) && !redisDownAt.some(between);
+        const killed = killedAt.get(before.pid);
+        return !(killed >= before.at && killed <= run.at) && !redisDownAt.some((at) => at >= before.at - 5000 && at <= run.at);
       }),
     );
     const dead = (await inbox.deadLetters()).map((letter) => letter.deliveryId).sort();
