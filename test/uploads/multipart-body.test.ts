@@ -28,32 +28,29 @@ function source() {
 
 const preambleOf = (multipart: { body: Blob | ReadableStream<Uint8Array> }) => (multipart.body as ReadableStream<Uint8Array>).getReader();
 
+/** Checks that `reader`'s stream asked its source for nothing before the first read, then for one item per read (`asked()`: how many so far). */
+async function readsNothingAhead(reader: ReadableStreamDefaultReader<Uint8Array>, asked: () => number): Promise<void> {
+  await settled();
+  expect(asked()).toBe(0);
+  expect(await reader.read()).toEqual({ done: false, value: new Uint8Array([0]) });
+  await settled();
+  expect(asked()).toBe(1);
+}
+
 describe('a streamed multipart body', () => {
   it('with progress counted, reads nothing of the body ahead of its reader', async () => {
     let pulls = 0;
     const body = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new Uint8Array([pulls++])) }, { highWaterMark: 0 });
-    const reader = (withUploadProgress({ body, headers: {}, size: undefined }, () => undefined, undefined).body as ReadableStream<Uint8Array>).getReader();
-    await settled();
-    expect(pulls).toBe(0);
-    expect(await reader.read()).toEqual({ done: false, value: new Uint8Array([0]) });
-    await settled();
-    expect(pulls).toBe(1);
+    await readsNothingAhead(preambleOf(withUploadProgress({ body, headers: {}, size: undefined }, () => undefined, undefined)), () => pulls);
   });
 
-
-  it('cancelled by its reader, cancels the part\'s source with the same reason', async () => {
+  type Multipart = ReturnType<typeof buildMultipart>;
+  it.each<[string, (multipart: Multipart) => { body: Blob | ReadableStream<Uint8Array> }]>([
+    ['as it is', (multipart) => multipart],
+    ['with progress counted', (multipart) => withUploadProgress(multipart, () => undefined, undefined)],
+  ])('%s, cancelled by its reader, cancels the part\'s source with the same reason', async (_how, wrap) => {
     const { stream, cancelled } = source();
-    const reader = preambleOf(buildMultipart({ stream }, 'a.bin', 'application/octet-stream', CHUNK));
-    await reader.read();
-    const reason = new Error('connection gone');
-    await reader.cancel(reason);
-    expect(cancelled).toEqual([reason]);
-  });
-
-  it('with progress counted, cancelled by its reader, cancels the part\'s source with the same reason', async () => {
-    const { stream, cancelled } = source();
-    const multipart = withUploadProgress(buildMultipart({ stream }, 'a.bin', 'application/octet-stream', CHUNK), () => undefined, undefined);
-    const reader = preambleOf(multipart);
+    const reader = preambleOf(wrap(buildMultipart({ stream }, 'a.bin', 'application/octet-stream', CHUNK)));
     await reader.read();
     const reason = new Error('connection gone');
     await reader.cancel(reason);
@@ -76,14 +73,8 @@ describe('the stream over an async iterable', () => {
   it('reads nothing ahead: no item before its first read, then one item per read', async () => {
     let nexts = 0;
     const iterable = { [Symbol.asyncIterator]: () => ({ next: async () => ({ done: false, value: new Uint8Array([nexts++]) }) }) };
-    const reader = streamFromIterable(iterable).getReader();
-    await settled();
-    expect(nexts).toBe(0);
-    expect(await reader.read()).toEqual({ done: false, value: new Uint8Array([0]) });
-    await settled();
-    expect(nexts).toBe(1);
+    await readsNothingAhead(streamFromIterable(iterable).getReader(), () => nexts);
   });
-
 
   it('cancelled, closes the iterator (a Node Readable is destroyed), and resolves for one with no return()', async () => {
     let returned = 0;
