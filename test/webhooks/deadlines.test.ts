@@ -58,6 +58,26 @@ describe('coarseDeadlines(timeoutMs)', () => {
     expect(vi.getTimerCount()).toBe(1);
   });
 
+  test('deleting any of several pending operations (the first, one between, the last, one twice, one expired) leaves exactly the others to expire, in order', () => {
+    const deadlines = coarseDeadlines(1000);
+    const expired: string[] = [];
+    const added = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((name) => [name, deadlines.add(() => expired.push(name))]));
+    deadlines.delete(added.a!); // the first
+    deadlines.delete(added.c!); // one between
+    deadlines.delete(added.d!); // the one after it, which now follows b
+    deadlines.delete(added.f!); // the last
+    deadlines.delete(added.c!); // twice: nothing more happens
+    const later = deadlines.add(() => expired.push('g')); // added after the last was deleted: at the end again
+    vi.advanceTimersByTime(1100);
+    expect(expired).toEqual(['b', 'e', 'g']);
+    // Expired ones deleted afterwards (their operation ended late) change nothing, and new ones still expire.
+    deadlines.delete(added.b!);
+    deadlines.delete(later);
+    deadlines.add(() => expired.push('h'));
+    vi.advanceTimersByTime(1100);
+    expect(expired).toEqual(['b', 'e', 'g', 'h']);
+  });
+
   test('works where a timer is a number, with no unref (browsers, Workers)', () => {
     vi.spyOn(globalThis, 'setInterval').mockReturnValue(7 as unknown as ReturnType<typeof setInterval>);
     const deadlines = coarseDeadlines(1000);
