@@ -21,6 +21,8 @@
 //   <kind>-baseline  a receiver kind above from the A/B baseline's build (`npm run bench -- --baseline <ref>`)
 //   bare-redis   the bare server plus the least a Redis dedupe must do: read delivery_id, claim it with SET NX
 //                (awaited), answer, then mark it done (not awaited): the ceiling of any Redis-backed dedupe
+//   redis-receiver  the same plus the envelope and timestamp checks of bare-receiver: the floor of a
+//                receiver with Redis dedupe (the least any receiver must do, and the Redis round trip)
 // Prints nothing; sends { port } over IPC once listening, and { cpu } (µs used so far) when asked 'cpu'.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -43,22 +45,31 @@ process.on('message', (message) => {
   }
 });
 
+const ZONED = /(?:Z|[+-]\d{2}:\d{2})$/;
+
 /**
- * The least a receiver with memory dedupe must do once the signature checked out: parse the
- * envelope, check its fields and timestamp, claim the id and record it done in bounded Maps.
- * True when the delivery is new.
+ * The least any receiver must do with a body whose signature checked out: parse the envelope,
+ * check its fields, and check its timestamp and zone. The event, or undefined when it is refused.
+ */
+const envelopeOf = (body) => {
+  const event = JSON.parse(typeof body === 'string' ? body : body.toString());
+  if (typeof event.event !== 'string' || typeof event.delivery_id !== 'string' || typeof event.timestamp !== 'string' || typeof event.version !== 'string' || typeof event.data !== 'object') return undefined;
+  const at = Date.parse(event.timestamp);
+  return Date.now() - at < 43_200_000 && ZONED.test(event.timestamp) ? event : undefined;
+};
+
+/**
+ * The least a receiver with memory dedupe must do once the signature checked out: the envelope
+ * (envelopeOf), then the id claimed and recorded done in bounded Maps. True when the delivery is new.
  */
 const floorReceiver = () => {
   const claims = new Map();
   const done = new Map();
   let oldest;
-  const ZONED = /(?:Z|[+-]\d{2}:\d{2})$/;
   return (body) => {
-    const event = JSON.parse(typeof body === 'string' ? body : body.toString());
-    if (typeof event.event !== 'string' || typeof event.delivery_id !== 'string' || typeof event.timestamp !== 'string' || typeof event.version !== 'string' || typeof event.data !== 'object') return false;
+    const event = envelopeOf(body);
+    if (!event) return false;
     const now = Date.now();
-    const at = Date.parse(event.timestamp);
-    if (!(now - at < 43_200_000) || !ZONED.test(event.timestamp)) return false;
     const id = event.delivery_id;
     if (done.has(id) || claims.has(id)) return false;
     claims.set(id, now + 300_000);
@@ -153,12 +164,20 @@ if (kind === 'bare-bullmq' || kind === 'node-inbox') {
 else if (kind === 'bare-receiver') bareNode(floorReceiver());
 else if (kind === 'hono-bare') bareHono();
 else if (kind === 'hono-receiver') bareHono(floorReceiver());
-else if (kind === 'bare-redis') {
+else if (kind === 'bare-redis' || kind === 'redis-receiver') {
   const redis = await createClient({ url: `redis://127.0.0.1:${redisPort}` }).connect();
   const ok = JSON.stringify({ received: true });
+  // The floor also checks the envelope and timestamp, as any receiver must; the ceiling only reads the id.
+  const read = kind === 'redis-receiver' ? envelopeOf : (body) => JSON.parse(body.toString());
   const server = createServer(
     verifyingListener(async (body, res) => {
-      const key = `bare:${process.pid}:${JSON.parse(body.toString()).delivery_id}`;
+      const event = read(body);
+      if (!event) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end('{"error":"invalid_payload"}');
+        return;
+      }
+      const key = `bare:${process.pid}:${event.delivery_id}`;
       const claimed = (await redis.set(key, 'processing', { NX: true, PX: 300_000 })) !== null;
       res.writeHead(claimed ? 200 : 409, { 'content-type': 'application/json' });
       res.end(claimed ? ok : '{"error":"delivery_in_progress"}');
