@@ -49,13 +49,13 @@ const ZONED = /(?:Z|[+-]\d{2}:\d{2})$/;
 
 /**
  * The least any receiver must do with a body whose signature checked out: parse the envelope,
- * check its fields, and check its timestamp and zone. The event, or undefined when it is refused.
+ * check its fields, and check its timestamp (against `now`) and zone. The event, or undefined when it is refused.
  */
-const envelopeOf = (body) => {
+const envelopeOf = (body, now = Date.now()) => {
   const event = JSON.parse(typeof body === 'string' ? body : body.toString());
   if (typeof event.event !== 'string' || typeof event.delivery_id !== 'string' || typeof event.timestamp !== 'string' || typeof event.version !== 'string' || typeof event.data !== 'object') return undefined;
   const at = Date.parse(event.timestamp);
-  return Date.now() - at < 43_200_000 && ZONED.test(event.timestamp) ? event : undefined;
+  return now - at < 43_200_000 && ZONED.test(event.timestamp) ? event : undefined;
 };
 
 /**
@@ -67,9 +67,9 @@ const floorReceiver = () => {
   const done = new Map();
   let oldest;
   return (body) => {
-    const event = envelopeOf(body);
-    if (!event) return false;
     const now = Date.now();
+    const event = envelopeOf(body, now);
+    if (!event) return false;
     const id = event.delivery_id;
     if (done.has(id) || claims.has(id)) return false;
     claims.set(id, now + 300_000);
