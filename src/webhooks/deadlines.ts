@@ -15,7 +15,7 @@ export interface Deadline {
   /** The sweep count at which the operation is given up. */
   at: number;
   expire: () => void;
-  /** Its neighbours in the list of pending deadlines (`undefined` at either end, or once deleted). */
+  /** Its neighbours in the ring of pending deadlines; `undefined` once it left it (deleted or expired). */
   previous?: Deadline | undefined;
   next?: Deadline | undefined;
 }
@@ -28,32 +28,32 @@ const SWEEPS_PER_TIMEOUT = 10;
  * listener's CPU under load (node --cpu-prof: getLibuvNow, removeStoresFromResource), and a timer
  * per store call about 0.5 µs of the receiver's ~8 µs per delivery in process. Time is counted in
  * sweeps (every tenth of the timeout), so an operation costs no clock read either. With one
- * timeout, insertion order is deadline order: the pending deadlines are a list, oldest first, each
- * added at its end and unlinked when its operation ends (no hashing, as a Set did: ~1 µs per
- * delivery in process at 64 at once), and a sweep stops at the first live one. The timer runs while
- * operations are pending, and stops at the first sweep that finds none.
+ * timeout, insertion order is deadline order: the pending deadlines are a ring, oldest first after
+ * its head, each added at its end and unlinked when its operation ends (no hashing: a Set's adds
+ * and deletes were a tenth of the receiver's CPU per delivery at 64 at once), and a sweep stops at
+ * the first live one. The timer runs while operations are pending, and stops at the first sweep
+ * that finds none.
  */
 export function coarseDeadlines(timeoutMs: number): Deadlines {
-  let first: Deadline | undefined;
-  let last: Deadline | undefined;
+  // The ring's head: no operation's (never swept nor expired); its next is the oldest pending deadline, its previous the newest.
+  const head = {} as Deadline;
+  head.previous = head.next = head;
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let sweeps = 0;
   const unlink = (deadline: Deadline) => {
     const { previous, next } = deadline;
-    if (previous) previous.next = next;
-    else if (first === deadline) first = next;
-    else return; // not pending (deleted or expired already)
-    if (next) next.previous = previous;
-    else last = previous;
+    // Left the ring already (deleted twice, or deleted once it expired): nothing to do.
+    if (!next) return;
+    previous!.next = next;
+    next.previous = previous;
     deadline.previous = deadline.next = undefined;
   };
   const sweep = () => {
     sweeps += 1;
-    while (first) {
-      if (first.at > sweeps) return;
-      const deadline = first;
-      unlink(deadline);
-      deadline.expire();
+    for (let oldest = head.next!; oldest !== head; oldest = head.next!) {
+      if (oldest.at > sweeps) return;
+      unlink(oldest);
+      oldest.expire();
     }
     // Nothing left to watch: stop until the next operation (at most one new timer per sweep period).
     clearInterval(sweeper);
@@ -62,10 +62,9 @@ export function coarseDeadlines(timeoutMs: number): Deadlines {
   return {
     add(expire) {
       // One sweep more than a full timeout: the next sweep may come at once.
-      const deadline: Deadline = { at: sweeps + SWEEPS_PER_TIMEOUT + 1, expire, previous: last, next: undefined };
-      if (last) last.next = deadline;
-      else first = deadline;
-      last = deadline;
+      const newest = head.previous!;
+      const deadline: Deadline = { at: sweeps + SWEEPS_PER_TIMEOUT + 1, expire, previous: newest, next: head };
+      newest.next = head.previous = deadline;
       if (!sweeper) {
         sweeper = setInterval(sweep, Math.max(1, timeoutMs / SWEEPS_PER_TIMEOUT));
         // Unref'd where timers are objects (Node, Bun): a deadline must not keep a process alive that its server does not.
