@@ -18,7 +18,7 @@ import { baselineRef } from './lib/baseline.mjs';
 
 const SECRET = 'whsec_bench_throughput_0123456789abcdef';
 const SERVER = fileURLToPath(new URL('./lib/webhook-server.mjs', import.meta.url));
-const KINDS = ['bare', 'hono-bare', 'bare-receiver', 'hono-receiver', 'bare-redis', 'redis-receiver', 'node-memory', 'hono-memory', 'node-redis', 'hono-redis', 'hono-redis-waiting'];
+const KINDS = ['bare', 'hono-bare', 'bare-receiver', 'hono-receiver', 'bare-redis', 'redis-receiver', 'hono-redis-receiver', 'node-memory', 'hono-memory', 'node-redis', 'hono-redis', 'hono-redis-waiting'];
 const NAMES = {
   bare: 'bare node:http, verify + 200 (the limit)',
   'hono-bare': '@hono/node-server, verify + 200 (its own ceiling)',
@@ -26,6 +26,7 @@ const NAMES = {
   'hono-receiver': '@hono/node-server + the same least work',
   'bare-redis': 'bare node:http + Redis SET NX, then SET (the ceiling of any Redis dedupe)',
   'redis-receiver': 'the same + the envelope and timestamp checks, hand-written (the floor of a receiver with Redis dedupe)',
+  'hono-redis-receiver': '@hono/node-server + the same Redis floor, hand-written',
   'node-memory': 'toNodeListener, memory dedupe',
   'hono-memory': '@hono/node-server, memory dedupe',
   'node-redis': 'toNodeListener, Redis dedupe',
@@ -91,9 +92,9 @@ function nextDelivery() {
  * server CPU per delivery (issue 32); one without, to its ceiling.
  */
 const CEILING = { 'node-memory': 'bare', 'hono-memory': 'hono-bare', 'node-redis': 'bare-redis', 'hono-redis': 'bare-redis', 'hono-redis-waiting': 'bare-redis' };
-const FLOOR = { 'node-memory': 'bare-receiver', 'hono-memory': 'hono-receiver', 'node-redis': 'redis-receiver' };
+const FLOOR = { 'node-memory': 'bare-receiver', 'hono-memory': 'hono-receiver', 'node-redis': 'redis-receiver', 'hono-redis': 'hono-redis-receiver' };
 /** The receivers measured again from the A/B baseline's build, when the run has one. */
-const BASELINE_KINDS = ['node-memory', 'hono-memory', 'node-redis'];
+const BASELINE_KINDS = ['node-memory', 'hono-memory', 'node-redis', 'hono-redis'];
 /** A receiver kind's display name, the baseline's build of it included. */
 const nameOf = (kind) => (kind.endsWith('-baseline') ? `baseline ${baselineRef()}: ${NAMES[kind.slice(0, -9)]}` : NAMES[kind]);
 
@@ -228,6 +229,7 @@ const HELD_TO = {
   'bare-receiver': 'its floor (the bare server + the least any receiver must do)',
   'hono-receiver': 'its floor (Hono + the least any receiver must do)',
   'redis-receiver': 'its floor (the bare server + the least any receiver must do + one Redis round trip)',
+  'hono-redis-receiver': 'its floor (Hono + the least any receiver must do + one Redis round trip)',
 };
 
 export function summarizeWebhookThroughput({ rows, memory, redis }) {

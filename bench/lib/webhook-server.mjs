@@ -23,6 +23,7 @@
 //                (awaited), answer, then mark it done (not awaited): the ceiling of any Redis-backed dedupe
 //   redis-receiver  the same plus the envelope and timestamp checks of bare-receiver: the floor of a
 //                receiver with Redis dedupe (the least any receiver must do, and the Redis round trip)
+//   hono-redis-receiver  the same as a fetch handler behind @hono/node-server: the floor of hono-redis
 // Prints nothing; sends { port } over IPC once listening, and { cpu } (µs used so far) when asked 'cpu'.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -186,6 +187,29 @@ else if (kind === 'bare-redis' || kind === 'redis-receiver') {
   );
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => ready(server));
+} else if (kind === 'hono-redis-receiver') {
+  // redis-receiver's work as a fetch handler behind @hono/node-server: the floor of hono-redis (whose
+  // `waitUntil: () => {}` answers without waiting for the SET done either).
+  const redis = await createClient({ url: `redis://127.0.0.1:${redisPort}` }).connect();
+  const json = (status, text) => new Response(text, { status, headers: { 'content-type': 'application/json' } });
+  const server = serve(
+    {
+      fetch: async (request) => {
+        const body = Buffer.from(await request.arrayBuffer());
+        if (!verified(request.headers.get('x-svc-signature'), body)) return json(401, '{"error":"invalid_signature"}');
+        const event = envelopeOf(body);
+        if (!event) return json(400, '{"error":"invalid_payload"}');
+        const key = `bare:${process.pid}:${event.delivery_id}`;
+        const claimed = (await redis.set(key, 'processing', { NX: true, PX: 300_000 })) !== null;
+        if (claimed) redis.set(key, 'done', { PX: 43_500_000 }).catch(() => {});
+        return claimed ? json(200, '{"received":true}') : json(409, '{"error":"delivery_in_progress"}');
+      },
+      port: 0,
+      hostname: '127.0.0.1',
+    },
+    () => ready(server),
+  );
+  server.keepAliveTimeout = 60_000;
 } else {
   const [front, store, waiting] = kind.split('-');
   let dedupe = true;
