@@ -262,13 +262,10 @@ export function createReceiver(
    */
   const recordDone = (id: string, keepAlive: Delivery['keepAlive']): Answer | PromiseLike<Answer> => {
     // Answered 200 whatever the store says: a failure is ignored (it settles the recording all the same).
-    if (keepAlive === 'process') {
-      if (store) void callStore('complete', id, ignore, ignore, true);
-      return OK;
-    }
-    const recording = store && callStore('complete', id, ignore, ignore);
-    // Recorded already (the memory store): nothing to keep alive, nothing to wait for.
-    if (!isThenable(recording)) return OK;
+    const outlived = keepAlive === 'process';
+    const recording = store && callStore('complete', id, ignore, ignore, outlived);
+    // Recorded already (the memory store), or left to finish by a server that outlives its answers.
+    if (!isThenable(recording) || outlived) return OK;
     if (keepAlive) {
       try {
         keepAlive(recording);
