@@ -51,10 +51,17 @@ function hostConfigs(markdown: string) {
   return { server, rehearsal };
 }
 
-/** Runs one README line with bash in `cwd`, to its end. */
-function runLine(line: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 240_000) {
-  const run = spawnSync('bash', ['-c', line], { cwd, env, encoding: 'utf8', timeout: timeoutMs });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+/** Runs one README line with bash in `cwd`, to its end (not spawnSync: this process serves the receivers the lines reach). */
+function runLine(line: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /** Starts one README line with bash in `cwd`; resolves once stdout matches `ready`, with a stop that ends its process group. */
@@ -143,7 +150,7 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
 
   afterAll(async () => {
     await registry?.stop();
-  });
+  }, 120_000);
 
   it('publishes the library first, then the MCP server, then the CLI that depends on both', () => {
     expect(tarballs).toEqual([`svc-sdk-${VERSION}.tgz`, `svc-sdk-mcp-${VERSION}.tgz`, `svc-sdk-cli-${VERSION}.tgz`]);
@@ -153,9 +160,9 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
     expect(dependencies).toMatchObject({ 'svc-sdk': VERSION, '@svc-sdk/mcp': VERSION });
   });
 
-  it('npm install svc-sdk in an empty folder installs 2 packages, svc-sdk and zod, in under 12 MB', () => {
+  it('npm install svc-sdk in an empty folder installs 2 packages, svc-sdk and zod, in under 12 MB', async () => {
     const app = emptyFolder(registry, 'library-app');
-    const install = runLine('npm install svc-sdk', app, registry.env);
+    const install = await runLine('npm install svc-sdk', app, registry.env);
     expect(install.code, install.stderr).toBe(0);
     expect(installedPackages(app)).toEqual(['svc-sdk', 'zod']);
     expect(existsSync(join(app, 'node_modules', '.bin', 'svc-sdk'))).toBe(false);
@@ -178,7 +185,7 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
     }, 600_000);
     afterAll(async () => {
       await emulator?.stop();
-    });
+    }, 60_000);
 
     it('finds the lines the README promises: the emulator, listen, trigger, upload and mcp', () => {
       for (const command of ['emulator', 'listen', 'trigger', 'upload', 'mcp']) expect(lines.some((line) => line.includes(`@svc-sdk/cli ${command}`)), command).toBe(true);
@@ -202,7 +209,7 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
         const listenLine = lines.find((line) => line.includes(' listen --forward-to'))!;
         const listen = await startLine(listenLine, app, env, /Forwarding to/);
         for (const line of lines.filter((candidate) => candidate.includes(' trigger ') && !candidate.includes('--url'))) {
-          const run = runLine(line, app, env);
+          const run = await runLine(line, app, env);
           expect(run.code, `${line}\n${run.stderr}`).toBe(0);
         }
         await expect.poll(() => app3000.requests(), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
@@ -211,7 +218,7 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
         expect(listen.output()).toMatch(/SIGTERM: deleted webhook \d+, stopped/);
         const before = app3000.requests();
         for (const line of lines.filter((candidate) => candidate.includes(' trigger ') && candidate.includes('--url'))) {
-          const run = runLine(line, app, env);
+          const run = await runLine(line, app, env);
           expect(run.code, `${line}\n${run.stderr}`).toBe(0);
           expect(run.stdout).toContain('200');
         }
@@ -229,7 +236,7 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
       const uploads = lines.filter((line) => line.includes(' upload '));
       expect(uploads.length).toBeGreaterThanOrEqual(3);
       for (const line of uploads) {
-        const run = runLine(line, app, env);
+        const run = await runLine(line, app, env);
         expect(run.code, `${line}\n${run.stdout}${run.stderr}`).toBe(0);
       }
       expect(existsSync(join(app, 'deal-docs.jsonl'))).toBe(true);

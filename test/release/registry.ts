@@ -121,8 +121,10 @@ export async function startRegistry(): Promise<LocalRegistry> {
     env,
     async stop() {
       child.kill('SIGTERM');
+      const killed = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;
-      rmSync(home, { recursive: true, force: true });
+      clearTimeout(killed);
+      rmSync(home, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }
