@@ -272,7 +272,7 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
       home = emptyFolder(registry, 'host-home');
     });
 
-    it('the rehearsal (--emulator) lists the tools and commits a deal', async () => {
+    it('the rehearsal (--emulator) starts and lists its tools', async () => {
       const client = new McpClient({ name: 'desktop-host', version: '1.0.0' });
       await client.connect(new StdioClientTransport({ command: server.command, args: rehearsal.args, cwd: home, env: registry.env as Record<string, string>, stderr: 'pipe' }));
       const names = (await client.listTools()).tools.map((tool) => tool.name);
