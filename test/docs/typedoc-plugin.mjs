@@ -45,13 +45,22 @@ export function load(app) {
   app.renderer.defineTheme('svc-sdk', SvcSdkTheme);
 }
 
+/** The declared types of the callable consts (`verifyWebhook: VerifyWebhook`), by name, with the const's file. */
+const callableTypes = new Map();
+
 function markCallables(context) {
   const prototype = Object.getPrototypeOf(context);
   if (prototype.getComment.markedCallables) return;
   const getComment = prototype.getComment;
   prototype.getComment = function (symbol, kind) {
     const comment = getComment.call(this, symbol, kind);
-    if (kind === ReflectionKind.Variable && comment && isCallable(this.checker, symbol)) comment.modifierTags.add('@function');
+    if (kind === ReflectionKind.Variable && comment && isCallable(this.checker, symbol)) {
+      comment.modifierTags.add('@function');
+      // Its declared type (`VerifyWebhook`) goes with it: the category of the const's folder.
+      const type = this.checker.getTypeOfSymbol(symbol);
+      const name = type.aliasSymbol?.name ?? type.symbol?.name;
+      if (name) callableTypes.set(name, symbol.valueDeclaration?.getSourceFile().fileName ?? '');
+    }
     return comment;
   };
   prototype.getComment.markedCallables = true;
@@ -93,6 +102,7 @@ function categorizeModule(project, module) {
     const file = project.getSymbolIdFromReflection(member)?.packagePath ?? '';
     if (member.kindOf(ReflectionKind.Class) && member.name.endsWith('Error')) assign(member, CATEGORY.ERRORS);
     else if (EVENTS_FILE.test(file)) assign(member, CATEGORY.EVENTS);
+    else if (member.kindOf(TYPES) && callableTypes.has(member.name)) assign(member, helperCategory(callableTypes.get(member.name)));
     else if (member.kindOf(TYPES) && HOOKS_NAME.test(member.name)) assign(member, CATEGORY.HOOKS);
     else if (member.kindOf(TYPES) && PARAMS_NAME.test(member.name)) assign(member, CATEGORY.PARAMS);
     else if (!member.kindOf(TYPES)) assign(member, helperCategory(file));
@@ -109,8 +119,11 @@ function categorizeModule(project, module) {
   spreadFrom(callables.flatMap((s) => (s.parameters ?? []).map((p) => p.type)), CATEGORY.PARAMS);
   for (const f of functions) spreadFrom(signatures(f).map((s) => s.type), helperCategory(project.getSymbolIdFromReflection(f)?.packagePath ?? ''));
   // Then what the types a rule named are made of (ClientOptions' fields, a hook's contexts, an error's issues).
+  // A re-exported type counts as well (svc-sdk/webhooks' WebhookHandlerOptions, which svc-sdk documents, holds its WebhookInbox).
+  const targets = (module.children ?? []).filter((m) => m instanceof ReferenceReflection).map((m) => m.getTargetReflectionDeep());
   for (const category of [CATEGORY.PARAMS, CATEGORY.HOOKS, CATEGORY.EVENTS, CATEGORY.ERRORS]) {
-    spreadFrom(members.filter((m) => assigned.get(m) === category).flatMap(typesIn), category);
+    const sources = [...members.filter((m) => assigned.get(m) === category), ...targets.filter((t) => categoryTag(t) === category)];
+    spreadFrom(sources.flatMap(typesIn), category);
   }
   for (const [member, category] of assigned) if (category) addCategoryTag(member, category);
 }
@@ -128,7 +141,8 @@ const created = Object.assign(new WeakMap(), { count: 0 });
 /** The interfaces of a Client's public properties (client.deals: Deals, ...), in declaration order. */
 function resourcesOf(client) {
   return (client.children ?? [])
-    .toSorted((a, b) => (created.get(a) ?? 0) - (created.get(b) ?? 0))
+    .slice()
+    .sort((a, b) => (created.get(a) ?? 0) - (created.get(b) ?? 0))
     .filter((c) => c.kindOf(ReflectionKind.Property) && c.type?.type === 'reference')
     .map((c) => c.type.reflection)
     .filter((r) => r?.kindOf(ReflectionKind.Interface | ReflectionKind.Class));
