@@ -101,7 +101,11 @@ export class Client {
   // Private, so the key never shows in `util.inspect`, `JSON.stringify` or a debugger's summary.
   readonly #core: HttpCore;
 
-  /** Checks the options (throws `ValidationError` naming the field); `apiKey` and `baseUrl` default to `SVC_API_KEY` and `SVC_BASE_URL`. */
+  /**
+   * Checks the options (throws `ValidationError` naming the field); `apiKey` and `baseUrl` default to `SVC_API_KEY` and `SVC_BASE_URL`.
+   *
+   * @param options The API key, base URL, timeout, retries, hooks and logging; every field optional.
+   */
   constructor(options: ClientOptions = {}) {
     const env = readEnv();
     const apiKey = options.apiKey ?? env?.SVC_API_KEY;
@@ -137,6 +141,9 @@ export class Client {
 
   /**
    * Calls any operation under `/api/v1`; returns the envelope's `data`, or the body as it came.
+   *
+   * @param request The method, the path under `/api/v1`, and the query and body to send.
+   * @param options Per-call overrides: timeout, retries, headers, signal.
    *
    * @example
    * ```ts

@@ -59,7 +59,12 @@ export class APIError extends SvcError {
   /** The service's request id (`x-request-id`), when it sent one: quote it when reporting a problem. */
   readonly requestId: string | undefined;
 
-  /** Made by the client from a failed exchange; the message names the request and the service's words. */
+  /**
+   * Made by the client from a failed exchange; the message names the request and the service's words.
+   *
+   * @param init The failed exchange: status, body, headers, the request's method and URL.
+   * @param message The message to use instead of the one described from `init`.
+   */
   constructor(init: APIErrorInit, message?: string) {
     // A refusal, even of an operation that returns a secret, says why: the one rule hides only credentials.
     const body = failureText().redactBody(init.body);
@@ -72,7 +77,11 @@ export class APIError extends SvcError {
     this.requestId = init.headers.get('x-request-id') ?? undefined;
   }
 
-  /** Builds the subclass that matches `init.status`: the one place statuses map to classes. */
+  /**
+   * Builds the subclass that matches `init.status`: the one place statuses map to classes.
+   *
+   * @param init The failed exchange whose status picks the subclass.
+   */
   static generate(init: APIErrorInit): APIError {
     const { status } = init;
     if (status === 400) return new BadRequestError(init);
@@ -131,7 +140,13 @@ export class APIConnectionError extends SvcError {
   /** The full request URL, its credentials (`user:password@`, `access_token=…`) shown as `[redacted]`. */
   readonly url: string;
 
-  /** Made by the client when a request got no response; `options.cause` is the underlying failure. */
+  /**
+   * Made by the client when a request got no response; `options.cause` is the underlying failure.
+   *
+   * @param method The request method, upper-case.
+   * @param url The request URL (its credentials are redacted before it is kept).
+   * @param options The underlying failure (`cause`) and a message to use instead of the described one.
+   */
   constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
     super(options?.message ?? `${describeRequest(method, url)} failed: could not reach ${failureText().unreached(parseUrl(url), options?.cause)}`, {
       cause: options?.cause,
@@ -145,7 +160,13 @@ export class APIConnectionError extends SvcError {
 export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
 
-  /** Made by the client when an attempt took longer than `timeout` ms. */
+  /**
+   * Made by the client when an attempt took longer than `timeout` ms.
+   *
+   * @param method The request method, upper-case.
+   * @param url The request URL (its credentials are redacted before it is kept).
+   * @param timeout The `timeout` option in force, in milliseconds.
+   */
   constructor(method: string, url: string, timeout: number) {
     super(method, url, {
       message: `${describeRequest(method, url)} timed out after ${timeout} ms: raise \`timeout\` or try again`,
@@ -175,7 +196,13 @@ export class APIUserAbortError extends SvcError {
   /** The signal's reason (`signal.reason`): an `AbortError` DOMException by default, whatever was passed to `abort(reason)` otherwise. */
   readonly reason: unknown;
 
-  /** Made by the client when the caller's signal aborted the call; the message carries the reason. */
+  /**
+   * Made by the client when the caller's signal aborted the call; the message carries the reason.
+   *
+   * @param method The request method, upper-case.
+   * @param url The request URL.
+   * @param reason The signal's reason (`signal.reason`).
+   */
   constructor(method: string, url: string, reason: unknown) {
     super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${failureText().describeReason(reason)})`, { cause: reason });
     this.method = method;
@@ -190,7 +217,12 @@ export class ValidationError extends SvcError {
   /** Every problem found, with the path of the field. */
   readonly issues: readonly Issue[];
 
-  /** Made before sending, from the problems found in the call's arguments (`operation` is e.g. `deals.create`). */
+  /**
+   * Made before sending, from the problems found in the call's arguments (`operation` is e.g. `deals.create`).
+   *
+   * @param operation The call whose arguments were refused, e.g. `deals.create`.
+   * @param issues Every problem found, with the path of the field.
+   */
   constructor(operation: string, issues: readonly Issue[]) {
     super(`[svc-sdk] ${operation}: ${formatIssues(issues)}. Nothing was sent.`);
     this.issues = issues;
@@ -209,6 +241,11 @@ export class ResponseValidationError extends SvcError {
    * Made from the problems found in a 2xx response `body` of `operation`; `secret` (an operation
    * that returns a secret) redacts every string value of the body: a successful answer of an
    * unexpected shape may carry the secret under any field name (`new_secret`), or as text.
+   *
+   * @param operation The call whose response failed validation, e.g. `webhooks.create`.
+   * @param issues Every problem found, with the path of the field in the response.
+   * @param body The (unwrapped) response body that failed validation.
+   * @param secret Whether the operation returns a secret, so every string of `body` is redacted.
    */
   constructor(operation: string, issues: readonly Issue[], body: unknown, secret?: boolean) {
     super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);

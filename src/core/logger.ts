@@ -6,13 +6,33 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 
 /** Where logs go: anything with console's `debug`/`info`/`warn`/`error` (console, pino, winston). */
 export interface Logger {
-  /** Each attempt, when the level is `debug`. */
+  /**
+   * Each attempt, when the level is `debug`.
+   *
+   * @param message The line, starting `[svc-sdk] `.
+   * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
+   */
   debug(message: string, ...details: unknown[]): void;
-  /** Why a retry happens, from level `info`. */
+  /**
+   * Why a retry happens, from level `info`.
+   *
+   * @param message The line, starting `[svc-sdk] `.
+   * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
+   */
   info(message: string, ...details: unknown[]): void;
-  /** A call that was retried and still failed, from level `warn` (the default). */
+  /**
+   * A call that was retried and still failed, from level `warn` (the default).
+   *
+   * @param message The line, starting `[svc-sdk] `.
+   * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
+   */
   warn(message: string, ...details: unknown[]): void;
-  /** Part of console's shape, so console, pino and winston fit; the client itself writes no `error` lines. */
+  /**
+   * Part of console's shape, so console, pino and winston fit; the client itself writes no `error` lines.
+   *
+   * @param message The line, starting `[svc-sdk] `.
+   * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
+   */
   error(message: string, ...details: unknown[]): void;
 }
 

@@ -13,7 +13,11 @@ export {
 export type { BullmqInbox, BullmqInboxOptions, BullmqProcessOptions } from './bullmq.js';
 export type { DeadLetter, InboxBackoff, InboxEntry, InboxHandler, InboxOutcome, InboxProcessOptions, InboxStats, InboxWorker, WebhookInbox } from './types.js';
 
-/** BullMQ needs Node (or Bun, Deno): this runtime loaded the edge build of svc-sdk/inbox. */
+/**
+ * BullMQ needs Node (or Bun, Deno): this runtime loaded the edge build of svc-sdk/inbox.
+ *
+ * @param _options BullMQ's `connection` to Redis, the `queue` name, and how long finished jobs are kept.
+ */
 export function bullmqInbox(_options: BullmqInboxOptions): BullmqInbox {
   throw new Error('[svc-sdk] bullmqInbox needs Node, Bun or Deno (BullMQ talks to Redis over TCP): on Workers use cloudflareQueueInbox(env.QUEUE)');
 }
