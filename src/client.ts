@@ -34,7 +34,11 @@ export interface ClientOptions {
    * internal tool) and the key is scoped for it.
    */
   dangerouslyAllowBrowser?: boolean | undefined;
-  /** What the client logs: `'debug'` logs every attempt, `'warn'` retries that gave up. Default `process.env.SVC_LOG`, then `'warn'`. */
+  /**
+   * What the client logs: `'debug'` every attempt, `'info'` each retry and a retried call that gave up, `'warn'` only a
+   * callback of yours that threw (a failed call is never printed at the default level: you get its error). Default
+   * `process.env.SVC_LOG`, then `'warn'`.
+   */
   logLevel?: LogLevel | undefined;
   /**
    * Where logs go: anything with console's debug/info/warn/error (pino, winston). Default `console`.

@@ -186,12 +186,12 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
   return new APIConnectionError(method, requestUrl, message === undefined ? { cause } : { cause, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
 }
 
-/** The warn line of a call that was retried and still failed: its error's name and status, never its message (that quotes the answer). */
-export function logGaveUp(call: CallState, failure: SvcError, warn: NonNullable<CoreLog['warn']>): void {
+/** The info line of a call that was retried and still failed: its error's name and status, never its message (that quotes the answer). */
+export function logGaveUp(call: CallState, failure: SvcError, info: NonNullable<CoreLog['info']>): void {
   const { method } = call.request.operation;
   const { url = call.url, status } = failure as { url?: string; status?: number };
   const shown = loggedUrl(url);
-  warn(`[svc-sdk] ${method} ${shown} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
+  info(`[svc-sdk] ${method} ${shown} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
     method,
     url: shown,
     attempts: call.attempts,

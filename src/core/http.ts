@@ -316,7 +316,8 @@ export class HttpCore {
         call.bytes = NO_BYTES;
       } else {
         const failure = await failureOf(error, call, timeout, options.signal);
-        if (call.attempts > 1 && this.#log.warn) logGaveUp(call, failure, this.#log.warn);
+        // At `info`, not `warn`: the caller is handed this failure, so the default level prints nothing (as openai and stripe do).
+        if (call.attempts > 1 && this.#log.info) logGaveUp(call, failure, this.#log.info);
         if (hooks?.has.onError) return hooks.onError({ error: failure, attempts: call.attempts, durationMs: elapsed(call) });
         throw failure;
       }

@@ -8,9 +8,12 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 export interface Logger {
   /** Each attempt, when the level is `debug`. */
   debug(message: string, ...details: unknown[]): void;
-  /** Why a retry happens, from level `info`. */
+  /** Why a retry happens, and a retried call that still failed, from level `info`. */
   info(message: string, ...details: unknown[]): void;
-  /** A call that was retried and still failed, from level `warn` (the default). */
+  /**
+   * From level `warn` (the default): a callback of the caller's that threw, a bad `SVC_LOG`. Never a
+   * failed call: the caller is handed that error, and printing it too would log it twice.
+   */
   warn(message: string, ...details: unknown[]): void;
   /** Part of console's shape, so console, pino and winston fit; the client itself writes no `error` lines. */
   error(message: string, ...details: unknown[]): void;
@@ -23,9 +26,9 @@ export type Write = ((message: string, details: Record<string, unknown>) => void
 export interface CoreLog {
   /** Each attempt: method, URL, status, duration, attempt number, request id. */
   debug: Write;
-  /** Why a retry happens. */
+  /** Why a retry happens; a call that was retried and still failed. */
   info: Write;
-  /** A call that was retried and still failed; a callback of the caller's that threw. */
+  /** A callback of the caller's that threw (never a failed call: the caller has its error). */
   warn: Write;
 }
 
