@@ -11,6 +11,7 @@ import { Search } from './resources/search.js';
 import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { settingsIssues } from './core/validate.js';
+import { budgetOf, retryBudgetIssues, type RetryBudget, type RetryBudgetOptions } from './core/retry-budget.js';
 import { isHttpUrl, parseUrl } from './shared/parse-url.js';
 import { runtime } from './shared/runtime.js';
 
@@ -52,6 +53,13 @@ export interface ClientOptions {
   maxResponseBytes?: number | undefined;
   /** Hooks run on every call (one set, or several in order): see `ClientHooks`; `svc-sdk/otel`'s `clientTelemetry()` makes a set. */
   hooks?: ClientHooksOption | undefined;
+  /**
+   * The retry budget every call of this client draws on (AWS SDKs' standard mode): a bucket of 500 tokens,
+   * a retry takes 5 (10 after a timeout or a failed connection), a success gives 1 back (a retried one its
+   * last retry's cost); when it is empty calls fail at once, saying so. Pass a `RetryBudget` to share one
+   * between clients, its options (`{ capacity, costs, refill }`), or `false` for none. Default: a budget of its own.
+   */
+  retryBudget?: RetryBudget | RetryBudgetOptions | false | undefined;
 }
 
 /** The escape hatch: any operation under `/api/v1`, with the client's auth, retries and errors. */
@@ -115,7 +123,7 @@ export class Client {
     const { maxResponseBytes } = options;
     // The hook sets are read once, here, into plain records: what the client runs is this copy.
     const { hookSets, issues: hookIssues } = readHookSets(options.hooks);
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hookIssues, allowBrowser: options.dangerouslyAllowBrowser === true });
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hookIssues: [...hookIssues, ...retryBudgetIssues(options.retryBudget, ['retryBudget'])], allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
@@ -130,6 +138,7 @@ export class Client {
       logEnv: env?.SVC_LOG,
       maxResponseBytes,
       hooks: hookSets,
+      retryBudget: budgetOf(options.retryBudget),
     });
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);

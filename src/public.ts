@@ -7,6 +7,8 @@ export type { RequestOptions, UploadProgress, HttpMethod } from './core/http.js'
 export type { APIPromise, WithResponse } from './core/api-promise.js';
 export type { PagePromise, ListOptions } from './core/pagination.js';
 export type { LogLevel, Logger } from './core/logger.js';
+export { RetryBudget, type RetryBudgetOptions, type RetryKind } from './core/retry-budget.js';
+export type { RateLimitInfo } from './core/rate-limit.js';
 export type {
   ClientHooks,
   ClientHooksOption,

@@ -24,11 +24,12 @@ import { runtime } from '../shared/runtime.js';
 import { NO_BYTES, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest, loadPart } from './errors.js';
 import type { CallHooks } from './hooks.js';
+import type { RetryState } from './retry-decision.js';
 import { loggedUrl, type CoreLog } from './logger.js';
 import type { CoreRequest, RequestBody } from './types.js';
 
 /** One call's state across its attempts: it lives in the closure the core hands ky as `fetch`. */
-export interface CallState {
+export interface CallState extends RetryState {
   readonly request: CoreRequest;
   /** The body's content, kept beside ky's bodiless Request. */
   readonly content: RequestBody | undefined;
@@ -163,6 +164,8 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
   const { request } = call;
   const { method } = request.operation;
   const requestUrl = (error as { request?: Request } | undefined)?.request?.url ?? call.url;
+  // Why a retry the limit allowed was not made (an empty retry budget), said by every kind of error.
+  const note = call.notRetried;
   if (isHTTPError(error)) {
     const { response } = error;
     return APIError.generate({
@@ -173,17 +176,18 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
       url: requestUrl,
       size: call.bytes.byteLength,
       secret: request.operation.returnsSecret,
+      note,
     });
   }
   // The caller's cancel, whatever fetch made of it (an AbortError, the reason itself): never a connection failure.
   if (signal?.aborted) return new APIUserAbortError(method, requestUrl, signal.reason);
-  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout);
+  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout, { note });
   const cause = isNetworkError(error) ? error.cause : error;
   // The words for a failed connection are loaded with the first one: a call that succeeds never needs them.
   // Offline, a browser may fail to load them too: the error then keeps fetch's own words.
   const words = await import('../shared/fetch-failure.js').catch(() => undefined);
   const message = words?.connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
-  return new APIConnectionError(method, requestUrl, message === undefined ? { cause } : { cause, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
+  return new APIConnectionError(method, requestUrl, message === undefined ? { cause, note } : { cause, note, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
 }
 
 /** The info line of a call that was retried and still failed: its error's name and status, never its message (that quotes the answer). */

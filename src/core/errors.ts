@@ -28,6 +28,8 @@ interface APIErrorInit {
    * as every error's is; only a successful answer of an unexpected shape has every string redacted.
    */
   secret?: boolean | undefined;
+  /** Why the call was not retried though its limit allowed it (an empty retry budget), added to the message. */
+  note?: string | undefined;
 }
 
 /**
@@ -131,11 +133,10 @@ export class APIConnectionError extends SvcError {
   /** The full request URL, its credentials (`user:password@`, `access_token=…`) shown as `[redacted]`. */
   readonly url: string;
 
-  /** Made by the client when a request got no response; `options.cause` is the underlying failure. */
-  constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
-    super(options?.message ?? `${describeRequest(method, url)} failed: could not reach ${failureText().unreached(parseUrl(url), options?.cause)}`, {
-      cause: options?.cause,
-    });
+  /** Made by the client when a request got no response; `options.cause` is the underlying failure, `options.note` why it was not retried. */
+  constructor(method: string, url: string, options?: { cause?: unknown; message?: string; note?: string | undefined }) {
+    const message = options?.message ?? `${describeRequest(method, url)} failed: could not reach ${failureText().unreached(parseUrl(url), options?.cause)}`;
+    super(message + withNote(options?.note), { cause: options?.cause });
     this.method = method;
     this.url = failureText().redactUrl(url);
   }
@@ -145,10 +146,15 @@ export class APIConnectionError extends SvcError {
 export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
 
-  /** Made by the client when an attempt took longer than `timeout` ms. */
-  constructor(method: string, url: string, timeout: number) {
+  /**
+   * Made by the client when an attempt took longer than `timeout` ms; `detail.phase` says where the
+   * time went when the client queues requests (`maxConcurrency`, a rate), `detail.note` why no retry followed.
+   */
+  constructor(method: string, url: string, timeout: number, detail?: { phase?: string | undefined; note?: string | undefined }) {
+    const phase = detail?.phase ? ` ${detail.phase}` : '';
     super(method, url, {
-      message: `${describeRequest(method, url)} timed out after ${timeout} ms: raise \`timeout\` or try again`,
+      message: `${describeRequest(method, url)} timed out after ${timeout} ms${phase}: raise \`timeout\` or try again`,
+      note: detail?.note,
     });
   }
 }
@@ -228,9 +234,14 @@ function formatIssues(issues: readonly Issue[]): string {
     .join('; ');
 }
 
-function describeFailure({ status, body, method, url, headers, size }: APIErrorInit): string {
+function describeFailure({ status, body, method, url, headers, size, note }: APIErrorInit): string {
   const reason = failureText().answerReason(body, headers, size);
-  return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}`;
+  return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}${withNote(note)}`;
+}
+
+/** A note (why no retry was made) as the end of a message: ` (not retried: …)`, or nothing. */
+function withNote(note: string | undefined): string {
+  return note ? ` (${note})` : '';
 }
 
 /**
