@@ -1,6 +1,7 @@
 import { SvcError } from '../shared/svc-error.js';
 import { parseUrl } from '../shared/parse-url.js';
 import { failureText } from './failure-text-loader.js';
+import { rateLimitOf, type RateLimitInfo } from './rate-limit.js';
 
 export { SvcError };
 
@@ -113,9 +114,28 @@ export class ConflictError extends APIError {
 export class UnprocessableEntityError extends APIError {
   override name = 'UnprocessableEntityError';
 }
-/** 429: too many requests; retried automatically, honouring `Retry-After`. */
+/**
+ * 429: too many requests; retried automatically (within the retry budget), waiting as the service
+ * asked (`retry-after-ms`, `Retry-After`, the reset of its `RateLimit` window).
+ *
+ * @example
+ * ```ts
+ * try { await client.deals.list() } catch (error) {
+ *   if (error instanceof RateLimitError) console.log(`limit ${error.rateLimit?.limit}, resets in ${error.rateLimit?.resetMs} ms`);
+ *   else throw error;
+ * }
+ * ```
+ */
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
+  /** The limits the service announced with this refusal; `undefined` when it sent no throttling header. */
+  readonly rateLimit: RateLimitInfo | undefined;
+
+  /** Made by `APIError.generate` for a 429 answer; the limits are read from its headers. */
+  constructor(init: APIErrorInit, message?: string) {
+    super(init, message);
+    this.rateLimit = rateLimitOf(init.headers);
+  }
 }
 /** 5xx: the service failed; retried automatically for idempotent calls. */
 export class InternalServerError extends APIError {

@@ -9,7 +9,7 @@ const server = useMockService();
 /** One attempt's fate: an answer with that status, or no answer within the client's timeout. */
 type Outcome = 200 | 429 | 503 | 'timeout';
 
-const TIMEOUT_MS = 40;
+const TIMEOUT_MS = 150;
 
 /** The service of a replay: call `n` is `GET /trace/n`, its k-th attempt answered by `traces[n][k]` (200 past the end). */
 function replayService(traces: readonly Outcome[][]) {
@@ -18,7 +18,7 @@ function replayService(traces: readonly Outcome[][]) {
     http.get(`${BASE_URL}/api/v1/trace/:call`, async ({ params }) => {
       const call = Number(params.call);
       const outcome = traces[call]![attempts[call]!++] ?? 200;
-      if (outcome === 'timeout') await delay('infinite');
+      if (outcome === 'timeout') return delay('infinite').then(() => HttpResponse.error());
       if (outcome === 200) return HttpResponse.json({ success: true, data: { call } });
       // Retry-After 0: the replay compares decisions, not waits.
       return HttpResponse.json({ error: 'busy' }, { status: outcome, headers: { 'retry-after': '0' } });
@@ -139,7 +139,7 @@ describe('retryBudget (AWS standard mode: 500 tokens, a retry 5, a retried timeo
     const timedOut = await client.request({ method: 'GET', path: '/trace/0' }).catch((caught: unknown) => caught);
     expect(timeouts).toEqual([1]);
     expect(timedOut).toBeInstanceOf(APITimeoutError);
-    expect((timedOut as Error).message).toMatch(/^GET \/api\/v1\/trace\/0 timed out after 40 ms: raise `timeout` or try again \(not retried: the client's retry budget is empty \(2 of 12 tokens left, a retry takes 10;/);
+    expect((timedOut as Error).message).toMatch(/^GET \/api\/v1\/trace\/0 timed out after 150 ms: raise `timeout` or try again \(not retried: the client's retry budget is empty \(2 of 12 tokens left, a retry takes 10;/);
   });
 
   it('one RetryBudget shared by two clients: the retries of one drain the other', async () => {
