@@ -12,6 +12,7 @@ import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { settingsIssues } from './core/validate.js';
 import { budgetOf, retryBudgetIssues, type RetryBudget, type RetryBudgetOptions } from './core/retry-budget.js';
+import { Governor, governorIssues, type SharedLimiter } from './core/governor.js';
 import { isHttpUrl, parseUrl } from './shared/parse-url.js';
 import { runtime } from './shared/runtime.js';
 
@@ -60,6 +61,20 @@ export interface ClientOptions {
    * between clients, its options (`{ capacity, costs, refill }`), or `false` for none. Default: a budget of its own.
    */
   retryBudget?: RetryBudget | RetryBudgetOptions | false | undefined;
+  /**
+   * Requests in flight at most (each attempt of a call, upload or page holds one while it is sent and
+   * read); the others wait their turn, and the wait counts against their `timeout` (a timeout there
+   * says "while queued", and nothing was sent). Default: no limit.
+   */
+  maxConcurrency?: number | undefined;
+  /**
+   * Requests sent a second at most, evenly spaced (10: one every 100 ms), every attempt of this
+   * client's calls counted; a wait counts against the call's `timeout`. A throttled answer's
+   * Retry-After holds back every send, whether or not this is set (when any limit is). Default: no limit.
+   */
+  maxRequestsPerSecond?: number | undefined;
+  /** A limit shared by processes (a fleet): `svc-sdk/limits`' `redisRateLimiter()`, or anything with `acquire(signal)`. */
+  limiter?: SharedLimiter | undefined;
 }
 
 /** The escape hatch: any operation under `/api/v1`, with the client's auth, retries and errors. */
@@ -123,7 +138,7 @@ export class Client {
     const { maxResponseBytes } = options;
     // The hook sets are read once, here, into plain records: what the client runs is this copy.
     const { hookSets, issues: hookIssues } = readHookSets(options.hooks);
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hookIssues: [...hookIssues, ...retryBudgetIssues(options.retryBudget, ['retryBudget'])], allowBrowser: options.dangerouslyAllowBrowser === true });
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hookIssues: [...hookIssues, ...retryBudgetIssues(options.retryBudget, ['retryBudget']), ...governorIssues(options)], allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
@@ -139,6 +154,11 @@ export class Client {
       maxResponseBytes,
       hooks: hookSets,
       retryBudget: budgetOf(options.retryBudget),
+      // Only a client that sets a limit has a governor: the others' attempts never wait, nor test for one.
+      governor:
+        options.maxConcurrency !== undefined || options.maxRequestsPerSecond !== undefined || options.limiter !== undefined
+          ? new Governor(options)
+          : undefined,
     });
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);

@@ -9,6 +9,7 @@ export type { PagePromise, ListOptions } from './core/pagination.js';
 export type { LogLevel, Logger } from './core/logger.js';
 export { RetryBudget, type RetryBudgetOptions, type RetryKind } from './core/retry-budget.js';
 export type { RateLimitInfo } from './core/rate-limit.js';
+export type { SharedLimiter } from './core/governor.js';
 export type {
   ClientHooks,
   ClientHooksOption,

@@ -24,6 +24,7 @@ import { runtime } from '../shared/runtime.js';
 import { NO_BYTES, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest, loadPart } from './errors.js';
 import type { CallHooks } from './hooks.js';
+import type { Governor } from './governor.js';
 import type { RetryState } from './retry-decision.js';
 import { loggedUrl, type CoreLog } from './logger.js';
 import type { CoreRequest, RequestBody } from './types.js';
@@ -50,6 +51,8 @@ export interface CallState extends RetryState {
   bytes: Uint8Array;
   /** The URL as ky sent it, query included (a custom fetch's Response may have no `url`). */
   url: string;
+  /** Milliseconds the last attempt waited in the governor before it was sent; `undefined` without a governor. */
+  queuedMs: number | undefined;
 }
 
 /** What every attempt of a client shares. */
@@ -62,6 +65,8 @@ export interface AttemptContext {
   /** `Bearer <key>`: added last to the headers a hook made, where no hook can read or replace it. */
   readonly authorization: string;
   readonly log: CoreLog;
+  /** The client's limits on what it sends (maxConcurrency, a rate, a shared limiter); `undefined` when it sets none. */
+  readonly governor?: Governor | undefined;
 }
 
 /**
@@ -75,6 +80,15 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
   const { method, signal } = input;
   const { hooks, request } = call;
   const debug = context.log.debug;
+  const { governor } = context;
+  if (governor) {
+    // The wait is part of the attempt: ky's timeout races this whole function, and its signal ends the wait.
+    const from = performance.now();
+    call.queued = governor.description;
+    await governor.enter(signal);
+    call.queued = undefined;
+    call.queuedMs = performance.now() - from;
+  }
   const started = performance.now();
   if (attemptNumber === 1) call.started = started;
   call.reading = false;
@@ -151,6 +165,7 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
     throw error;
   } finally {
     call.ended = performance.now();
+    governor?.leave();
   }
 }
 
@@ -181,13 +196,19 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
   }
   // The caller's cancel, whatever fetch made of it (an AbortError, the reason itself): never a connection failure.
   if (signal?.aborted) return new APIUserAbortError(method, requestUrl, signal.reason);
-  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout, { note });
+  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout, { note, phase: queuePhase(call) });
   const cause = isNetworkError(error) ? error.cause : error;
   // The words for a failed connection are loaded with the first one: a call that succeeds never needs them.
   // Offline, a browser may fail to load them too: the error then keeps fetch's own words.
   const words = await import('../shared/fetch-failure.js').catch(() => undefined);
   const message = words?.connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
   return new APIConnectionError(method, requestUrl, message === undefined ? { cause, note } : { cause, note, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
+}
+
+/** Where a timed-out attempt's time went, when the client queues requests: `while queued …` or `(sent after … queued)`. */
+function queuePhase(call: CallState): string | undefined {
+  if (call.queued !== undefined) return `while queued behind the client's ${call.queued} (nothing was sent)`;
+  return call.queuedMs === undefined ? undefined : `(sent after ${Math.round(call.queuedMs)} ms queued)`;
 }
 
 /** The info line of a call that was retried and still failed: its error's name and status, never its message (that quotes the answer). */

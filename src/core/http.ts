@@ -4,6 +4,7 @@ import { APIPromise } from './api-promise.js';
 import { attempt, failureOf, logGaveUp, type AttemptContext, type CallState } from './attempt.js';
 import { backoffMs, decideRetry } from './retry-decision.js';
 import type { RetryBudget } from './retry-budget.js';
+import type { Governor } from './governor.js';
 import { NO_BYTES, dataOf } from './body.js';
 import { ValidationError, loadPart } from './errors.js';
 import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
@@ -39,6 +40,8 @@ interface CoreConfig {
   hooks?: HookSets | undefined;
   /** The client's retry budget (its own or a shared one); `undefined` for none. */
   retryBudget?: RetryBudget | undefined;
+  /** The client's limits on what it sends; `undefined` when it sets none (then nothing waits). */
+  governor?: Governor | undefined;
 }
 
 /** ky retries a request only when `limit` allows it: the core sets 0 for a request that may not be replayed. */
@@ -128,6 +131,7 @@ export class HttpCore {
       anonymousHeaders: { ...named, accept: 'application/json' },
       authorization,
       log: this.#log,
+      governor: config.governor,
     };
     this.#hookSets = config.hooks;
     // Started now, so the first call rarely waits for it; a failure to load shows on that call.
@@ -277,6 +281,8 @@ export class HttpCore {
       retryCost: undefined,
       retryDelayMs: undefined,
       notRetried: undefined,
+      queued: undefined,
+      queuedMs: undefined,
       started: 0,
       ended: 0,
       reading: false,
@@ -328,10 +334,11 @@ export class HttpCore {
   /** ky's retry settings for one call: its limit, and the decision and delay read from the call's state (retry-decision.ts). */
   #retryOf(call: CallState, limit: number): NonNullable<Exclude<Options['retry'], number>> {
     const budget = this.#budget;
+    const governor = this.#attempts.governor;
     return {
       ...RETRY_BASE,
       limit,
-      shouldRetry: ({ error }) => decideRetry(error, call, budget),
+      shouldRetry: ({ error }) => decideRetry(error, call, budget, governor),
       delay: (attemptCount) => call.retryDelayMs ?? backoffMs(attemptCount),
       // The service's wait is kept as it asked; the backoff is jittered in full (0 to its value), as ky's `jitter: true` was.
       jitter: (delay) => (call.retryDelayMs === undefined ? Math.random() * delay : delay),

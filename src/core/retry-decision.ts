@@ -6,6 +6,7 @@
  */
 import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
 import { retryDelayOf } from './rate-limit.js';
+import type { Governor } from './governor.js';
 import type { RetryBudget, RetryKind } from './retry-budget.js';
 
 /** 408, 429 and every 5xx are retried; any other status only when the service says `x-should-retry: true`. */
@@ -27,6 +28,8 @@ export interface RetryState {
   retryDelayMs: number | undefined;
   /** Why a retry the attempt limit allowed was not made (an empty budget), for the call's error. */
   notRetried: string | undefined;
+  /** While the attempt waits in the client's governor: its limits (`maxConcurrency 4`); `undefined` once sent. */
+  queued: string | undefined;
 }
 
 /** Why an attempt failed, as a retry is priced; `undefined` when it is not retried at all. */
@@ -47,7 +50,9 @@ function kindOf(error: unknown): RetryKind | undefined {
  * ky's `shouldRetry` for one call: true to retry (ky then waits `retryDelayMs`, or the backoff),
  * false to fail with this attempt's error. The budget's tokens are taken here, once per retry.
  */
-export function decideRetry(error: unknown, state: RetryState, budget: RetryBudget | undefined): boolean {
+export function decideRetry(error: unknown, state: RetryState, budget: RetryBudget | undefined, governor?: Governor): boolean {
+  // A timeout in the client's own queue sent nothing: another attempt would queue again, and take budget for no load.
+  if (state.queued !== undefined) return false;
   const kind = kindOf(error);
   if (kind === undefined) return false;
   if (budget) {
@@ -62,5 +67,7 @@ export function decideRetry(error: unknown, state: RetryState, budget: RetryBudg
   }
   const asked = isHTTPError(error) ? retryDelayOf(error.response.headers) : undefined;
   state.retryDelayMs = asked === undefined ? undefined : Math.min(asked, MAX_RETRY_AFTER_MS);
+  // A throttled answer's wait holds back every send of the client, not only this call's retry.
+  if (kind === 'throttled' && state.retryDelayMs !== undefined) governor?.pause(state.retryDelayMs);
   return true;
 }
