@@ -43,6 +43,8 @@ export default defineConfig({
     inbox: 'src/inbox/edge.ts',
     // svc-sdk/mcp: its peer @modelcontextprotocol/server stays external, loaded by this entry (and `svc-sdk mcp`) alone.
     mcp: 'src/mcp/index.ts',
+    // svc-sdk/limits: its peer rate-limiter-flexible stays external, loaded by this entry alone.
+    limits: 'src/limits/index.ts',
     cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
