@@ -6,6 +6,8 @@
  * (`pause`) holds every send of the client back, not only the retry of that one call.
  */
 
+import { sleep } from '../shared/sleep.js';
+
 /**
  * A limit several processes share (`svc-sdk/limits`' `redisRateLimiter`, or your own): `acquire`
  * resolves when one more request may be sent, and rejects when `signal` aborts.
@@ -23,22 +25,6 @@ export interface GovernorSettings {
 
 interface Waiter {
   resolve: () => void;
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** One client's limits on what it sends; made only when the client sets one of them. */

@@ -2,6 +2,7 @@
 // optional peer, loaded by this entry alone): each process's client asks it before every attempt,
 // so the fleet together stays under the service's limit, whatever the number of processes.
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { sleep } from '../shared/sleep.js';
 import { SvcError } from '../shared/svc-error.js';
 import type { SharedLimiter } from '../core/governor.js';
 
@@ -13,22 +14,6 @@ export interface RedisRateLimiterOptions {
   requestsPerSecond: number;
   /** The name of the shared limit: processes with the same key (and Redis) share it. Default `'svc-sdk'`. */
   key?: string | undefined;
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
