@@ -41,11 +41,10 @@ export default defineConfig({
     // the build for other runtimes (Workers) has the Cloudflare Queues inbox only.
     'inbox.node': 'src/inbox/index.ts',
     inbox: 'src/inbox/edge.ts',
-    // svc-sdk/mcp: its peer @modelcontextprotocol/server stays external, loaded by this entry (and `svc-sdk mcp`) alone.
-    mcp: 'src/mcp/index.ts',
+    // svc-sdk/internal: what the tool packages (@svc-sdk/cli, @svc-sdk/mcp) share with the library.
+    internal: 'src/internal.ts',
     // svc-sdk/limits: its peer rate-limiter-flexible stays external, loaded by this entry alone.
     limits: 'src/limits/index.ts',
-    cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
   // Internals marked @internal (the upload encoder hook) stay out of the published types.
