@@ -13,11 +13,12 @@ import { Webhooks } from './resources/webhooks.js';
 import { settingsIssues } from './core/validate.js';
 import { budgetOf, retryBudgetIssues, type RetryBudget, type RetryBudgetOptions } from './core/retry-budget.js';
 import { Governor, governorIssues, type SharedLimiter } from './core/governor.js';
+import { transportOf, type TransportOptions } from './core/transport.js';
 import { isHttpUrl, parseUrl } from './shared/parse-url.js';
 import { runtime } from './shared/runtime.js';
 
 /** Settings of a `Client`; every one has a default. */
-export interface ClientOptions {
+export interface ClientOptions extends TransportOptions {
   /** The API key (`vdr_…`). Default: `process.env.SVC_API_KEY`. */
   apiKey?: string | undefined;
   /** The service's base URL; the SDK appends `/api/v1/…`. Default: `process.env.SVC_BASE_URL`. */
@@ -154,6 +155,8 @@ export class Client {
       maxResponseBytes,
       hooks: hookSets,
       retryBudget: budgetOf(options.retryBudget),
+      // A fetch of the caller's is the caller's route: the environment's proxies are for the SDK's own.
+      transport: options.fetch ? undefined : transportOf(options, env),
       // Only a client that sets a limit has a governor: the others' attempts never wait, nor test for one.
       governor:
         options.maxConcurrency !== undefined || options.maxRequestsPerSecond !== undefined || options.limiter !== undefined

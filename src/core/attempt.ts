@@ -25,6 +25,7 @@ import { NO_BYTES, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest, loadPart } from './errors.js';
 import type { CallHooks } from './hooks.js';
 import type { Governor } from './governor.js';
+import { defaultRoute, type Transport } from './transport.js';
 import type { RetryState } from './retry-decision.js';
 import { loggedUrl, type CoreLog } from './logger.js';
 import type { CoreRequest, RequestBody } from './types.js';
@@ -53,6 +54,8 @@ export interface CallState extends RetryState {
   url: string;
   /** Milliseconds the last attempt waited in the governor before it was sent; `undefined` without a governor. */
   queuedMs: number | undefined;
+  /** `route: …; trust: …` of the client's transport, once made: what a connect failure names. */
+  route: string | undefined;
 }
 
 /** What every attempt of a client shares. */
@@ -67,6 +70,8 @@ export interface AttemptContext {
   readonly log: CoreLog;
   /** The client's limits on what it sends (maxConcurrency, a rate, a shared limiter); `undefined` when it sets none. */
   readonly governor?: Governor | undefined;
+  /** The client's proxy and trust (a dispatcher and its fetch), made with the first attempt; `undefined` for the runtime's fetch. */
+  readonly transport?: (() => Promise<Transport>) | undefined;
 }
 
 /**
@@ -97,11 +102,15 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
   // `redirect: 'error'`, and does not buffer bodies): undici otherwise keeps every chunk sent, to
   // replay the body after a 307/308 (nodejs/undici#4058).
   const redirect = request.operation.upload && !runtime.workerd ? 'error' : 'manual';
-  const send = (target: string, sent: Record<string, string>, follow?: boolean): Promise<Response> =>
-    follow
+  let transport: Transport | undefined;
+  const send = (target: string, sent: Record<string, string>, follow?: boolean): Promise<Response> => {
+    const fetch = transport ? transport.fetch : context.fetch();
+    // A proxy's or certificate's dispatcher rides along in the init, as undici's fetch reads it.
+    const via = transport ? { dispatcher: transport.dispatcher } : undefined;
+    return follow
       ? // Fetch's own following (its default mode), for a browser's opaque redirect: only a GET, so no body.
-        context.fetch()(target, { method, headers: context.headersInit(sent), signal })
-      : context.fetch()(target, {
+        fetch(target, { method, headers: context.headersInit(sent), signal, ...via })
+      : fetch(target, {
           method,
           headers: context.headersInit(sent),
           body: call.content,
@@ -109,8 +118,14 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
           redirect,
           // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
           ...(call.content instanceof ReadableStream ? { duplex: 'half' } : {}),
+          ...via,
         } as RequestInit);
+  };
   try {
+    if (context.transport) {
+      transport = await context.transport();
+      call.route = `route: ${transport.route}; trust: ${transport.trust}`;
+    }
     if (hooks?.has.beforeRequest) {
       const made = hooks.beforeRequest(attemptNumber, url, headers);
       headers = made instanceof Promise ? await made : made;
@@ -202,7 +217,10 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
   // Offline, a browser may fail to load them too: the error then keeps fetch's own words.
   const words = await import('../shared/fetch-failure.js').catch(() => undefined);
   const message = words?.connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
-  return new APIConnectionError(method, requestUrl, message === undefined ? { cause, note } : { cause, note, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
+  if (message !== undefined) return new APIConnectionError(method, requestUrl, { cause, note, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
+  // No connection was made (refused, unknown host, TLS refused, a proxy's refusal): which route, trusting what.
+  const route = call.route ?? defaultRoute();
+  return new APIConnectionError(method, requestUrl, { cause, note: [route, note].filter(Boolean).join('; ') || undefined });
 }
 
 /** Where a timed-out attempt's time went, when the client queues requests: `while queued …` or `(sent after … queued)`. */

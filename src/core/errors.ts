@@ -210,6 +210,15 @@ export class APIUserAbortError extends SvcError {
   }
 }
 
+/**
+ * An undici dispatcher (or the undici package) that cannot work with this runtime's fetch: a
+ * `dispatcher` of another major than `process.versions.undici`, or undici missing where `proxy`,
+ * `HTTPS_PROXY` or `ca` / `cert` / `key` need it. The message says which versions, and what to install.
+ */
+export class UndiciMismatchError extends SvcError {
+  override name = 'UndiciMismatchError';
+}
+
 /** The call's arguments were refused before anything was sent; `issues` names each field. */
 export class ValidationError extends SvcError {
   override name = 'ValidationError';

@@ -5,6 +5,7 @@ import { attempt, failureOf, logGaveUp, type AttemptContext, type CallState } fr
 import { backoffMs, decideRetry } from './retry-decision.js';
 import type { RetryBudget } from './retry-budget.js';
 import type { Governor } from './governor.js';
+import { loadTransport, type Transport, type TransportSettings } from './transport.js';
 import { NO_BYTES, dataOf } from './body.js';
 import { ValidationError, loadPart } from './errors.js';
 import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
@@ -42,6 +43,8 @@ interface CoreConfig {
   retryBudget?: RetryBudget | undefined;
   /** The client's limits on what it sends; `undefined` when it sets none (then nothing waits). */
   governor?: Governor | undefined;
+  /** The client's proxy, trust and dispatcher settings; `undefined` for the runtime's fetch as it is. */
+  transport?: TransportSettings | undefined;
 }
 
 /** ky retries a request only when `limit` allows it: the core sets 0 for a request that may not be replayed. */
@@ -132,6 +135,7 @@ export class HttpCore {
       authorization,
       log: this.#log,
       governor: config.governor,
+      transport: transportLoader(config.transport),
     };
     this.#hookSets = config.hooks;
     // Started now, so the first call rarely waits for it; a failure to load shows on that call.
@@ -283,6 +287,7 @@ export class HttpCore {
       notRetried: undefined,
       queued: undefined,
       queuedMs: undefined,
+      route: undefined,
       started: 0,
       ended: 0,
       reading: false,
@@ -357,6 +362,16 @@ export class HttpCore {
     };
     return { beforeRetry: [...(this.#retryHooks?.beforeRetry ?? []), beforeRetry] };
   }
+}
+
+/**
+ * The transport of a client with transport settings, made with its first attempt (transport-node.ts,
+ * and undici with it, loaded then) and shared by every later one; `undefined` without settings.
+ */
+function transportLoader(settings: TransportSettings | undefined): (() => Promise<Transport>) | undefined {
+  if (settings === undefined) return undefined;
+  let made: Promise<Transport> | undefined;
+  return () => (made ??= loadTransport().then(({ createTransport }) => createTransport(settings)));
 }
 
 /** Milliseconds since the call's first attempt started; 0 when none did. */
