@@ -46,6 +46,9 @@ try {
     "Node's own proxied fetch (HTTP_PROXY, NODE_USE_ENV_PROXY=1)": async () => (await (await fetch(url, { headers })).json()).data,
     'svc-sdk GET, proxy option (undici ProxyAgent + its fetch)': () => viaOption.request({ method: 'GET', path: '/rooms' }),
     'svc-sdk GET, routed by Node (HTTP_PROXY, NODE_USE_ENV_PROXY=1)': () => viaNode.request({ method: 'GET', path: '/rooms' }),
+    // Where a difference comes from: Node's fetch of the request the SDK sends (its headers, redirect mode and signal).
+    "Node's own proxied fetch of the SDK's request (User-Agent, redirect: 'manual', a signal)": async () =>
+      (await (await fetch(url, { headers: { ...headers, 'user-agent': 'svc-sdk/0.0.0', 'x-svc-sdk-version': '0.0.0' }, redirect: 'manual', signal: new AbortController().signal })).json()).data,
   };
   const baseline = "Node's own proxied fetch (HTTP_PROXY, NODE_USE_ENV_PROXY=1)";
   const rows = [];
