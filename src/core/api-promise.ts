@@ -1,4 +1,5 @@
 import { loadPart } from './errors.js';
+import { rateLimitOf, type RateLimitInfo } from './rate-limit.js';
 import type { Exchange } from './types.js';
 
 export type { Exchange } from './types.js';
@@ -10,6 +11,11 @@ export interface WithResponse<T> {
   response: Response;
   /** The service's `x-request-id`, when it sent one: quote it when reporting a problem. */
   requestId: string | undefined;
+  /**
+   * The limits the service announced on this answer (`RateLimit` / `RateLimit-Policy`, `X-RateLimit-*`,
+   * `Retry-After`); `undefined` when it sent none of those headers.
+   */
+  rateLimit: RateLimitInfo | undefined;
 }
 
 /**
@@ -55,12 +61,12 @@ export class APIPromise<T> extends Promise<T> {
     return copyResponse(exchange);
   }
 
-  /** The data, the HTTP response (body unread) and the service's request id. */
+  /** The data, the HTTP response (body unread), the service's request id and the limits it announced. */
   async withResponse(): Promise<WithResponse<T>> {
     const [data, exchange] = await Promise.all([this.#parsed(), this.#exchange]);
     const { copyResponse } = await loadCopy(exchange);
     const response = copyResponse(exchange);
-    return { data, response, requestId: response.headers.get('x-request-id') ?? undefined };
+    return { data, response, requestId: response.headers.get('x-request-id') ?? undefined, rateLimit: rateLimitOf(response.headers) };
   }
 
   /** @internal The same exchange, its data transformed (a method derived from another). */

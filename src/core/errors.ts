@@ -1,6 +1,7 @@
 import { SvcError } from '../shared/svc-error.js';
 import { parseUrl } from '../shared/parse-url.js';
 import { failureText } from './failure-text-loader.js';
+import { rateLimitOf, type RateLimitInfo } from './rate-limit.js';
 
 export { SvcError };
 
@@ -28,6 +29,8 @@ interface APIErrorInit {
    * as every error's is; only a successful answer of an unexpected shape has every string redacted.
    */
   secret?: boolean | undefined;
+  /** Why the call was not retried though its limit allowed it (an empty retry budget), added to the message. */
+  note?: string | undefined;
 }
 
 /**
@@ -120,9 +123,33 @@ export class ConflictError extends APIError {
 export class UnprocessableEntityError extends APIError {
   override name = 'UnprocessableEntityError';
 }
-/** 429: too many requests; retried automatically, honouring `Retry-After`. */
+/**
+ * 429: too many requests; retried automatically (within the retry budget), waiting as the service
+ * asked (`retry-after-ms`, `Retry-After`, the reset of its `RateLimit` window).
+ *
+ * @example
+ * ```ts
+ * try { await client.deals.list() } catch (error) {
+ *   if (error instanceof RateLimitError) console.log(`limit ${error.rateLimit?.limit}, resets in ${error.rateLimit?.resetMs} ms`);
+ *   else throw error;
+ * }
+ * ```
+ */
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
+  /** The limits the service announced with this refusal; `undefined` when it sent no throttling header. */
+  readonly rateLimit: RateLimitInfo | undefined;
+
+  /**
+   * Made by `APIError.generate` for a 429 answer; the limits are read from its headers.
+   *
+   * @param init The failed exchange: status, body, headers, the request's method and URL.
+   * @param message The message to use instead of the one described from `init`.
+   */
+  constructor(init: APIErrorInit, message?: string) {
+    super(init, message);
+    this.rateLimit = rateLimitOf(init.headers);
+  }
 }
 /** 5xx: the service failed; retried automatically for idempotent calls. */
 export class InternalServerError extends APIError {
@@ -141,16 +168,15 @@ export class APIConnectionError extends SvcError {
   readonly url: string;
 
   /**
-   * Made by the client when a request got no response; `options.cause` is the underlying failure.
+   * Made by the client when a request got no response; `options.cause` is the underlying failure, `options.note` why it was not retried.
    *
    * @param method The request method, upper-case.
    * @param url The request URL (its credentials are redacted before it is kept).
-   * @param options The underlying failure (`cause`) and a message to use instead of the described one.
+   * @param options The underlying failure (`cause`), a message to use instead of the described one, and why no retry followed (`note`).
    */
-  constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
-    super(options?.message ?? `${describeRequest(method, url)} failed: could not reach ${failureText().unreached(parseUrl(url), options?.cause)}`, {
-      cause: options?.cause,
-    });
+  constructor(method: string, url: string, options?: { cause?: unknown; message?: string; note?: string | undefined }) {
+    const message = options?.message ?? `${describeRequest(method, url)} failed: could not reach ${failureText().unreached(parseUrl(url), options?.cause)}`;
+    super(message + withNote(options?.note), { cause: options?.cause });
     this.method = method;
     this.url = failureText().redactUrl(url);
   }
@@ -161,15 +187,19 @@ export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
 
   /**
-   * Made by the client when an attempt took longer than `timeout` ms.
+   * Made by the client when an attempt took longer than `timeout` ms; `detail.phase` says where the
+   * time went when the client queues requests (`maxConcurrency`, a rate), `detail.note` why no retry followed.
    *
    * @param method The request method, upper-case.
    * @param url The request URL (its credentials are redacted before it is kept).
    * @param timeout The `timeout` option in force, in milliseconds.
+   * @param detail Where the time went (`phase`: queued or sent) and why no retry followed (`note`).
    */
-  constructor(method: string, url: string, timeout: number) {
+  constructor(method: string, url: string, timeout: number, detail?: { phase?: string | undefined; note?: string | undefined }) {
+    const phase = detail?.phase ? ` ${detail.phase}` : '';
     super(method, url, {
-      message: `${describeRequest(method, url)} timed out after ${timeout} ms: raise \`timeout\` or try again`,
+      message: `${describeRequest(method, url)} timed out after ${timeout} ms${phase}: raise \`timeout\` or try again`,
+      note: detail?.note,
     });
   }
 }
@@ -209,6 +239,15 @@ export class APIUserAbortError extends SvcError {
     this.url = url;
     this.reason = reason;
   }
+}
+
+/**
+ * An undici dispatcher (or the undici package) that cannot work with this runtime's fetch: a
+ * `dispatcher` of another major than `process.versions.undici`, or undici missing where `proxy`,
+ * `HTTPS_PROXY` or `ca` / `cert` / `key` need it. The message says which versions, and what to install.
+ */
+export class UndiciMismatchError extends SvcError {
+  override name = 'UndiciMismatchError';
 }
 
 /** The call's arguments were refused before anything was sent; `issues` names each field. */
@@ -265,9 +304,14 @@ function formatIssues(issues: readonly Issue[]): string {
     .join('; ');
 }
 
-function describeFailure({ status, body, method, url, headers, size }: APIErrorInit): string {
+function describeFailure({ status, body, method, url, headers, size, note }: APIErrorInit): string {
   const reason = failureText().answerReason(body, headers, size);
-  return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}`;
+  return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}${withNote(note)}`;
+}
+
+/** A note (why no retry was made) as the end of a message: ` (not retried: …)`, or nothing. */
+function withNote(note: string | undefined): string {
+  return note ? ` (${note})` : '';
 }
 
 /**

@@ -14,14 +14,15 @@ export interface Logger {
    */
   debug(message: string, ...details: unknown[]): void;
   /**
-   * Why a retry happens, from level `info`.
+   * Why a retry happens, and a retried call that still failed, from level `info`.
    *
    * @param message The line, starting `[svc-sdk] `.
    * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
    */
   info(message: string, ...details: unknown[]): void;
   /**
-   * A call that was retried and still failed, from level `warn` (the default).
+   * From level `warn` (the default): a callback of the caller's that threw, a bad `SVC_LOG`. Never a
+   * failed call: the caller is handed that error, and printing it too would log it twice.
    *
    * @param message The line, starting `[svc-sdk] `.
    * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
@@ -43,9 +44,9 @@ export type Write = ((message: string, details: Record<string, unknown>) => void
 export interface CoreLog {
   /** Each attempt: method, URL, status, duration, attempt number, request id. */
   debug: Write;
-  /** Why a retry happens. */
+  /** Why a retry happens; a call that was retried and still failed. */
   info: Write;
-  /** A call that was retried and still failed; a callback of the caller's that threw. */
+  /** A callback of the caller's that threw (never a failed call: the caller has its error). */
   warn: Write;
 }
 
