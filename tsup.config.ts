@@ -41,6 +41,8 @@ export default defineConfig({
     // the build for other runtimes (Workers) has the Cloudflare Queues inbox only.
     'inbox.node': 'src/inbox/index.ts',
     inbox: 'src/inbox/edge.ts',
+    // svc-sdk/actions: the agent-action ledger; its Redis store takes the user's client (no peer to load).
+    actions: 'src/actions/index.ts',
     // svc-sdk/mcp: its peer @modelcontextprotocol/server stays external, loaded by this entry (and `svc-sdk mcp`) alone.
     mcp: 'src/mcp/index.ts',
     cli: 'src/cli/main.ts',
