@@ -95,7 +95,10 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
   };
   const actions = async (ids: readonly string[]): Promise<ActionRecord[]> => {
     const values = await store.getMany(ids.map((id) => `action:${id}`));
-    return values.filter((value): value is string => value !== undefined).map((value) => toRecord({ runId: undefined, ...(JSON.parse(value) as StoredAction) })); // JSON drops an unknown run id's key
+    return values.filter((value): value is string => value !== undefined).map((value) => {
+      const stored = JSON.parse(value) as StoredAction;
+      return toRecord({ ...stored, runId: stored.runId }); // JSON drops the key of an unknown run id
+    });
   };
   const get = async (actionId: string | number) => (await actions([idOf(actionId, 'actionId')]))[0];
   const waiters = createWaiters(store, get, pollMs);
