@@ -1,4 +1,4 @@
-import { durabilityOf } from '../inbox/durability.js';
+import { durabilityOf, type DurabilitySubject } from '../inbox/durability.js';
 import { CLAIM_SCRIPT, COMMIT_SCRIPT, FINISH_SCRIPT, RENEW_SCRIPT, TODO_SCRIPT } from './redis-scripts.js';
 import { DELIVERY_TTL_MS } from './store-memory.js';
 import type { CommitResult, HandlerClaim, LedgerRead, LedgerStore } from './store.js';
@@ -27,6 +27,9 @@ export interface RedisLedgerStoreOptions {
 }
 
 type Send = (args: string[]) => Promise<unknown>;
+
+/** The inbox's durability rules, in the ledger's words. */
+const DURABILITY_SUBJECT: DurabilitySubject = { area: 'actions ledger', kept: 'recorded actions', recent: 'ledger changes made' };
 interface Subscriber {
   isOpen?: boolean;
   on(event: string, listener: (...args: never[]) => void): unknown;
@@ -82,9 +85,9 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
   /** The durability check, once it passed; asked again after a failure (a Redis restarting, a configuration fixed meanwhile). */
   const ready = () =>
     (checked ??= (async () => {
-      const verdict = durabilityOf(String(await send(['INFO', 'all'])), acceptNoPersistence);
-      if (verdict.refuse) throw new Error(verdict.refuse.replace('inbox: ', 'actions ledger: ').replace('stored deliveries', 'recorded actions'));
-      if (verdict.warn) warn(verdict.warn.replace('inbox: ', 'actions ledger: ').replace('deliveries stored', 'ledger changes made'));
+      const verdict = durabilityOf(String(await send(['INFO', 'all'])), acceptNoPersistence, DURABILITY_SUBJECT);
+      if (verdict.refuse) throw new Error(verdict.refuse);
+      if (verdict.warn) warn(verdict.warn);
       isReady = true;
     })().catch((error: unknown) => {
       checked = undefined;
