@@ -81,13 +81,13 @@ describe('emulator.actions', () => {
     const approvedCall = await emulator.actions.propose({ kind: 'capital_call' });
     await emulator.actions.approve(approvedCall.action_id);
     await emulator.advance(2 * 3_600_000);
-    expect(of('action.expired').map((event) => event.data.action_id)).toEqual([email.action_id]);
+    expect(of('action.expired').map((event) => (event.data as Record<string, unknown>).action_id)).toEqual([email.action_id]);
     await emulator.advance(22 * 3_600_000);
-    expect(of('action.expired').map((event) => event.data.action_id)).toEqual([email.action_id, note.action_id]);
+    expect(of('action.expired').map((event) => (event.data as Record<string, unknown>).action_id)).toEqual([email.action_id, note.action_id]);
     await emulator.advance(48 * 3_600_000);
     const expired = of('action.expired');
-    expect(expired.map((event) => event.data.action_id)).toEqual([email.action_id, note.action_id, call.action_id]);
-    expect(expired.map((event) => event.data.expiry_hours)).toEqual([2, 24, 72]);
+    expect(expired.map((event) => (event.data as Record<string, unknown>).action_id)).toEqual([email.action_id, note.action_id, call.action_id]);
+    expect(expired.map((event) => (event.data as Record<string, unknown>).expiry_hours)).toEqual([2, 24, 72]);
     expect(emulator.actions.get(call.action_id)).toMatchObject({ status: 'expired', expired_at: call.expires_at });
   });
 
