@@ -96,18 +96,22 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
 
   // Scripts are loaded by SCRIPT LOAD (no hashing here) and loaded again after a restart emptied Redis's cache.
   const shas = new Map<string, string>();
-  const run = async (script: string, keys: string[], args: string[]): Promise<unknown> => {
-    if (!isReady) await ready();
-    for (let tries = 0; ; tries++) {
-      const sha = shas.get(script) ?? String(await send(['SCRIPT', 'LOAD', script]));
-      shas.set(script, sha);
-      try {
-        return await send(['EVALSHA', sha, String(keys.length), ...keys, ...args]);
-      } catch (error) {
-        if (tries > 0 || !String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-        shas.delete(script);
-      }
-    }
+  const evalSha = (sha: string, keys: string[], args: string[]) => send(['EVALSHA', sha, String(keys.length), ...keys, ...args]);
+  const load = async (script: string, keys: string[], args: string[]): Promise<unknown> => {
+    await ready();
+    const sha = String(await send(['SCRIPT', 'LOAD', script]));
+    shas.set(script, sha);
+    return evalSha(sha, keys, args);
+  };
+  /** EVALSHA, one round trip once checked and loaded (the hot path: no async frame of its own); loaded again on NOSCRIPT. */
+  const run = (script: string, keys: string[], args: string[]): Promise<unknown> => {
+    const sha = shas.get(script);
+    if (!isReady || sha === undefined) return load(script, keys, args);
+    return evalSha(sha, keys, args).catch((error: unknown) => {
+      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+      shas.delete(script);
+      return load(script, keys, args);
+    });
   };
   const text = (value: unknown) => (value === null || value === undefined ? undefined : String(value));
   /** A document's text without its `<version>:` prefix. */
@@ -138,15 +142,17 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
   };
 
   return {
-    async read(name, deliveryId): Promise<LedgerRead> {
-      const [stored, seen] = (await send(['MGET', key.document(name), key.seen(deliveryId)])) as unknown[];
-      const value = text(stored);
-      return { value: body(value), version: value === undefined ? 0 : Number(value.slice(0, value.indexOf(':'))), seen: seen !== null && seen !== undefined };
+    read(name, deliveryId): Promise<LedgerRead> {
+      return send(['MGET', key.document(name), key.seen(deliveryId)]).then((reply) => {
+        const [stored, seen] = reply as unknown[];
+        const value = text(stored);
+        return { value: body(value), version: value === undefined ? 0 : Number(value.slice(0, value.indexOf(':'))), seen: seen !== null && seen !== undefined };
+      });
     },
-    async commit(change): Promise<CommitResult> {
+    commit(change): Promise<CommitResult> {
       const { pending, run: runIndex, decided } = change;
       const actionId = pending?.actionId ?? runIndex?.actionId ?? decided ?? '';
-      const result = (await run(
+      return run(
         COMMIT_SCRIPT,
         [key.document(change.key), key.seen(change.deliveryId), key.pending, key.run(runIndex?.runId ?? ''), key.decided, key.sequence, key.names],
         [
@@ -161,10 +167,11 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
           key.queue(''),
           key.channel,
         ],
-      )) as CommitResult;
-      // This process's waiters at once; other processes by the channel.
-      if (result === 'committed' && decided !== undefined) tell(decided);
-      return result;
+      ).then((result) => {
+        // This process's waiters at once; other processes by the channel.
+        if (result === 'committed' && decided !== undefined) tell(decided);
+        return result as CommitResult;
+      });
     },
     async getMany(names) {
       if (names.length === 0) return [];
