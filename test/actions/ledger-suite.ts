@@ -90,6 +90,27 @@ export function ledgerSuite(open: OpenStore): void {
     });
   });
 
+  describe('at once, from two processes', () => {
+    it('a proposal and its decision recorded at the same moment by two ledgers: every action ends decided (no lost update)', async () => {
+      const first = ledgerOver();
+      const second = ledgerOver(first.dataSet);
+      const ids = Array.from({ length: 40 }, (_, index) => `race-${index}`);
+      await Promise.all(ids.map((id, index) => Promise.all(index % 2 ? [first.record(proposed(id)), second.record(approved(id))] : [second.record(approved(id)), first.record(proposed(id))])));
+      const statuses = await Promise.all(ids.map(async (id) => (await first.get(id))?.status));
+      expect(statuses).toEqual(ids.map(() => 'approved'));
+      expect(await collect(first.pending())).toEqual([]);
+    });
+
+    it('one delivery recorded by two ledgers at the same moment is applied once', async () => {
+      const first = ledgerOver();
+      const second = ledgerOver(first.dataSet);
+      const event = delivery('job.completed', { run_id: 'once', agent_name: 'a', output: 1 });
+      const outcomes = (await Promise.all([first.record(event), second.record(event)])).map((result) => result.outcome).sort();
+      expect(outcomes).toEqual(['applied', 'duplicate']);
+      expect((await first.run('once')).jobs).toHaveLength(1);
+    });
+  });
+
   describe('deliveries seen before', () => {
     it.each([
       ['a proposal', () => proposed('d')],
