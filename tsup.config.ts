@@ -43,9 +43,8 @@ export default defineConfig({
     inbox: 'src/inbox/edge.ts',
     // svc-sdk/actions: the agent-action ledger; its Redis store takes the user's client (no peer to load).
     actions: 'src/actions/index.ts',
-    // svc-sdk/mcp: its peer @modelcontextprotocol/server stays external, loaded by this entry (and `svc-sdk mcp`) alone.
-    mcp: 'src/mcp/index.ts',
-    cli: 'src/cli/main.ts',
+    // svc-sdk/internal: what the tool packages (@svc-sdk/cli, @svc-sdk/mcp) share with the library.
+    internal: 'src/internal.ts',
   },
   format: ['esm', 'cjs'],
   // Internals marked @internal (the upload encoder hook) stay out of the published types.

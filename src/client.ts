@@ -177,7 +177,10 @@ function checkOptions(options: CheckedOptions): void {
   const issues: Issue[] = [];
   // The key itself is never quoted in a message: messages end up in logs.
   if (!apiKey) issues.push({ path: ['apiKey'], message: 'apiKey is missing: pass it or set SVC_API_KEY' });
-  else if (!apiKey.startsWith('vdr_')) {
+  // A key pasted with a space or a line break around it (an env file, a copied line) is the commonest slip: named as such.
+  else if (apiKey !== apiKey.trim() && apiKey.trim().startsWith('vdr_')) {
+    issues.push({ path: ['apiKey'], message: 'apiKey has a space or line break before or after it: remove it (the key itself starts with "vdr_")' });
+  } else if (!apiKey.startsWith('vdr_')) {
     issues.push({ path: ['apiKey'], message: 'apiKey must start with "vdr_": copy the key the developer portal issued' });
   } else if (apiKey.length === 4) {
     issues.push({ path: ['apiKey'], message: 'apiKey has nothing after "vdr_": copy the whole key the developer portal issued' });
