@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActionLedger, createRedisLedgerStore } from '../../src/actions/index.js';
-import { built } from '../cli/support.js';
+import { built } from './built.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from '../inbox/redis.js';
 import { approved, expired, proposed, rejected } from './events.js';
 

@@ -2,7 +2,7 @@
 // `ACTIONS_PROOF=full npx vitest run test/actions/scenario.test.ts` runs the issue's full scale:
 // 1 000 actions, 40 receiver kills, 20 worker kills, 4 workers.
 import { expect, test } from 'vitest';
-import { built } from '../cli/support.js';
+import { built } from './built.js';
 import { hasRedis, reportMissingRedis } from '../inbox/redis.js';
 // @ts-expect-error -- a JavaScript module (its children run under plain node), typed by its JSDoc
 import { proveActions } from './scenario/scenario.mjs';
