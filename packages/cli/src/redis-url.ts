@@ -5,10 +5,10 @@ import { escapeControl } from './terminal-text.js';
 
 export const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 
-/** The `--redis` flag, else the environment variable, else the local Redis; a UsageError unless redis:// or rediss://. */
-export function redisUrl(flag: string | undefined, fromEnv: string | undefined): string {
+/** The flag's value (`--redis` unless `name` says), else the environment variable, else the local Redis; a UsageError unless redis:// or rediss://. */
+export function redisUrl(flag: string | undefined, fromEnv: string | undefined, name = '--redis'): string {
   const url = flag ?? fromEnv ?? DEFAULT_REDIS;
-  if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--redis "${escapeControl(url)}" must be a redis:// or rediss:// URL, such as ${DEFAULT_REDIS}`);
+  if (!/^rediss?:\/\//.test(url)) throw new UsageError(`${name} "${escapeControl(url)}" must be a redis:// or rediss:// URL, such as ${DEFAULT_REDIS}`);
   return url;
 }
 

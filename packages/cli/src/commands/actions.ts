@@ -8,7 +8,8 @@ import { untilStopped } from '../signals.js';
 import { escapeControl } from '../terminal-text.js';
 import { DEFAULT_REDIS, redisUrl, withoutPassword } from '../redis-url.js';
 
-const DEFAULT_PREFIX = 'svc-sdk:actions:';
+/** createRedisLedgerStore's default prefix. */
+export const DEFAULT_PREFIX = 'svc-sdk:actions:';
 
 const HELP = `Usage: svc-sdk actions pending [--kind <kind>] [--run <run_id>] [--json] [--redis <url>] [--prefix <p>]
        svc-sdk actions watch [--json] [--redis <url>] [--prefix <p>]
@@ -57,7 +58,7 @@ export const actionsCommand: CliCommand = {
     const url = redisUrl(stringFlag(parsed, 'redis'), io.env.SVC_ACTIONS_REDIS);
     const json = parsed.values.json === true;
     const filter = { kind: stringFlag(parsed, 'kind'), runId: stringFlag(parsed, 'run') };
-    const opened = await openLedger(url, stringFlag(parsed, 'prefix') ?? DEFAULT_PREFIX);
+    const opened = await openLedger(url, stringFlag(parsed, 'prefix') ?? DEFAULT_PREFIX, { oneShot: true });
     try {
       if (action === 'show') {
         const found = await opened.ledger.get(target as string);
@@ -90,17 +91,22 @@ export const actionsCommand: CliCommand = {
   },
 };
 
-interface OpenedLedger {
+/** A ledger over the Redis store, with what closes it. */
+export interface OpenedLedger {
   ledger: ActionLedger;
   store: LedgerStore;
   prefix: string;
   close(): Promise<void>;
 }
 
-async function openLedger(url: string, prefix: string): Promise<OpenedLedger> {
+/**
+ * The Redis ledger at `url` (read-only use: no persistence warning, that is the recorders' concern). A
+ * `oneShot` command fails at once when Redis is down rather than queue commands; a server (`svc-sdk mcp
+ * --actions-redis`) keeps reconnecting.
+ */
+export async function openLedger(url: string, prefix: string, { oneShot }: { oneShot: boolean }): Promise<OpenedLedger> {
   const [{ Redis }, { createActionLedger, createRedisLedgerStore }] = await Promise.all([import('ioredis'), import('svc-sdk/actions')]);
-  // A command that reads: fail at once when Redis is down rather than queue commands; no persistence warning (the recorders' concern).
-  const client = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null, lazyConnect: true });
+  const client = new Redis(url, oneShot ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null, lazyConnect: true } : { lazyConnect: true });
   client.on('error', () => undefined);
   await client.connect();
   const store = createRedisLedgerStore(client, { prefix, acceptNoPersistence: true, warn: () => undefined });
