@@ -117,7 +117,7 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
     throw new Error(`[svc-sdk] actions ledger: ${key} kept changing under this record (${MAX_CONFLICTS} tries); record the event again`);
   };
 
-  return {
+  const ledger: ActionLedger = {
     async record(event) {
       const read = readLedgerEvent(event);
       if (read === undefined) return { outcome: 'ignored' };
@@ -217,7 +217,7 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
     async dueSoon(withinMs) {
       positive(withinMs, 'dueSoon: withinMs', true);
       const due: ActionRecord[] = [];
-      for await (const action of this.pending({ expiringWithinMs: withinMs })) due.push(action);
+      for await (const action of ledger.pending({ expiringWithinMs: withinMs })) due.push(action);
       return due.sort((a, b) => Date.parse(a.expiresAt!.at) - Date.parse(b.expiresAt!.at));
     },
 
@@ -228,6 +228,7 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       await store.close();
     },
   };
+  return ledger;
 }
 
 /** An id as the ledger keys it: a non-empty string or a finite number, as a string. */
