@@ -32,7 +32,7 @@ export function ledgerSuite(open: OpenStore): void {
       });
     });
 
-    it.each(KINDS)('pending + action.%s → %s, the decision kept with its fields', async (kind) => {
+    it.each(KINDS)('pending + action.%s: decided, the decision kept with its fields', async (kind) => {
       const ledger = ledgerOver();
       await ledger.record(proposed(7));
       const decision = DECIDE[kind](7);
@@ -325,11 +325,11 @@ export function ledgerSuite(open: OpenStore): void {
       await ledger.record(approved('crashed'));
       // What a process that died mid-run leaves: a claim with a lease, never finished.
       expect(await store.handlerTodo('default', 10)).toEqual(['crashed']);
-      expect(await store.claimHandler('default', 'crashed', 'dead-process', 150)).toEqual({ claimed: true, run: 1 });
+      expect(await store.claimHandler('default', 'crashed', 'dead-process', 600)).toEqual({ claimed: true, run: 1 });
       const runs: number[] = [];
       const subscription = ledger.onDecision((_action, { run }) => void runs.push(run), { pollMs: 25 });
-      await sleep(80);
-      expect(runs).toEqual([]); // the lease still holds
+      await sleep(150);
+      expect(runs).toEqual([]); // the lease (600 ms) still holds
       await until(() => runs.length >= 1);
       expect(runs).toEqual([2]);
       expect(await ledger.handled('crashed')).toEqual({ runs: 2, done: true });
@@ -342,12 +342,13 @@ export function ledgerSuite(open: OpenStore): void {
       const runs: string[] = [];
       const slow = first.onDecision(async () => {
         runs.push('first');
-        await sleep(400);
-      }, { leaseMs: 120, pollMs: 20 });
+        await sleep(1500);
+      }, { leaseMs: 600, pollMs: 20 });
       await first.record(approved('long'));
       await until(() => runs.length === 1);
-      const other = second.onDecision(() => void runs.push('second'), { leaseMs: 120, pollMs: 20 });
-      await sleep(500);
+      const other = second.onDecision(() => void runs.push('second'), { leaseMs: 600, pollMs: 20 });
+      // 2.5 leases: without renewals (every 200 ms) the second would have taken it over.
+      await sleep(1600);
       expect(runs).toEqual(['first']);
       expect(await first.handled('long')).toEqual({ runs: 1, done: true });
       await Promise.all([slow.close(), other.close()]);
