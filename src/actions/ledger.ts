@@ -36,13 +36,29 @@ export interface ActionLedgerOptions {
 
 /** The agent-action ledger: every action from proposal to decision, a run's jobs, the credits. */
 export interface ActionLedger {
-  /** Records any delivery (ones not action.*, job.* or credit.* are ignored); one seen before (its delivery_id) changes nothing. */
+  /**
+   * Records any delivery (ones not action.*, job.* or credit.* are ignored); one seen before (its delivery_id) changes nothing.
+   *
+   * @param event The verified delivery, with its `delivery_id`, as `verifyWebhook`, the receiver or an inbox gives it.
+   */
   record(event: WebhookEvent): Promise<RecordOutcome>;
-  /** An action as known, or `undefined`. */
+  /**
+   * An action as known, or `undefined`.
+   *
+   * @param actionId The action's `action_id` (a number and its string are one action).
+   */
   get(actionId: string | number): Promise<ActionRecord | undefined>;
-  /** The pending actions, oldest proposal first, as an async iterable. */
+  /**
+   * The pending actions, oldest proposal first, as an async iterable.
+   *
+   * @param filter Only those of a `kind` or `runId`, or expiring within `expiringWithinMs`; every pending action by default.
+   */
   pending(filter?: PendingFilter): AsyncIterable<ActionRecord>;
-  /** A run's actions and job outcomes. */
+  /**
+   * A run's actions and job outcomes.
+   *
+   * @param runId The agent run's `run_id`.
+   */
   run(runId: string | number): Promise<RunRecord>;
   /** The credits as the last credit.* event told them. */
   credits(): Promise<CreditState>;
@@ -50,13 +66,30 @@ export interface ActionLedger {
    * Resolves with the action's decision, however long ago it arrived and whichever process
    * recorded it (with a shared store), or `{ status: 'timeout' }` after `timeoutMs`; rejects with
    * the signal's reason when it aborts.
+   *
+   * @param actionId The action's `action_id`.
+   * @param options The `timeoutMs` to wait at most (default: until the signal aborts) and the `signal`.
    */
   waitForDecision(actionId: string | number, options?: WaitForDecisionOptions): Promise<ActionDecision | DecisionTimeout>;
-  /** Runs `handler` once per decided action across every process sharing the store (again only after a run that did not finish). */
+  /**
+   * Runs `handler` once per decided action across every process sharing the store (again only after a run that did not finish).
+   *
+   * @param handler Called with each decided action and which run this is; a run that throws runs again.
+   * @param options The handler's `name` (default `'default'`), `leaseMs`, `pollMs`, `retryDelayMs` and `onError`.
+   */
   onDecision(handler: DecisionHandler, options?: OnDecisionOptions): DecisionSubscription;
-  /** How often the handler named `name` (default `'default'`) ran for an action, and whether a run finished. */
+  /**
+   * How often the handler named `name` (default `'default'`) ran for an action, and whether a run finished.
+   *
+   * @param actionId The action's `action_id`.
+   * @param name The handler's name, as given to `onDecision`. Default `'default'`.
+   */
   handled(actionId: string | number, name?: string): Promise<HandlerRuns>;
-  /** Pending actions whose estimated expiry is within `withinMs` (past ones included), soonest first: for reminders. */
+  /**
+   * Pending actions whose estimated expiry is within `withinMs` (past ones included), soonest first: for reminders.
+   *
+   * @param withinMs How far ahead to look, in ms, 0 or more.
+   */
   dueSoon(withinMs: number): Promise<ActionRecord[]>;
   /** Stops the waits and handlers of this ledger and closes its store. */
   close(): Promise<void>;
@@ -69,6 +102,8 @@ const PAGE = 100;
 /**
  * Creates an action ledger: `record` every delivery (from `createWebhookHandler`'s `on`, an inbox
  * worker or a queue consumer), then read, wait for and react to the GP's decisions.
+ *
+ * @param options The `store` (this process's memory by default), the expiry `windows` per kind (24 h by default), and `pollMs` (default 1000).
  *
  * @example
  * ```ts

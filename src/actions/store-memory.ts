@@ -21,6 +21,8 @@ interface HandlerGroup {
 /**
  * A `LedgerStore` in this process's memory: for one process, and for tests. Its state goes with
  * the process; `createRedisLedgerStore` keeps it for every process and restart.
+ *
+ * @param options How long a delivery_id is remembered (`deliveryTtlMs`, in ms; default 7 days).
  */
 export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}): LedgerStore {
   const deliveryTtlMs = options.deliveryTtlMs ?? DELIVERY_TTL_MS;

@@ -20,7 +20,11 @@ export interface RedisLedgerStoreOptions {
   deliveryTtlMs?: number | undefined;
   /** Keep the ledger on a Redis without an append-only file, knowing a restart may lose the latest changes. Default false (a warning). */
   acceptNoPersistence?: boolean | undefined;
-  /** Where the one warning about persistence goes. Default `console.warn`. */
+  /**
+   * Where the one warning about persistence goes. Default `console.warn`.
+   *
+   * @param message The warning, ready to log.
+   */
   warn?: ((message: string) => void) | undefined;
   /** The connection to subscribe with (it is put in subscriber mode). Default: `client.duplicate()`, opened on the first wait or handler and closed by `close()`. */
   subscriber?: unknown;
@@ -47,6 +51,9 @@ interface Subscriber {
  * (the ledger could lose actions silently), no append-only file is a warning. Decisions are
  * published on a channel so that waiters in other processes hear them at once; one standalone
  * Redis (or a primary with replicas), not a cluster.
+ *
+ * @param client A connected node-redis v4+ or ioredis client.
+ * @param options The key `prefix` (default `'svc-sdk:actions:'`), `deliveryTtlMs` (default 7 days), `acceptNoPersistence`, `warn` and the `subscriber` connection.
  *
  * @example
  * ```ts

@@ -119,7 +119,12 @@ export interface DecisionContext {
   readonly run: number;
 }
 
-/** A handler of decisions: runs once per decided action across every process sharing the store. */
+/**
+ * A handler of decisions: runs once per decided action across every process sharing the store.
+ *
+ * @param action The decided action, its `decision` set.
+ * @param context Which run this is for the action (`run`: 1 the first time).
+ */
 export type DecisionHandler = (action: ActionRecord & { readonly decision: ActionDecision }, context: DecisionContext) => unknown;
 
 /** Options of `onDecision`. */
@@ -132,7 +137,12 @@ export interface OnDecisionOptions {
   pollMs?: number | undefined;
   /** The wait before a handler that threw runs again, in ms. Default 1000. */
   retryDelayMs?: number | undefined;
-  /** Hears what a handler threw (it runs again after `retryDelayMs`). Default `console.warn`. */
+  /**
+   * Hears what a handler threw (it runs again after `retryDelayMs`). Default `console.warn`.
+   *
+   * @param error What the handler threw or rejected with.
+   * @param action The action the handler was running for.
+   */
   onError?: ((error: unknown, action: ActionRecord) => void) | undefined;
 }
 

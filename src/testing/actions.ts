@@ -40,6 +40,11 @@ export interface EmulatorActionsOptions {
 /** Thrown by `propose` when the credits are exhausted: the tool call is blocked, and `credit.exhausted` fired. */
 export class CreditsExhaustedError extends Error {
   override readonly name = 'CreditsExhaustedError';
+  /**
+   * Made by `propose` when the balance cannot pay for the tool call.
+   *
+   * @param balance The credit balance when the call was blocked.
+   */
   constructor(readonly balance: number) {
     super(`[svc-sdk] emulator.actions.propose: the tool call is blocked, the credits are exhausted (balance ${balance}); grant credits with emulator.actions.grant(amount)`);
   }
@@ -47,19 +52,51 @@ export class CreditsExhaustedError extends Error {
 
 /** The emulator's agents and GP: `emulator.actions`. */
 export interface EmulatorActions {
-  /** An agent proposes a side effect: fires `action.approval_required`; resolves with the action and its `action_id`. */
+  /**
+   * An agent proposes a side effect: fires `action.approval_required`; resolves with the action and its `action_id`.
+   *
+   * @param input The action's `kind` (such as `send_email`), its `runId` (default a new `run_<n>`) and its `proposal` (default `{}`).
+   */
   propose(input: { kind: string; runId?: string | number | undefined; proposal?: unknown }): Promise<EmulatorAction>;
-  /** The GP approves and the action is executed: fires `action.approved` with `result`. */
+  /**
+   * The GP approves and the action is executed: fires `action.approved` with `result`.
+   *
+   * @param actionId The pending action's `action_id`.
+   * @param result What executing the action gave. Default `{}`.
+   */
   approve(actionId: string, result?: unknown): Promise<EmulatorAction>;
-  /** The GP rejects: fires `action.rejected` with `reason`. */
+  /**
+   * The GP rejects: fires `action.rejected` with `reason`.
+   *
+   * @param actionId The pending action's `action_id`.
+   * @param reason Why the GP rejected it.
+   */
   reject(actionId: string, reason: string): Promise<EmulatorAction>;
-  /** The action expires now (as it does by itself after its window): fires `action.expired`. */
+  /**
+   * The action expires now (as it does by itself after its window): fires `action.expired`.
+   *
+   * @param actionId The pending action's `action_id`.
+   */
   expire(actionId: string): Promise<EmulatorAction>;
-  /** An action as the emulator holds it. */
+  /**
+   * An action as the emulator holds it.
+   *
+   * @param actionId The action's `action_id`.
+   */
   get(actionId: string): EmulatorAction | undefined;
-  /** An agent run ends: fires `job.completed` with `output`, or `job.failed` with `error` when given one. */
+  /**
+   * An agent run ends: fires `job.completed` with `output`, or `job.failed` with `error` when given one.
+   *
+   * @param runId The run's `run_id`.
+   * @param outcome The `agentName` (default `'agent'`), and the `output` (default `{}`) or the `error` it failed with.
+   */
   finishRun(runId: string | number, outcome: { agentName?: string; output?: unknown; error?: string }): Promise<void>;
-  /** An admin tops up credits: fires `credit.granted`; resolves with the new balance. */
+  /**
+   * An admin tops up credits: fires `credit.granted`; resolves with the new balance.
+   *
+   * @param amount The credits to add, more than 0.
+   * @param note The grant's `note`. Default `''`.
+   */
   grant(amount: number, note?: string): Promise<number>;
   /** The credit balance now. */
   readonly balance: number;
