@@ -34,7 +34,7 @@ describe.skipIf(!built)('the MCP Inspector CLI', () => {
     const result = await runNodeAtHome([INSPECTOR, '--cli', '--method', 'tools/call', '--tool-name', 'deal_create', '--tool-arg', 'name=Acme', 'stage=sourcing', 'asset_class=equity', ...server(tempDir())]);
     expect(result.code, result.stderr).toBe(0);
     const { structuredContent } = JSON.parse(result.stdout) as { structuredContent: { status: string; preview: { deal: { id: null; name: string } }; commit_token: string } };
-    expect(structuredContent).toMatchObject({ status: 'preview', preview: { deal: { id: null, name: 'Acme' } }, commit_token: expect.stringMatching(/^v1\./) });
+    expect(structuredContent).toMatchObject({ status: 'preview', preview: { deal: { id: null, name: 'Acme' } }, commit_token: expect.stringMatching(/^v2\./) });
   });
 
   it('tools/call with a made-up commit token is refused', async () => {

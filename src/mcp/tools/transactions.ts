@@ -14,6 +14,7 @@ export const transactionCreate: WriteTool<CreateArgs, { operation: string; would
   name: 'transaction_create',
   title: 'Create a transaction',
   description: 'Creates a transaction under a deal.',
+  untrusted: { result: ['transaction.*'] },
   operations: ['transactions.create'],
   idempotent: false,
   args: createArgs,
@@ -50,6 +51,7 @@ export const transactionLinkRoom: WriteTool<LinkArgs, LinkPreview, { transaction
   title: 'Link a transaction to a data room',
   description:
     "Links a deal's transaction to a data room. Replacing another room's link needs the server's --allow-destructive.",
+  untrusted: { result: ['transaction.*'] },
   operations: ['transactions.list', 'transactions.update'],
   idempotent: true,
   args: linkArgs,
