@@ -15,17 +15,24 @@ export const DATA_NOTE = 'Quoted values came from the service and may have been 
  * characters, line/paragraph separators, fillers that render as nothing, variation selectors, tag
  * characters and lone surrogates (with the `u` flag a class matches code points, so a valid pair is kept).
  */
-// eslint-disable-next-line no-control-regex -- matching controls is the point
+// eslint-disable-next-line no-control-regex, no-misleading-character-class -- matching controls and lone combining marks is the point
 const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ud800-\udfff\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
 
 /** `text` with every hidden character written as `\u{XXXX}` (a backslash as `\\`, so an escape cannot be faked). */
 export function escapeHidden(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(HIDDEN, (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}}`);
+  return hiddenOnly(text.replace(/\\/g, '\\\\'));
 }
 
-/** `text` escaped and in quotes, for the text rendering: where it starts and ends is plain. */
+function hiddenOnly(text: string): string {
+  return text.replace(HIDDEN, (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}}`);
+}
+
+/**
+ * A field of a result (escaped already, by the server) in quotes for the text rendering, so where
+ * it starts and ends is plain: JSON string syntax, hidden characters escaped should any be left.
+ */
 export function quote(text: string): string {
-  return JSON.stringify(escapeHidden(text));
+  return JSON.stringify(hiddenOnly(text));
 }
 
 /**
