@@ -3,6 +3,7 @@
 // the public Client methods only; it never restates a path.
 import * as z from 'zod/mini';
 import type { Client } from '../client.js';
+import { operations } from '../operations.js';
 import type { SecretFiles } from './secret-files.js';
 import type { UploadPolicy } from './upload-policy.js';
 import { toolSchema, type ToolSchema } from './tool-schema.js';
@@ -145,4 +146,15 @@ export function schemasOf(tool: AnyTool): { input: ToolSchema<unknown>; output: 
     result: z.optional(tool.result),
   });
   return { input: toolSchema(input), output: toolSchema(output) };
+}
+
+/**
+ * Checks `params` by the SDK's own rules for `operation` (its params schema), as the commit's call
+ * will: a preview never hands out a token its commit would refuse. Throws a ToolRefusal with the SDK's messages.
+ */
+export function checkParams(operation: keyof typeof operations, params: unknown): void {
+  const schema = operations[operation].params;
+  if (schema === undefined) return;
+  const parsed = z.safeParse(schema, params);
+  if (!parsed.success) throw new ToolRefusal(`${parsed.error.issues.map((issue) => issue.message).join('; ')}: nothing was previewed`);
 }

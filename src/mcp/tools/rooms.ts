@@ -1,6 +1,6 @@
 // Room tools: create a room, ask its documents a question (cited answer).
 import * as z from 'zod/mini';
-import { id, record, type ReadTool, type WriteTool } from '../tool.js';
+import { checkParams, id, record, type ReadTool, type WriteTool } from '../tool.js';
 import { quote } from '../untrusted.js';
 
 const roomArgs = z.object({
@@ -23,6 +23,7 @@ export const roomCreate: WriteTool<RoomArgs, { operation: string; would_send: ob
   preview: sendPreview('rooms.create'),
   result: z.object({ room: record() }),
   async previewOf(args) {
+    checkParams('rooms.create', args);
     return { operation: 'rooms.create', would_send: { ...args }, would_change: `a new room "${args.name}" of type ${args.room_type}` };
   },
   async commit(args, { client, signal }) {

@@ -2,7 +2,7 @@
 // returned: the secret never reaches the model.
 import * as z from 'zod/mini';
 import { quote } from '../untrusted.js';
-import { id, pageArgs, pageFields, pageOf, record, type ReadTool, type WriteTool } from '../tool.js';
+import { checkParams, id, pageArgs, pageFields, pageOf, record, type ReadTool, type WriteTool } from '../tool.js';
 
 const listArgs = z.object({ ...pageArgs });
 
@@ -79,11 +79,18 @@ export const webhookCreate: WriteTool<CreateArgs, { operation: string; would_sen
   preview: z.object({ operation: z.literal('webhooks.create'), would_send: z.looseObject({}), would_change: z.string() }),
   result: z.object({ webhook: record(), ...secretResult }),
   async previewOf(args) {
+    checkParams('webhooks.create', toParams(args));
     return { operation: 'webhooks.create', would_send: toParams(args), would_change: `a new endpoint "${args.name}" at ${args.url}; its signing secret will be written to a file` };
   },
   async commit(args, { client, signal, secrets }) {
-    const { secret, ...webhook } = await client.webhooks.create(toParams(args), { signal });
-    return { webhook, secret_file: await secrets.write(`webhook-${webhook.id}`, secret), note: SECRET_NOTE };
+    // The file first: a folder that cannot take the secret refuses before the webhook exists.
+    const file = await secrets.open();
+    const created = await client.webhooks.create(toParams(args), { signal }).catch(async (error: unknown) => {
+      await file.discard();
+      throw error;
+    });
+    const { secret, ...webhook } = created;
+    return { webhook, secret_file: await file.write(`webhook-${webhook.id}`, secret), note: SECRET_NOTE };
   },
   describe: (args) => `register the webhook endpoint "${args.name}" at ${args.url}`,
   render: ({ webhook, secret_file }) => `Registered webhook ${webhook.id}; its signing secret is in ${secret_file}.`,
@@ -135,8 +142,12 @@ export const webhookRotateSecret: WriteTool<HookIdArgs, EndpointPreview, { webho
     return { operation: 'webhooks.rotateSecret', endpoint, would_change: `endpoint ${webhook_id} gets a new signing secret; the current one stops verifying` };
   },
   async commit({ webhook_id }, { client, signal, secrets }) {
-    const { secret } = await client.webhooks.rotateSecret(webhook_id, { signal });
-    return { webhook_id, secret_file: await secrets.write(`webhook-${webhook_id}`, secret), note: SECRET_NOTE };
+    const file = await secrets.open();
+    const { secret } = await client.webhooks.rotateSecret(webhook_id, { signal }).catch(async (error: unknown) => {
+      await file.discard();
+      throw error;
+    });
+    return { webhook_id, secret_file: await file.write(`webhook-${webhook_id}`, secret), note: SECRET_NOTE };
   },
   describe: ({ webhook_id }) => `rotate the signing secret of webhook ${webhook_id}`,
   render: ({ webhook_id, secret_file }) => `Rotated the secret of webhook ${webhook_id}; the new one is in ${secret_file}.`,

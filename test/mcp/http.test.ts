@@ -1,0 +1,219 @@
+// The HTTP front in process (so every check is within a mutant's reach): the Host / Origin
+// allow-list, the credential, the body cap, the bind address, senders that trickle their bytes,
+// progress on the response stream, and a ceiling no request can raise.
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { mkdirSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { storedCredential } from '../../src/mcp/http-credential.js';
+import { createMcpHttpHandler, listenMcp, type McpHttpOptions } from '../../src/mcp/http.js';
+import { emulatedClient, structured, tempDir } from './support.js';
+
+const CREDENTIAL = 'c'.repeat(20) + '-test-credential';
+const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+function handlerWith(options: Partial<McpHttpOptions> = {}) {
+  const world = emulatedClient();
+  const handler = createMcpHttpHandler({ client: world.client, stateDir: tempDir(), credential: CREDENTIAL, ...options } as McpHttpOptions);
+  closers.push(() => handler.close());
+  return { ...world, handler };
+}
+
+async function listening(options: Partial<McpHttpOptions> = {}, limits?: Parameters<typeof listenMcp>[3]) {
+  const world = handlerWith(options);
+  const { server, url } = await listenMcp(world.handler.listener, 0, '127.0.0.1', limits);
+  closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))));
+  return { ...world, server, url };
+}
+
+const post = (url: string, headers: Record<string, string>, body = INIT) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+const bearer = { authorization: `Bearer ${CREDENTIAL}` };
+
+describe('the credential', () => {
+  it('is required to be made: none, or a short one, throws naming the fix', () => {
+    const { client } = emulatedClient();
+    expect(() => createMcpHttpHandler({ client } as unknown as McpHttpOptions)).toThrow(/\[svc-sdk\] credential: is missing: pass the bearer token clients must send/);
+    expect(() => createMcpHttpHandler({ client, credential: 'short' })).toThrow(/must be a string of at least 16 characters/);
+    expect(() => createMcpHttpHandler({ client, credential: 'x'.repeat(16), stateDir: tempDir() }).close()).not.toThrow();
+  });
+
+  it.each([
+    ['no Authorization', {}],
+    ['another token', { authorization: `Bearer ${'d'.repeat(36)}` }],
+    ['the token with a character more', { authorization: `Bearer ${CREDENTIAL}x` }],
+    ['the token as Basic', { authorization: `Basic ${CREDENTIAL}` }],
+    ['a prefix of the token', { authorization: `Bearer ${CREDENTIAL.slice(0, -1)}` }],
+  ])('a request with %s is answered 401 and reaches no tool', async (_case, headers) => {
+    const { handler, sent } = handlerWith({ allowWrites: true });
+    const response = await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: INIT }));
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await response.text()).toMatch(/needs its credential: send Authorization: Bearer <credential>/);
+    expect(sent).toEqual([]);
+  });
+
+  it('with the token (any case of "Bearer"), the v2 client lists and calls', async () => {
+    const { url } = await listening();
+    expect((await post(url, { authorization: `bearer ${CREDENTIAL}` })).status).toBe(200);
+    const client = new McpClient({ name: 'http', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer } }));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('room_ask');
+    await client.close();
+  });
+
+  it('credential: false serves without one (behind a front that authenticates)', async () => {
+    const { handler } = handlerWith({ credential: false });
+    expect((await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: JSON_HEADERS, body: INIT }))).status).toBe(200);
+  });
+
+  it('is made once per state folder, 0600, and read again; a file others can read is refused', async () => {
+    const dir = tempDir();
+    const first = await storedCredential(dir);
+    expect(first.made).toBe(true);
+    expect(first.credential).toMatch(/^[\w-]{43}$/);
+    expect(statSync(first.path).mode & 0o777).toBe(0o600);
+    const again = await storedCredential(dir);
+    expect(again).toEqual({ ...first, made: false });
+    chmodSync(first.path, 0o644);
+    await expect(storedCredential(dir)).rejects.toThrow(/is a link or readable by others/);
+    const short = tempDir();
+    writeFileSync(join(short, 'http-credential'), 'x\n', { mode: 0o600 });
+    await expect(storedCredential(short)).rejects.toThrow(/holds no credential/);
+  });
+});
+
+describe('Host, Origin and the body cap, checked before anything else', () => {
+  it('a Host or Origin outside the allow-list is 403 even with the credential; loopback names pass', async () => {
+    const { url } = await listening();
+    const port = new URL(url).port;
+    expect((await post(url, { ...bearer, host: 'attacker.example' })).status).toBe(403);
+    expect((await post(url, { ...bearer, host: `attacker.example:${port}` })).status).toBe(403);
+    expect((await post(url, { ...bearer, origin: 'https://attacker.example' })).status).toBe(403);
+    expect((await post(url, { ...bearer, origin: 'http://127.0.0.1.attacker.example' })).status).toBe(403);
+    expect((await post(url, { ...bearer, host: `localhost:${port}`, origin: 'http://localhost:5173' })).status).toBe(200);
+    expect((await post(url, { ...bearer, host: `[::1]:${port}` })).status).toBe(200);
+  });
+
+  it('allowedHosts / allowedOrigins replace the loopback defaults', async () => {
+    const { handler } = handlerWith({ allowedHosts: ['mcp.internal'], allowedOrigins: ['app.internal'] });
+    const at = (url: string, headers: Record<string, string> = {}) => handler.fetch(new Request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...bearer, ...headers }, body: INIT }));
+    expect((await at('http://mcp.internal/mcp')).status).toBe(200);
+    expect((await at('http://127.0.0.1/mcp')).status).toBe(403);
+    expect((await at('http://mcp.internal/mcp', { origin: 'https://app.internal' })).status).toBe(200);
+    expect((await at('http://mcp.internal/mcp', { origin: 'http://localhost' })).status).toBe(403);
+  });
+
+  it('a body over the cap is 413, by its content-length or as it streams; one at the cap passes', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'room_ask', arguments: { room_id: 1, question: 'x'.repeat(1500) } } });
+    const { url, handler } = await listening({ maxBodyBytes: body.length });
+    expect((await post(url, bearer, `${body} `)).status).toBe(413);
+    const chunked = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(`${body} `)), controller.close()) });
+    expect((await fetch(url, { method: 'POST', body: chunked, headers: { ...JSON_HEADERS, ...bearer }, duplex: 'half' } as RequestInit)).status).toBe(413);
+    expect((await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...bearer, 'content-length': String(body.length + 1) }, body: `${body} ` }))).status).toBe(413);
+    expect((await post(url, bearer, INIT)).status).toBe(200);
+  });
+});
+
+describe('the Node server', () => {
+  it('binds 127.0.0.1 by default, never every interface', async () => {
+    const { server, url } = await listening();
+    expect(server.address()).toMatchObject({ address: '127.0.0.1', family: 'IPv4' });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  });
+
+  it('cuts off senders that trickle their headers: 50 of 50 closed within the header limit', async () => {
+    const { url } = await listening({}, { headersTimeoutMs: 400, requestTimeoutMs: 800 });
+    const { port } = new URL(url);
+    const started = Date.now();
+    const closed = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        new Promise<number>((resolve) => {
+          const socket = connect(Number(port), '127.0.0.1');
+          socket.on('error', () => {});
+          socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+          const drip = setInterval(() => socket.write('X-Drip: 1\r\n'), 50);
+          socket.on('close', () => (clearInterval(drip), resolve(Date.now() - started)));
+          socket.resume();
+        }),
+      ),
+    );
+    expect(closed).toHaveLength(50);
+    expect(Math.max(...closed)).toBeLessThan(3000);
+  });
+
+  it('cuts off a sender that trickles its body once the request limit passes', async () => {
+    const { url } = await listening({}, { headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const { port } = new URL(url);
+    const started = Date.now();
+    const ended = await new Promise<number>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`);
+      const drip = setInterval(() => socket.write('{'), 50);
+      socket.on('close', () => (clearInterval(drip), resolve(Date.now() - started)));
+      socket.resume();
+    });
+    expect(ended).toBeLessThan(3000);
+  });
+});
+
+describe('what a request cannot change', () => {
+  it.each([
+    ['the previous protocol (stateless fallback)', {}],
+    ['the 2026-07-28 protocol', { versionNegotiation: { mode: { pin: '2026-07-28' as const } } }],
+  ])('progress notifications reach the client on the response stream during an upload, on %s', async (_era, era) => {
+    const folder = tempDir('svc-mcp-http-docs-');
+    mkdirSync(join(folder, 'd'));
+    for (let index = 0; index < 3; index++) writeFileSync(join(folder, 'd', `f${index}.txt`), `file ${index}`);
+    const { url, client: svc } = await listening({ allowWrites: true, uploadRoots: [folder] });
+    const room = await svc.rooms.create({ name: 'R', room_type: 'company_investment' });
+    const client = new McpClient({ name: 'http-progress', version: '1' }, era);
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer } }));
+    const args = { room_id: room.id, paths: ['d'] };
+    const preview = await client.callTool({ name: 'room_documents_upload', arguments: args });
+    const progress: number[] = [];
+    const commit = await client.callTool({ name: 'room_documents_upload', arguments: { ...args, commit_token: structured(preview).commit_token } }, { onprogress: (update) => progress.push(update.progress) });
+    expect(structured(commit).result.uploaded).toHaveLength(3);
+    expect(progress.length).toBeGreaterThan(0);
+    await client.close();
+  });
+
+  it('a host declaring roots gets no upload tool and no upload over HTTP: only the command line names roots', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a.txt'), 'a');
+    const { url } = await listening({ allowWrites: true });
+    const client = new McpClient({ name: 'http-roots', version: '1' }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: `file://${root}` }] }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer } }));
+    await client.sendRootsListChanged().catch(() => {});
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('room_documents_upload');
+    const call = await client.callTool({ name: 'room_documents_upload', arguments: { room_id: 1, paths: [join(root, 'a.txt')] } }).then(
+      (result) => JSON.stringify(result),
+      (error: Error) => error.message,
+    );
+    expect(call).toMatch(/not listed by this server/);
+    const write = await client.callTool({ name: 'webhook_delete', arguments: { webhook_id: 1 } }).then(
+      (result) => JSON.stringify(result),
+      (error: Error) => error.message,
+    );
+    expect(write).toMatch(/--allow-destructive/);
+    await client.close();
+  });
+});
