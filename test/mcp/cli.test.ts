@@ -9,6 +9,8 @@ describe.skipIf(!built)('svc-sdk mcp refuses a bad command line, naming the fix,
     [['--emulator', '--allow-writes', '--tool', 'webhook_delete'], /webhook_delete is destructive: add --allow-writes --allow-destructive/],
     [['--emulator', '--no-tool', 'nope'], /--no-tool: no tool is named "nope"/],
     [['--port', '4000'], /--port is for --http: add --http or leave it out/],
+    [['--no-credential'], /--no-credential is for --http: add --http or leave it out/],
+    [['--emulator', '--allow-writes', '--allow-upload', 'everything'], /--allow-upload: no upload rule is named "everything": choose from state-dir, ssh/],
     [['--http', '--port', 'x'], /--port must be a whole number from 0 to 65535/],
     [['--frobnicate'], /Unknown option '--frobnicate' \(svc-sdk mcp --help\)/],
     [[], /apiKey is missing: pass it or set SVC_API_KEY.* Or pass --emulator to rehearse/],
@@ -22,6 +24,6 @@ describe.skipIf(!built)('svc-sdk mcp refuses a bad command line, naming the fix,
   it('--help names every flag', async () => {
     const result = await run(['mcp', '--help']);
     expect(result.code).toBe(0);
-    for (const flag of ['--http', '--port', '--allow-writes', '--allow-destructive', '--tool', '--no-tool', '--emulator', '--allowed-host', '--max-body-bytes']) expect(result.stdout).toContain(flag);
+    for (const flag of ['--http', '--port', '--allow-writes', '--allow-destructive', '--tool', '--no-tool', '--emulator', '--allowed-host', '--max-body-bytes', '--upload-root', '--allow-upload', '--no-credential']) expect(result.stdout).toContain(flag);
   });
 });

@@ -19,7 +19,7 @@ function runNodeAtHome(args: string[], timeout = 60_000) {
   return runNode(args, { env: cliEnv({ HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') }), timeout });
 }
 
-const server = (stateDir: string) => ['--', process.execPath, CLI, 'mcp', '--emulator', '--allow-writes', '--allow-destructive', '--state-dir', stateDir];
+const server = (stateDir: string) => ['--', process.execPath, CLI, 'mcp', '--emulator', '--allow-writes', '--allow-destructive', '--state-dir', stateDir, '--upload-root', stateDir];
 
 describe.skipIf(!built)('the MCP Inspector CLI', () => {
   it('tools/list --strict: every tool, no schema portability problem', async () => {
@@ -48,7 +48,8 @@ describe.skipIf(!built)('the MCP conformance suite', () => {
   let http: Running;
   let url: string;
   beforeAll(async () => {
-    http = start(['mcp', '--http', '--port', '0', '--emulator', '--state-dir', tempDir()]);
+    // The suite sends no credential: the server runs as it would behind a front that authenticates.
+    http = start(['mcp', '--http', '--port', '0', '--emulator', '--state-dir', tempDir(), '--no-credential']);
     url = (await http.waitFor(/listening on (http:\S+)/))[1]!;
   });
   afterAll(async () => {
