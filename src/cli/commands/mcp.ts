@@ -101,7 +101,8 @@ export const mcpCommand: CliCommand = {
         await untilStopped();
       } else {
         mcp.createMcpServer(options); // checks the options (a bad tool name) before serving
-        const handle = mcp.serveStdio(() => mcp.createMcpServer(options), { legacy: 'serve' });
+        const input = mcp.cappedLines(process.stdin, process.stdout, (line) => println(io.stderr, line));
+        const handle = mcp.serveStdio(() => mcp.createMcpServer(options), { legacy: 'serve', transport: new mcp.StdioServerTransport(input, process.stdout) });
         served = handle;
         println(io.stderr, `svc-sdk mcp: serving on stdio${flag('emulator') ? ' against the built-in emulator' : ''}`);
         await Promise.race([untilStopped(), new Promise((resolve) => process.stdin.once('close', resolve).once('end', resolve))]);
@@ -137,14 +138,15 @@ function withLoopback(extra: readonly string[] | undefined): string[] | undefine
 /** svc-sdk/mcp and its peer, loaded here so the other commands run without the peer. */
 async function loadMcp() {
   try {
-    const [mcp, http, credential, secrets, stdio] = await Promise.all([
+    const [mcp, http, credential, secrets, cap, stdio] = await Promise.all([
       import('../../mcp/index.js'),
       import('../../mcp/http.js'),
       import('../../mcp/http-credential.js'),
       import('../../mcp/secret-files.js'),
+      import('../../mcp/stdio-cap.js'),
       import('@modelcontextprotocol/server/stdio'),
     ]);
-    return { ...mcp, listenMcp: http.listenMcp, storedCredential: credential.storedCredential, defaultStateDir: secrets.defaultStateDir, serveStdio: stdio.serveStdio };
+    return { ...mcp, listenMcp: http.listenMcp, storedCredential: credential.storedCredential, defaultStateDir: secrets.defaultStateDir, cappedLines: cap.cappedLines, serveStdio: stdio.serveStdio, StdioServerTransport: stdio.StdioServerTransport };
   } catch (error) {
     if (isPeerNotFound(error, '@modelcontextprotocol/server')) {
       throw new MissingPeerError('[svc-sdk] svc-sdk mcp needs @modelcontextprotocol/server (an optional peer dependency, not installed): npm install @modelcontextprotocol/server');
