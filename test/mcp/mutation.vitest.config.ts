@@ -1,13 +1,14 @@
-// Vitest settings for a partial Stryker run over src/mcp (a stryker config with
-// `vitest: { configFile: 'test/mcp/mutation.vitest.config.ts' }` and `mutate: ['src/mcp/**/*.ts']`):
-// the in-process MCP tests only; the spawned ones (transports, hosts, cli, entry) run dist/, not src/.
+// Vitest settings for a partial Stryker run over src/mcp (stryker.mcp.config.mjs: `npm run
+// test:mutation -- stryker.mcp.config.mjs --mutate 'src/mcp/**/*.ts'`): the in-process MCP tests
+// only; the spawned ones (transports, hosts, cli, entry, processes, stdio-cap's last) run dist/,
+// which the sandbox does not copy, so they skip there.
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   root: path.resolve(import.meta.dirname, '../..'),
   test: {
-    include: ['test/mcp/{tools,commit,commit-tokens,flow,secrets,schemas,budget,consent}.test.ts'],
+    include: ['test/mcp/{tools,commit,commit-tokens,flow,secrets,schemas,budget,consent,steered,trips,http,stdio-cap}.test.ts'],
     typecheck: { enabled: false },
     testTimeout: 20_000,
   },
