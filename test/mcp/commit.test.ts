@@ -13,6 +13,10 @@ describe('every write is preview → commit', () => {
     expect(structured(preview).commit_token).toMatch(/^v2\./);
     expect(Date.parse(structured(preview).expires_at)).toBeGreaterThan(Date.now());
     expect(text(preview)).toContain('nothing changed');
+    // For a host that passes the model only text: the token and the next step are there too.
+    expect(text(preview)).toContain(`commit_token: ${structured(preview).commit_token}`);
+    expect(text(preview)).toContain('call deal_create again with the same arguments and commit_token');
+    expect(text(preview)).toContain('"would_send":{"name":"Acme"');
     expect(t.sent).toEqual([{ method: 'POST', path: '/api/v1/svc/crm/deals', query: '?ephemeral=true' }]);
     expect(t.writes()).toEqual([]);
     await t.close();
