@@ -38,6 +38,8 @@ const TOKEN_PATTERN = /^v2\.([0-9a-f-]{36})\.(\d{13})\.([0-9a-f]{16})\.([0-9a-f]
 const KEY_FILE = 'commit-key';
 const SPENT = join('commit-tokens', 'spent');
 const RECORDS = join('commit-tokens', 'previews');
+/** The longest a ledger goes without reading the folders (for the files other processes leave). */
+const SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * Mints, checks and spends commit tokens under the key of one state folder. Every server using
@@ -48,6 +50,10 @@ export class CommitLedger {
   readonly #dir: string;
   readonly #now: () => number;
   #key: Promise<Buffer> | undefined;
+  /** The earliest expiry of a marker or record this ledger knows of: no sweep of the folders before it. */
+  #nextExpiry = 0;
+  /** The folders made already (a mkdir per call costs a syscall). */
+  readonly #made = new Set<string>();
 
   constructor(stateDir: string, now: () => number = Date.now) {
     this.#dir = stateDir;
@@ -64,8 +70,9 @@ export class CommitLedger {
     const expires = this.#now() + ttlMs;
     await this.#forgetExpired();
     if (record !== undefined) {
-      await mkdir(join(this.#dir, RECORDS), { recursive: true, mode: 0o700 });
+      await this.#folder(RECORDS);
       await writeFile(join(this.#dir, RECORDS, `${expires}-${id}.json`), JSON.stringify(record), { mode: 0o600, flag: 'wx' });
+      this.#nextExpiry = Math.min(this.#nextExpiry, expires);
     }
     const token = `v2.${id}.${expires}.${stamp(key, id, expires)}.${mac(key, id, expires, binding)}`;
     return { token, expiresAt: new Date(expires).toISOString() };
@@ -100,11 +107,12 @@ export class CommitLedger {
     const refusal = await this.check(token, binding);
     if (refusal !== undefined) return refusal;
     const [, id, expires] = TOKEN_PATTERN.exec(token)!;
-    await mkdir(join(this.#dir, SPENT), { recursive: true, mode: 0o700 });
+    await this.#folder(SPENT);
     try {
       // O_EXCL: of every process spending this token, exactly one creates the marker.
       const marker = await open(join(this.#dir, SPENT, `${expires}-${id}`), constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
       await marker.close();
+      this.#nextExpiry = Math.min(this.#nextExpiry, Number(expires));
     } catch (error) {
       if ((error as { code?: string }).code === 'EEXIST') return 'replayed';
       throw error;
@@ -124,13 +132,30 @@ export class CommitLedger {
     return this.#key;
   }
 
-  /** Markers and records are kept until their token expires (after that, `expired` refuses it anyway). */
+  async #folder(folder: string): Promise<void> {
+    if (this.#made.has(folder)) return;
+    await mkdir(join(this.#dir, folder), { recursive: true, mode: 0o700 });
+    this.#made.add(folder);
+  }
+
+  /**
+   * Markers and records are kept until their token expires (after that, `expired` refuses it
+   * anyway); the folders are read only once the earliest expiry this ledger knows of has passed.
+   */
   async #forgetExpired(): Promise<void> {
     const now = this.#now();
+    if (now < this.#nextExpiry) return;
+    let next = Infinity;
     for (const folder of [SPENT, RECORDS]) {
       const names = await readdir(join(this.#dir, folder)).catch(() => [] as string[]);
-      for (const name of names) if (Number(name.split('-')[0]) <= now) await rm(join(this.#dir, folder, name), { force: true });
+      for (const name of names) {
+        const expires = Number(name.split('-')[0]);
+        if (expires <= now) await rm(join(this.#dir, folder, name), { force: true });
+        else next = Math.min(next, expires);
+      }
     }
+    // Other processes add files too: read again within a minute whatever this one knows.
+    this.#nextExpiry = Math.min(next, now + SWEEP_INTERVAL_MS);
   }
 }
 

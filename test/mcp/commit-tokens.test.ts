@@ -64,12 +64,30 @@ describe('CommitLedger', () => {
     expect(await ledger.spend(token, at('t', { a: 1 }))).toBe('replayed');
     expect(readdirSync(join(dir, 'commit-tokens', 'spent'))).toHaveLength(1);
     clock.now += 999;
-    await ledger.mint(at('t', {}), 1000);
+    await other.mint(at('t', {}), 1000);
     expect(readdirSync(join(dir, 'commit-tokens', 'spent'))).toHaveLength(1);
     clock.now += 1;
-    await ledger.mint(at('t', {}), 1000); // minting forgets what has expired
+    await other.mint(at('t', {}), 1000); // minting forgets what has expired
     expect(readdirSync(join(dir, 'commit-tokens', 'spent'))).toEqual([]);
     expect(await ledger.check(token, at('t', { a: 1 }))).toBe('expired');
+  });
+
+  it("a ledger sweeps the markers another process left within a minute, not on every mint", async () => {
+    const { clock, dir, ledger } = ledgerAt();
+    const other = new CommitLedger(dir, () => clock.now);
+    await ledger.mint(at('t', {}));
+    const { token } = await other.mint(at('t', {}), 1000);
+    expect(await other.spend(token, at('t', {}))).toBeUndefined();
+    const spent = () => readdirSync(join(dir, 'commit-tokens', 'spent'));
+    clock.now += 1000;
+    await ledger.mint(at('t', {}));
+    expect(spent()).toHaveLength(1);
+    clock.now += 58_999;
+    await ledger.mint(at('t', {}));
+    expect(spent()).toHaveLength(1);
+    clock.now += 1;
+    await ledger.mint(at('t', {}));
+    expect(spent()).toEqual([]);
   });
 
   it('of many spends of one token at once, exactly one wins', async () => {
