@@ -98,5 +98,6 @@ export function uploadPolicy(stateDir: string, allowed: readonly string[] = [], 
 /** True when `path` is `folder` or below it (both absolute). */
 export function inside(folder: string, path: string): boolean {
   const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  // `..` and `../…` lead out; a name that only starts with two dots (`..notes`) is inside.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
