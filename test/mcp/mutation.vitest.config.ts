@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: path.resolve(import.meta.dirname, '../..'),
   test: {
-    include: ['test/mcp/{tools,commit,commit-tokens,flow,secrets,schemas,budget,consent,steered,trips,http,stdio-cap,untrusted,upload-policy}.test.ts'],
+    include: ['test/mcp/{tools,commit,commit-tokens,flow,secrets,schemas,budget,consent,steered,trips,http,stdio-cap,untrusted,upload-policy,documents}.test.ts'],
     typecheck: { enabled: false },
     testTimeout: 20_000,
   },

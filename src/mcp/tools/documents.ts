@@ -84,16 +84,17 @@ export const roomDocumentsUpload: WriteTool<UploadArgs, UploadPreview, UploadRes
   async previewOf(args, context) {
     const record: UploadRecord = { entries: [] };
     const excluded: UploadPreview['excluded'] = [];
+    // Counted before each file is read: a call over the cap is refused without reading it all.
+    const budget = { left: MAX_UPLOAD_BYTES };
     for (const path of await insideRoots(args.paths, context)) {
       const listing = await filesOf(path, context);
       excluded.push(...listing.excluded);
       const files: SeenFile[] = [];
-      for (const file of listing.files) files.push({ ...file, ...(await readChecked(file.path)).seen });
+      for (const file of listing.files) files.push({ ...file, ...(await readChecked(file.path, budget)).seen });
       record.entries.push({ path, kind: listing.kind, files });
     }
     const files = record.entries.flatMap((each) => each.files);
     const totalBytes = sum(files);
-    if (totalBytes > MAX_UPLOAD_BYTES) throw new ToolRefusal(`paths: ${totalBytes} bytes in all, over the ${MAX_UPLOAD_BYTES} one call sends: upload fewer files per call, or use \`svc-sdk upload\``);
     if (files.length === 0) throw new ToolRefusal(`paths: nothing to upload${excluded.length ? ` (${excluded.length} file(s) left out: ${excluded[0]!.message})` : ''}`);
     context.bind(record);
     return {
@@ -162,7 +163,8 @@ function changed(what: string): ToolRefusal {
  * the policy leaves out. An explicit path the policy covers is refused outright.
  */
 async function filesOf(path: string, { policy }: ToolContext): Promise<{ kind: 'file' | 'folder'; files: { path: string; name: string }[]; excluded: UploadPreview['excluded'] }> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);
+  // O_NONBLOCK: a FIFO planted at the path must not hang the server on open.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
   const isFolder = handle ? (await handle.stat()).isDirectory() : false;
   await handle?.close();
   // A folder's own name counts as a folder on the path of what it holds (`~/.ssh` is refused as `.ssh/…` is).
@@ -184,17 +186,26 @@ async function filesOf(path: string, { policy }: ToolContext): Promise<{ kind: '
   return { kind: 'folder', files, excluded };
 }
 
-/** The bytes of the regular file at `path`, read through one handle that follows no link, with their size and SHA-256. */
-async function readChecked(path: string): Promise<{ seen: { bytes: number; sha256: string }; bytes: Buffer }> {
+/**
+ * The bytes of the regular file at `path`, read through one handle that follows no link, with
+ * their size and SHA-256; `budget` (a preview's) refuses a file that would take the call over MAX_UPLOAD_BYTES before it is read.
+ */
+async function readChecked(path: string, budget?: { left: number }): Promise<{ seen: { bytes: number; sha256: string }; bytes: Buffer }> {
   let handle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    throw changed(`"${path}" cannot be opened (${(error as { code?: string }).code ?? 'error'})`);
+    const what = `"${path}" cannot be opened (${(error as { code?: string }).code ?? 'error'})`;
+    // In a preview (with a budget) it is a file that cannot be sent; at commit, a file that changed.
+    throw budget === undefined ? changed(what) : new ToolRefusal(`paths: ${what}: fix its permissions or leave it out`);
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw changed(`"${path}" is no longer a regular file`);
+    if (!stats.isFile()) throw budget === undefined ? changed(`"${path}" is no longer a regular file`) : new ToolRefusal(`paths: "${path}" is not a regular file or folder: pass files and folders only`);
+    if (budget !== undefined) {
+      budget.left -= stats.size;
+      if (budget.left < 0) throw new ToolRefusal(`paths: more than ${MAX_UPLOAD_BYTES} bytes in all (at "${path}"), over what one call sends: upload fewer files per call, or use \`svc-sdk upload\``);
+    }
     const bytes = await handle.readFile();
     return { seen: { bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') }, bytes };
   } finally {
