@@ -125,6 +125,28 @@ describe('CommitLedger', () => {
     await expect(planted.ledger.mint(at('t', {}))).resolves.toMatchObject({ token: expect.stringMatching(/^v2\./) });
   });
 
+  it('a marker this ledger wrote is swept as soon as it expires, even after a sweep pushed the next one a minute out', async () => {
+    const { clock, dir, ledger } = ledgerAt();
+    await ledger.mint(at('t', {})); // a sweep: the next is due within a minute
+    const { token } = await ledger.mint(at('t', {}), 1000);
+    expect(await ledger.spend(token, at('t', {}))).toBeUndefined();
+    clock.now += 1000;
+    await ledger.mint(at('t', {}));
+    expect(readdirSync(join(dir, 'commit-tokens', 'spent'))).toEqual([]);
+  });
+
+  it('a damaged key file is refused, naming the fix', async () => {
+    const { dir, ledger } = ledgerAt();
+    writeFileSync(join(dir, 'commit-key'), 'abcd\n', { mode: 0o600 });
+    await expect(ledger.mint(at('t', {}))).rejects.toThrow(/\[svc-sdk\] the commit key .*commit-key is damaged: remove it/);
+  });
+
+  it('contentDigest is a SHA-256 in hex of the record in canonical form', () => {
+    expect(contentDigest({ b: [1, { d: 1, c: 2 }], a: 'x' })).toMatch(/^[0-9a-f]{64}$/);
+    expect(contentDigest({ b: [1, { d: 1, c: 2 }], a: 'x' })).toBe(contentDigest({ a: 'x', b: [1, { c: 2, d: 1 }] }));
+    expect(contentDigest({ a: 'x' })).not.toBe(contentDigest({ a: 'y' }));
+  });
+
   it('keeps a preview record under the token until it expires', async () => {
     const { clock, dir, ledger } = ledgerAt();
     const { token } = await ledger.mint(at('t', {}), 1000, { files: ['a'] });
