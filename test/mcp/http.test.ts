@@ -2,7 +2,7 @@
 // allow-list, the credential, the body cap, the bind address, senders that trickle their bytes,
 // progress on the response stream, and a ceiling no request can raise.
 import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { mkdirSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -94,8 +94,15 @@ describe('the credential', () => {
     chmodSync(first.path, 0o644);
     await expect(storedCredential(dir)).rejects.toThrow(/is a link or readable by others/);
     const short = tempDir();
-    writeFileSync(join(short, 'http-credential'), 'x\n', { mode: 0o600 });
+    writeFileSync(join(short, 'http-credential'), `${'x'.repeat(15)}\n`, { mode: 0o600 });
     await expect(storedCredential(short)).rejects.toThrow(/holds no credential/);
+    const sixteen = tempDir();
+    writeFileSync(join(sixteen, 'http-credential'), `${'y'.repeat(16)}\n`, { mode: 0o600 });
+    expect((await storedCredential(sixteen)).credential).toBe('y'.repeat(16));
+    const linked = tempDir();
+    writeFileSync(join(linked, 'elsewhere'), `${'z'.repeat(40)}\n`, { mode: 0o600 });
+    symlinkSync(join(linked, 'elsewhere'), join(linked, 'http-credential'));
+    await expect(storedCredential(linked)).rejects.toThrow(/is a link or readable by others/);
   });
 });
 

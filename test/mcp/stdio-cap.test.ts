@@ -54,6 +54,27 @@ describe('cappedLines', () => {
     expect(t.passed()).toBe('');
   });
 
+  it('an id is read from the line\'s first 512 characters only: a string with an escaped quote, a negative number; one further on is null', async () => {
+    const t = capped(30);
+    t.input.write(`{"id":"a\\"b","x":"${'z'.repeat(40)}"}\n`);
+    t.input.write(`{"id":-12,"x":"${'z'.repeat(40)}"}\n`);
+    t.input.write(`{"x":"${'z'.repeat(600)}","id":5}\n`);
+    t.input.write(`{"x":"${'z'.repeat(30)}"}\n`);
+    await t.flush();
+    const ids = t.answered().trim().split('\n').map((line) => (JSON.parse(line) as { id: unknown }).id);
+    expect(ids).toEqual(['a"b', -12, null, null]);
+  });
+
+  it('an over-long line split across many chunks is answered once, and the line after it passes whole', async () => {
+    const t = capped(20);
+    for (let index = 0; index < 10; index++) t.input.write('{"id":1,"pad":"xxxxxxxx');
+    t.input.write('"}\n{"id":2}\n');
+    await t.flush();
+    expect(t.answered().trim().split('\n')).toHaveLength(1);
+    expect(t.passed()).toBe('{"id":2}\n');
+    expect(t.logged).toHaveLength(1);
+  });
+
   it('the default cap is the SDK\'s 10 MiB', () => {
     expect(DEFAULT_MAX_LINE_BYTES).toBe(10 * 1024 * 1024);
   });
