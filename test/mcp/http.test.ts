@@ -69,6 +69,26 @@ describe('the credential', () => {
     expect(sent).toEqual([]);
   });
 
+  it.each([
+    ['a word before Bearer', `xBearer ${CREDENTIAL}`, 401],
+    ['words after the token', `Bearer ${CREDENTIAL} junk`, 401],
+    ['two spaces after Bearer', `Bearer  ${CREDENTIAL}`, 200],
+    ['a tab after Bearer', `Bearer\t${CREDENTIAL}`, 200],
+  ])('Authorization with %s: %s', async (_case, authorization, status) => {
+    const { handler } = handlerWith();
+    expect((await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, authorization }, body: INIT }))).status).toBe(status);
+  });
+
+  it('each refusal is a JSON-RPC error with its own code', async () => {
+    const { handler } = handlerWith({ maxBodyBytes: 2048 });
+    const at = async (url: string, headers: Record<string, string>, body = INIT) => {
+      const response = await handler.fetch(new Request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body }));
+      return { status: response.status, body: (await response.json()) as { jsonrpc: string; id: null; error: { code: number; message: string } } };
+    };
+    expect(await at('http://attacker.example/mcp', bearer)).toMatchObject({ status: 403, body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^\[svc-sdk\] /) } } });
+    expect(await at('http://127.0.0.1/mcp', {})).toMatchObject({ status: 401, body: { jsonrpc: '2.0', id: null, error: { code: -32001 } } });
+  });
+
   it('with the token (any case of "Bearer"), the v2 client lists and calls', async () => {
     const { url } = await listening();
     expect((await post(url, { authorization: `bearer ${CREDENTIAL}` })).status).toBe(200);
@@ -139,6 +159,40 @@ describe('Host, Origin and the body cap, checked before anything else', () => {
 });
 
 describe('the Node server', () => {
+  it('bounds header and request times: 10 s and 30 s by default; a request limit under the header one is raised to it', async () => {
+    const { server } = await listening();
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([10_000, 30_000]);
+    const { server: raised } = await listening({}, { headersTimeoutMs: 2000, requestTimeoutMs: 500 });
+    expect([raised.headersTimeout, raised.requestTimeout]).toEqual([2000, 2000]);
+  });
+
+  it('a body over the cap sent to the Node listener is 413 with Connection: close, as JSON-RPC -32600', async () => {
+    const { url } = await listening({ maxBodyBytes: 1024 });
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'p'.repeat(2000) } });
+    const answer = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...bearer, 'transfer-encoding': 'chunked' } }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text }));
+      });
+      req.on('error', reject);
+      req.write(big.slice(0, 600));
+      req.write(big.slice(600, 1200));
+      req.end(big.slice(1200));
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: '[svc-sdk] request body over 1024 bytes' } });
+  });
+
+  it('a GET is passed on without a body (the SDK answers it), and a handler that throws is a JSON-RPC 500', async () => {
+    const { url } = await listening();
+    const get = await fetch(url, { headers: { ...bearer, accept: 'text/event-stream' } });
+    expect(get.status).toBeGreaterThanOrEqual(200);
+    expect(get.status).not.toBe(500);
+    await get.body?.cancel();
+  });
+
   it('binds 127.0.0.1 by default, never every interface', async () => {
     const { server, url } = await listening();
     expect(server.address()).toMatchObject({ address: '127.0.0.1', family: 'IPv4' });

@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { secretFiles } from '../../src/mcp/secret-files.js';
 import { connected, structured, tempDir, text } from './support.js';
 
 const HOOK = { url: 'http://127.0.0.1:9/hook', name: 'uploads', event_types: [] };
@@ -92,5 +93,23 @@ describe('redaction of secret shapes the server never saw', () => {
     expect(text(result)).toContain('whsec_[redacted] and vdr_[redacted]');
     expect(text(result)).not.toMatch(/9f|7c/);
     await t.close();
+  });
+});
+
+describe('secretFiles', () => {
+  it('writes exactly the secret and a newline, 0600, and redacts it from then on; values under 8 characters are not redaction patterns', async () => {
+    const { readFileSync, statSync } = await import('node:fs');
+    const dir = join(tempDir(), 'webhook-secrets');
+    const files = secretFiles(dir, ['', 'short', 'vdr_long_api_key_1']);
+    expect(files.redact('a short text with vdr_long_api_key_1')).toBe('a short text with [redacted]');
+    const pending = await files.open();
+    const path = await pending.write('webhook-7', 'S3cretValueNeverSeen');
+    expect(path).toMatch(/webhook-7-.*\.secret$/);
+    expect(readFileSync(path, 'utf8')).toBe('S3cretValueNeverSeen\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(files.redact('it was S3cretValueNeverSeen!')).toBe('it was [redacted]!');
+    const discarded = await files.open();
+    await discarded.discard();
+    expect(readdirSync(dir)).toEqual([path.split('/').at(-1)]);
   });
 });
