@@ -9,7 +9,7 @@ import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stateDirectory } from '../shared/state-dir.js';
-import { ToolRefusal } from './tool.js';
+import { ToolRefusal } from './tool-refusal.js';
 
 /** A secret file opened before its secret exists. */
 export interface PendingSecret {

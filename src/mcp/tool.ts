@@ -6,6 +6,7 @@ import type { Client } from '../client.js';
 import { operations } from '../operations.js';
 import type { SecretFiles } from './secret-files.js';
 import type { UploadPolicy } from './upload-policy.js';
+import { ToolRefusal } from './tool-refusal.js';
 import { toolSchema, type ToolSchema } from './tool-schema.js';
 
 /** What a tool's code gets besides its arguments. */
@@ -82,10 +83,7 @@ export interface WriteTool<Args, Preview extends object, Result extends object> 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of tools of different argument types
 export type AnyTool = ReadTool<any, any> | WriteTool<any, any, any>;
 
-/** A refusal the model can act on (bad input, a link that needs --allow-destructive): returned as a tool error, nothing sent. */
-export class ToolRefusal extends Error {
-  override readonly name = 'ToolRefusal';
-}
+export { ToolRefusal } from './tool-refusal.js';
 
 /** A positive whole number (an id). */
 export const id = (what: string) => z.int().check(z.positive(`${what} must be a positive whole number`));
