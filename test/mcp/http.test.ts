@@ -193,6 +193,50 @@ describe('the Node server', () => {
     await get.body?.cancel();
   });
 
+  /** A raw HTTP exchange on a socket (what fetch and node:http will not send: no Host, a GET with a body, a bad Host). */
+  const raw = (url: string, text: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => {
+        answer += chunk;
+        if (/\r\n\r\n/.test(answer) && (/content-length: 0\r\n/i.test(answer) || /\r\n\r\n.+/s.test(answer))) socket.end();
+      });
+      socket.on('close', () => resolve(answer));
+      socket.on('error', () => resolve(answer));
+      socket.end(text);
+    });
+
+  it('the Node adapter: a request it cannot turn into a fetch Request is a JSON-RPC 500; a GET\'s body is not read; HTTP/1.0 without Host is loopback', async () => {
+    const { url } = await listening();
+    const bad = await raw(url, `POST /mcp HTTP/1.1\r\nHost: a b\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(bad).toMatch(/^HTTP\/1\.1 (500|400)/);
+    if (bad.startsWith('HTTP/1.1 500')) {
+      expect(bad).toMatch(/content-type: application\/json/i);
+      expect(bad).toContain('{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"[svc-sdk] internal error"}}');
+    }
+    const get = await raw(url, `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${CREDENTIAL}\r\nAccept: application/json, text/event-stream\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(get).not.toMatch(/^HTTP\/1\.1 500/);
+    const old = await raw(url, `POST /mcp HTTP/1.0\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: ${INIT.length}\r\n\r\n${INIT}`);
+    expect(old).toMatch(/^HTTP\/1\.[01] 200/);
+  });
+
+  it('an answer without a body stays without one, and answers keep the connection open', async () => {
+    const { url } = await listening();
+    const notification = await new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...bearer } }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    });
+    expect(notification.status).toBe(202);
+    expect(notification.body).toBe('');
+    expect(notification.connection).not.toBe('close');
+  });
+
   it('binds 127.0.0.1 by default, never every interface', async () => {
     const { server, url } = await listening();
     expect(server.address()).toMatchObject({ address: '127.0.0.1', family: 'IPv4' });
