@@ -6,6 +6,9 @@
 // argument validation, the tool's code (paging, the result budget, the text rendering), output
 // validation, and for a write's preview the commit token's HMAC.
 import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'svc-sdk';
 import { createMcpServer } from 'svc-sdk/mcp';
 import { createEmulator } from 'svc-sdk/testing';
@@ -22,12 +25,19 @@ export async function benchMcpOverhead({ quick = false } = {}) {
   const room = await client.rooms.create({ name: 'Bench room', room_type: 'company_investment' });
   await client.documents.upload(room.id, new Blob(['The lead investor is Northwind Capital.\n\nThe valuation is 40 million.']), { filename: 'terms.txt' });
 
-  const server = createMcpServer({ client, allowWrites: true });
+  // A state folder of its own: the commit key and the spent-token markers are files there.
+  const stateDir = mkdtempSync(join(tmpdir(), 'svc-bench-mcp-'));
+  const server = createMcpServer({ client, allowWrites: true, stateDir });
   const call = await jsonRpcClient(server);
   const pairs = [
     ['transactions.list (10 items)', () => client.transactions.list({ deal_id: deal.id }), () => call('deal_transactions_list', { deal_id: deal.id })],
     ['search.query', () => client.search.query(room.id, { query: 'Who is the lead investor?' }), () => call('room_ask', { room_id: room.id, question: 'Who is the lead investor?' })],
     ['deals.create dry run (a write preview)', () => client.deals.create(DEAL, { ephemeral: true }), () => call('deal_create', DEAL)],
+    [
+      'dry run + create (a preview and its commit: token minted, checked, spent in the state folder)',
+      async () => (await client.deals.create(DEAL, { ephemeral: true }), await client.deals.create(DEAL)),
+      async () => call('deal_create', { ...DEAL, commit_token: (await call('deal_create', DEAL)).structuredContent.commit_token }),
+    ],
   ];
   const results = [];
   for (const [name, plain, tool] of pairs) {
@@ -43,6 +53,7 @@ export async function benchMcpOverhead({ quick = false } = {}) {
   }
   await server.close();
   emulator.close();
+  rmSync(stateDir, { recursive: true, force: true });
   return results;
 }
 

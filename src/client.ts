@@ -110,6 +110,19 @@ const DEFAULT_MAX_RETRIES = 2;
  * await client.transactions.update(tx.id, { linked_room_id: room.id });
  * ```
  */
+/** Each client's API key, kept outside the instance so it never shows on it (inspect, JSON, a debugger). */
+const KEYS = new WeakMap<object, string>();
+
+/**
+ * `identify(key)` of the API key `client` sends, for a tool that must tell keys apart without
+ * keeping one (svc-sdk's MCP server hashes it to bind a commit token). Internal: not in the public entry.
+ */
+export function identifyApiKey<T>(client: Client, identify: (apiKey: string) => T): T {
+  const apiKey = KEYS.get(client);
+  if (apiKey === undefined) throw new TypeError('[svc-sdk] identifyApiKey: pass a Client made by new Client()');
+  return identify(apiKey);
+}
+
 export class Client {
   /** Deals of the CRM. */
   readonly deals: Deals;
@@ -146,6 +159,7 @@ export class Client {
     checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hookIssues: [...hookIssues, ...retryBudgetIssues(options.retryBudget, ['retryBudget']), ...governorIssues(options)], allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
+    KEYS.set(this, apiKey!);
     this.#core = new HttpCore({
       apiKey: apiKey!,
       baseUrl: this.baseUrl,

@@ -32,5 +32,9 @@ export type { Answer } from './webhooks/types.js';
 export { CONTROL_EVENTS_PATH } from './testing/control-path.js';
 /** Sample events, without loading the emulator's peers (`svc-sdk trigger`). */
 export { buildEventBody, sampleEventData } from './testing/events.js';
+/** A client's API key handed to `identify` (a hash of it, say) without exposing it on the instance. */
+export { identifyApiKey } from './client.js';
+/** The content type the SDK sends for a file name. */
+export { mimeFromFilename } from './uploads/mime.js';
 /** The folder upload's listing (what the MCP server's upload preview shows). */
 export { listFiles } from './uploads/walk-node.js';

@@ -12,6 +12,8 @@ describe.skipIf(!built)('svc-sdk mcp refuses a bad command line, naming the fix,
     [['--emulator', '--actions-prefix', 'x:'], /--actions-prefix is for --actions-redis: add --actions-redis <url> or leave it out/],
     [['--emulator', '--actions-redis', 'http://x'], /--actions-redis "http:\/\/x" must be a redis:\/\/ or rediss:\/\/ URL/],
     [['--port', '4000'], /--port is for --http: add --http or leave it out/],
+    [['--no-credential'], /--no-credential is for --http: add --http or leave it out/],
+    [['--emulator', '--allow-writes', '--allow-upload', 'everything'], /--allow-upload: no upload rule is named "everything": choose from state-dir, ssh/],
     [['--http', '--port', 'x'], /--port must be a whole number from 0 to 65535/],
     [['--frobnicate'], /Unknown option '--frobnicate' \(svc-sdk mcp --help\)/],
     [[], /apiKey is missing: pass it or set SVC_API_KEY.* Or pass --emulator to rehearse/],
@@ -25,6 +27,6 @@ describe.skipIf(!built)('svc-sdk mcp refuses a bad command line, naming the fix,
   it('--help names every flag', async () => {
     const result = await run(['mcp', '--help']);
     expect(result.code).toBe(0);
-    for (const flag of ['--http', '--port', '--allow-writes', '--allow-destructive', '--tool', '--no-tool', '--emulator', '--allowed-host', '--max-body-bytes', '--actions-redis', '--actions-prefix']) expect(result.stdout).toContain(flag);
+    for (const flag of ['--http', '--port', '--allow-writes', '--allow-destructive', '--tool', '--no-tool', '--emulator', '--allowed-host', '--max-body-bytes', '--upload-root', '--allow-upload', '--no-credential', '--actions-redis', '--actions-prefix']) expect(result.stdout).toContain(flag);
   });
 });

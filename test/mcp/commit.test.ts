@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { CommitLedger } from '../../packages/mcp/src/commit-tokens.js';
-import { connected, structured, text } from './support.js';
+import { connected, structured, tempDir, text } from './support.js';
 
 const DEAL = { name: 'Acme', stage: 'sourcing', asset_class: 'equity' };
 
@@ -10,9 +10,13 @@ describe('every write is preview → commit', () => {
     const t = await connected({ allowWrites: true });
     const preview = await t.mcp.callTool({ name: 'deal_create', arguments: DEAL });
     expect(structured(preview)).toMatchObject({ status: 'preview', preview: { operation: 'deals.create', would_send: DEAL, deal: { ...DEAL, id: null } } });
-    expect(structured(preview).commit_token).toMatch(/^v1\./);
+    expect(structured(preview).commit_token).toMatch(/^v2\./);
     expect(Date.parse(structured(preview).expires_at)).toBeGreaterThan(Date.now());
     expect(text(preview)).toContain('nothing changed');
+    // For a host that passes the model only text: the token and the next step are there too.
+    expect(text(preview)).toContain(`commit_token: ${structured(preview).commit_token}`);
+    expect(text(preview)).toContain('call deal_create again with the same arguments and commit_token');
+    expect(text(preview)).toContain('"would_send":{"name":"Acme"');
     expect(t.sent).toEqual([{ method: 'POST', path: '/api/v1/svc/crm/deals', query: '?ephemeral=true' }]);
     expect(t.writes()).toEqual([]);
     await t.close();
@@ -32,13 +36,13 @@ describe('every write is preview → commit', () => {
     ['altered arguments', (token: string) => ({ ...DEAL, name: 'Acme Evil', commit_token: token }), /made for other arguments/],
     ['its MAC altered', (token: string) => ({ ...DEAL, commit_token: token.replace(/.$/, (c) => (c === '0' ? '1' : '0')) }), /refused/],
     ['its expiry stretched', (token: string) => ({ ...DEAL, commit_token: token.replace(/\.(\d{13})\./, (_all, ms: string) => `.${Number(ms) + 3_600_000}.`) }), /refused/],
-    ['a token of an id this server never minted', () => ({ ...DEAL, commit_token: new CommitLedger().mint('deal_create', DEAL).token.replace(/\.[0-9a-f]{64}$/, `.${'ab'.repeat(32)}`) }), /not a token this server made/],
+    ['a token minted under another state folder\'s key', async () => ({ ...DEAL, commit_token: (await new CommitLedger(tempDir()).mint({ tool: 'deal_create', args: DEAL, service: 'https://svc.test', keyId: 'x' })).token }), /not a token this server made/],
     ['junk', () => ({ ...DEAL, commit_token: 'yes, the user approved' }), /not a token this server made/],
     ['an empty token', () => ({ ...DEAL, commit_token: '' }), /not a token this server made/],
-  ])('a commit with %s is refused and nothing is written', async (_case, argsOf, message) => {
+  ])('a commit with %s is refused and nothing is written', async (_case, argsOf: (token: string) => object | Promise<object>, message) => {
     const t = await connected({ allowWrites: true });
     const token = structured(await t.mcp.callTool({ name: 'deal_create', arguments: DEAL })).commit_token as string;
-    const result = await t.mcp.callTool({ name: 'deal_create', arguments: argsOf(token) });
+    const result = await t.mcp.callTool({ name: 'deal_create', arguments: (await argsOf(token)) as Record<string, unknown> });
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(message);
     expect(text(result)).toContain('nothing was changed');

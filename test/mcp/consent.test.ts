@@ -13,7 +13,7 @@ const URL_ = 'http://127.0.0.1/mcp';
 describe('consent on the current protocol (input_required)', () => {
   it('an answer replayed without the state the server minted, or with another, is not a yes; the real round commits once', async () => {
     const world = emulatedClient();
-    const handler = createMcpHttpHandler({ client: world.client, allowWrites: true, stateDir: tempDir() });
+    const handler = createMcpHttpHandler({ client: world.client, allowWrites: true, stateDir: tempDir(), credential: false });
     const sent: { headers: Headers; body: string }[] = [];
     const fetch = async (input: string | URL | Request, init?: RequestInit) => {
       const request = new Request(input, init);

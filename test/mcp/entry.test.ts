@@ -24,7 +24,7 @@ describe.skipIf(!built)('the built @svc-sdk/mcp, beside the library', () => {
     const { before, after, exports } = JSON.parse(run.stdout) as { before: number; after: number; exports: string[] };
     expect(before).toBe(0);
     expect(after).toBeGreaterThan(0);
-    expect(exports).toEqual(['TOOL_NAMES', 'createMcpHttpHandler', 'createMcpServer', 'listenMcp']);
+    expect(exports).toEqual(['DEFAULT_MAX_LINE_BYTES', 'TOOL_NAMES', 'cappedLines', 'createMcpHttpHandler', 'createMcpServer', 'defaultStateDir', 'listenMcp', 'storedCredential']);
   });
 
   it('svc-sdk/mcp is gone from the library: its export map no longer has it', () => {

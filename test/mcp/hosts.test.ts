@@ -19,7 +19,7 @@ function runNodeAtHome(args: string[], timeout = 60_000) {
   return runNode(args, { env: cliEnv({ HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') }), timeout });
 }
 
-const server = (stateDir: string) => ['--', process.execPath, CLI, 'mcp', '--emulator', '--allow-writes', '--allow-destructive', '--state-dir', stateDir];
+const server = (stateDir: string) => ['--', process.execPath, CLI, 'mcp', '--emulator', '--allow-writes', '--allow-destructive', '--state-dir', stateDir, '--upload-root', stateDir];
 
 describe.skipIf(!built)('the MCP Inspector CLI', () => {
   it('tools/list --strict: every tool, no schema portability problem', async () => {
@@ -34,7 +34,7 @@ describe.skipIf(!built)('the MCP Inspector CLI', () => {
     const result = await runNodeAtHome([INSPECTOR, '--cli', '--method', 'tools/call', '--tool-name', 'deal_create', '--tool-arg', 'name=Acme', 'stage=sourcing', 'asset_class=equity', ...server(tempDir())]);
     expect(result.code, result.stderr).toBe(0);
     const { structuredContent } = JSON.parse(result.stdout) as { structuredContent: { status: string; preview: { deal: { id: null; name: string } }; commit_token: string } };
-    expect(structuredContent).toMatchObject({ status: 'preview', preview: { deal: { id: null, name: 'Acme' } }, commit_token: expect.stringMatching(/^v1\./) });
+    expect(structuredContent).toMatchObject({ status: 'preview', preview: { deal: { id: null, name: 'Acme' } }, commit_token: expect.stringMatching(/^v2\./) });
   });
 
   it('tools/call with a made-up commit token is refused', async () => {
@@ -48,7 +48,8 @@ describe.skipIf(!built)('the MCP conformance suite', () => {
   let http: Running;
   let url: string;
   beforeAll(async () => {
-    http = start(['mcp', '--http', '--port', '0', '--emulator', '--state-dir', tempDir()]);
+    // The suite sends no credential: the server runs as it would behind a front that authenticates.
+    http = start(['mcp', '--http', '--port', '0', '--emulator', '--state-dir', tempDir(), '--no-credential']);
     url = (await http.waitFor(/listening on (http:\S+)/))[1]!;
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMcpServer, TOOL_NAMES } from '../../packages/mcp/src/index.js';
-import { connected, emulatedClient } from './support.js';
+import { connected, emulatedClient, tempDir } from './support.js';
 
 const READS = ['deal_room_find', 'deal_transactions_list', 'room_ask', 'webhook_list'];
 const WRITES = ['deal_create', 'room_create', 'transaction_create', 'transaction_link_room', 'room_documents_upload', 'webhook_create', 'webhook_ping'];
@@ -26,8 +26,9 @@ describe('createMcpServer lists', () => {
   });
 
   it('write tools with allowWrites, destructive ones only with allowDestructive as well', async () => {
-    expect((await listed({ allowWrites: true })).map((tool) => tool.name).sort()).toEqual([...READS, ...WRITES].sort());
-    expect((await listed({ allowWrites: true, allowDestructive: true })).map((tool) => tool.name).sort()).toEqual([...READS, ...WRITES, ...DESTRUCTIVE].sort());
+    const roots = { uploadRoots: [tempDir()] };
+    expect((await listed({ allowWrites: true, ...roots })).map((tool) => tool.name).sort()).toEqual([...READS, ...WRITES].sort());
+    expect((await listed({ allowWrites: true, allowDestructive: true, ...roots })).map((tool) => tool.name).sort()).toEqual([...READS, ...WRITES, ...DESTRUCTIVE].sort());
   });
 
   it('allowDestructive without allowWrites is refused, naming the fix', () => {
@@ -55,7 +56,7 @@ describe('createMcpServer lists', () => {
   });
 
   it('annotations derived from the operations: reads read-only, writes not, deletes / rotations / link replacements destructive', async () => {
-    const tools = Object.fromEntries((await listed({ allowWrites: true, allowDestructive: true })).map((tool) => [tool.name, tool.annotations!]));
+    const tools = Object.fromEntries((await listed({ allowWrites: true, allowDestructive: true, uploadRoots: [tempDir()] })).map((tool) => [tool.name, tool.annotations!]));
     for (const name of READS) expect(tools[name], name).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     for (const name of WRITES.filter((name) => name !== 'transaction_link_room')) expect(tools[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     for (const name of [...DESTRUCTIVE, 'transaction_link_room']) expect(tools[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: true });

@@ -12,6 +12,8 @@ import { built, CLI, cliEnv, start, type Running } from '../cli/support.js';
 import { tempDir } from './support.js';
 
 const DEAL = { name: 'Acme', stage: 'sourcing', asset_class: 'equity' };
+const CREDENTIAL = 'transports-test-credential-0123';
+const auth = { authorization: `Bearer ${CREDENTIAL}` };
 const stdioArgs = (stateDir: string) => [CLI, 'mcp', '--emulator', '--allow-writes', '--state-dir', stateDir];
 
 /** Any client with listTools / callTool (v2 and 1.x have the same two calls). */
@@ -54,7 +56,7 @@ describe.skipIf(!built)('svc-sdk mcp --http (spawned)', () => {
   let server: Running;
   let url: string;
   beforeAll(async () => {
-    server = start(['mcp', '--http', '--port', '0', '--emulator', '--allow-writes', '--state-dir', tempDir(), '--max-body-bytes', '4096']);
+    server = start(['mcp', '--http', '--port', '0', '--emulator', '--allow-writes', '--state-dir', tempDir(), '--max-body-bytes', '4096'], { SVC_MCP_CREDENTIAL: CREDENTIAL });
     url = (await server.waitFor(/listening on (http:\S+)/))[1]!;
   });
   afterAll(async () => {
@@ -63,7 +65,7 @@ describe.skipIf(!built)('svc-sdk mcp --http (spawned)', () => {
 
   it('the 1.x client (previous protocol) lists, previews and commits over Streamable HTTP', async () => {
     const client = new LegacyClient({ name: 'http-v1', version: '1.0.0' });
-    await client.connect(new LegacyHttp(new URL(url)));
+    await client.connect(new LegacyHttp(new URL(url), { requestInit: { headers: auth } }));
     await dealFlow(client as unknown as ToolClient);
     await client.close();
   });
@@ -75,7 +77,7 @@ describe.skipIf(!built)('svc-sdk mcp --http (spawned)', () => {
       asked.push(String((request.params as { message?: string }).message));
       return { action: 'accept', content: { confirm: true } };
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } }));
     await dealFlow(client);
     expect(asked).toEqual(['Allow the agent to create the deal "Acme" (stage sourcing, asset class equity)?']);
     await client.close();
@@ -86,7 +88,7 @@ describe.skipIf(!built)('svc-sdk mcp --http (spawned)', () => {
     const post = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-        const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => (res.resume(), resolve(res.statusCode ?? 0)));
+        const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth, ...headers } }, (res) => (res.resume(), resolve(res.statusCode ?? 0)));
         req.on('error', reject);
         req.end(body);
       });
@@ -95,9 +97,14 @@ describe.skipIf(!built)('svc-sdk mcp --http (spawned)', () => {
     expect(await post({ host: `localhost:${new URL(url).port}`, origin: 'http://localhost:5173' })).toBe(200);
   });
 
+  it('without the credential, a request is answered 401', async () => {
+    const response = await fetch(url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    expect(response.status).toBe(401);
+  });
+
   it('a body over the cap is answered 413, with or without a content-length', async () => {
     const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'room_ask', arguments: { room_id: 1, question: 'x'.repeat(8000) } } });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...auth };
     expect((await fetch(url, { method: 'POST', body: big, headers })).status).toBe(413);
     const chunked = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(big)), controller.close()) });
     expect((await fetch(url, { method: 'POST', body: chunked, headers, duplex: 'half' } as RequestInit)).status).toBe(413);

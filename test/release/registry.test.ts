@@ -244,10 +244,14 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
 
     it('mcp --http lines serve the tools to the official v2 client', async () => {
       for (const line of lines.filter((candidate) => candidate.includes(' mcp --http'))) {
-        const server = await startLine(line, app, env, /listening on (http:\S+)/);
+        // The credential HTTP clients must send: given by the environment, as the README says one can be.
+        const credential = 'registry-test-credential-0123456789';
+        const server = await startLine(line, app, { ...env, SVC_MCP_CREDENTIAL: credential }, /listening on (http:\S+)/);
         try {
+          const anonymous = await fetch(server.match[1]!, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+          expect(anonymous.status, line).toBe(401);
           const client = new McpClient({ name: 'readme-http', version: '1.0.0' });
-          await client.connect(new StreamableHTTPClientTransport(new URL(server.match[1]!)));
+          await client.connect(new StreamableHTTPClientTransport(new URL(server.match[1]!), { requestInit: { headers: { authorization: `Bearer ${credential}` } } }));
           const names = (await client.listTools()).tools.map((tool) => tool.name);
           expect(names, line).toContain('room_ask');
           expect(names.includes('deal_create'), line).toBe(line.includes('--allow-writes'));
@@ -280,12 +284,17 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
       await client.close();
     });
 
-    it('the config itself, with its env set to a service (an emulator here), answers a read tool', async () => {
+    it('the config itself, with its env set to a service (an emulator here) and its upload root a folder of the user\'s, answers a read tool', async () => {
       const service = await startLine('npx @svc-sdk/cli emulator --port 0', home, registry.env, /SVC_BASE_URL=(\S+)[\s\S]*SVC_API_KEY=(\S+)/);
       try {
         const client = new McpClient({ name: 'desktop-host', version: '1.0.0' });
         const env = { ...registry.env, ...Object.fromEntries(Object.keys(server.env).map((name) => [name, name === 'SVC_API_KEY' ? service.match[2]! : service.match[1]!])) };
-        await client.connect(new StdioClientTransport({ command: server.command, args: server.args, cwd: home, env: env as Record<string, string>, stderr: 'pipe' }));
+        // The config's --upload-root names the user's folder (/Users/me/Deals): here, one made for the test.
+        const deals = join(home, 'Deals');
+        mkdirSync(deals, { recursive: true });
+        const args = server.args.map((arg, index) => (server.args[index - 1] === '--upload-root' ? deals : arg));
+        await client.connect(new StdioClientTransport({ command: server.command, args, cwd: home, env: env as Record<string, string>, stderr: 'pipe' }));
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('room_documents_upload');
         const result = (await client.callTool({ name: 'webhook_list', arguments: {} })) as { isError?: boolean };
         expect(result.isError ?? false).toBe(false);
         await client.close();

@@ -114,7 +114,8 @@ export async function startRegistry(): Promise<LocalRegistry> {
   const npmrc = join(home, '.npmrc');
   writeFileSync(npmrc, `registry=${url}\n//127.0.0.1:${port}/:_authToken=${token}\n`);
   mkdirSync(join(home, 'cache'));
-  const env = { ...cleanEnv(), npm_config_userconfig: npmrc, npm_config_registry: url, npm_config_cache: join(home, 'cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  // The tools' state (the MCP server's commit key, credential, secrets) in the registry's home, not the user's.
+  const env = { ...cleanEnv(), XDG_STATE_HOME: join(home, 'state'), npm_config_userconfig: npmrc, npm_config_registry: url, npm_config_cache: join(home, 'cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
   return {
     url,
     home,

@@ -4,7 +4,10 @@
 import * as z from 'zod/mini';
 import type { Client } from 'svc-sdk';
 import type { ActionLedger } from 'svc-sdk/actions';
+import { operations } from 'svc-sdk/internal';
 import type { SecretFiles } from './secret-files.js';
+import type { UploadPolicy } from './upload-policy.js';
+import { ToolRefusal } from './tool-refusal.js';
 import { toolSchema, type ToolSchema } from './tool-schema.js';
 
 /** What a tool's code gets besides its arguments. */
@@ -16,10 +19,18 @@ export interface ToolContext {
   readonly allowDestructive: boolean;
   /** Where one-time secrets go instead of into a result. */
   readonly secrets: SecretFiles;
-  /** Folders local paths must be inside (uploads); resolved, real paths. */
-  readonly uploadRoots: readonly string[];
+  /** Folders local paths must be inside (uploads): the user's choice (uploadRoots) or the host's roots; real paths. */
+  uploadRoots(): Promise<readonly string[]>;
+  /** What uploads refuse inside the roots (credential places, the state folder), less the user's opt-ins. */
+  readonly policy: UploadPolicy;
   /** The server's own folder (upload manifests). */
   readonly stateDir: string;
+  /**
+   * In a preview: binds `record` (the content the preview shows, as JSON) to the commit token. In a
+   * commit: the record the preview bound, read back from the state folder and checked against the token.
+   */
+  bind(record: unknown): void;
+  readonly bound: unknown;
   /** Cancels the call when the client cancels the request. */
   readonly signal: AbortSignal;
   /** Sends a progress notification when the caller asked for them (a progress token); otherwise does nothing. */
@@ -33,6 +44,11 @@ interface ToolBase<Args> {
   readonly title: string;
   /** For the model: what the tool does and when to use it, in a sentence or two. */
   readonly description: string;
+  /**
+   * Fields of its results (and previews) another party could have written, as `escapeFields` paths:
+   * escaped, listed in the result's `_meta`, and quoted by `render`.
+   */
+  readonly untrusted?: { readonly preview?: readonly string[]; readonly result?: readonly string[] } | undefined;
   /** The client operations it calls, by operation-table name (`deals.create`); its annotations derive from them. */
   readonly operations: readonly string[];
   /** `'actions'`: a tool over the action ledger instead of the service (no operation; listed only with `createMcpServer({ actions })`, never a write). */
@@ -50,20 +66,13 @@ export interface ReadTool<Args, Result extends object> extends ToolBase<Args> {
   run(args: Args, context: ToolContext): Promise<Result>;
   /** A short text rendering of the result for hosts that show text only. */
   render(result: Result): string;
-  /** Links to the resources a result names (the documents an answer cites). */
-  links?(args: Args, result: Result): ResourceLinkOf[];
-}
-
-/** A `resource_link` content block's fields. */
-export interface ResourceLinkOf {
-  uri: string;
-  name: string;
-  description?: string;
 }
 
 /** A tool that changes something: a preview first (with a commit token), the change on a second call with the token. */
 export interface WriteTool<Args, Preview extends object, Result extends object> extends ToolBase<Args> {
   readonly kind: 'write';
+  /** True when its preview binds content (`context.bind`): the commit gets it back as `context.bound`, or is refused. */
+  readonly bindsContent?: true | undefined;
   readonly preview: z.ZodMiniType<Preview>;
   readonly result: z.ZodMiniType<Result>;
   /** What would be sent and what would change; sends nothing that changes state. Throws a `ToolRefusal` to refuse. */
@@ -79,10 +88,7 @@ export interface WriteTool<Args, Preview extends object, Result extends object> 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of tools of different argument types
 export type AnyTool = ReadTool<any, any> | WriteTool<any, any, any>;
 
-/** A refusal the model can act on (bad input, a link that needs --allow-destructive): returned as a tool error, nothing sent. */
-export class ToolRefusal extends Error {
-  override readonly name = 'ToolRefusal';
-}
+export { ToolRefusal } from './tool-refusal.js';
 
 /** A positive whole number (an id). */
 export const id = (what: string) => z.int().check(z.positive(`${what} must be a positive whole number`));
@@ -143,4 +149,15 @@ export function schemasOf(tool: AnyTool): { input: ToolSchema<unknown>; output: 
     result: z.optional(tool.result),
   });
   return { input: toolSchema(input), output: toolSchema(output) };
+}
+
+/**
+ * Checks `params` by the SDK's own rules for `operation` (its params schema), as the commit's call
+ * will: a preview never hands out a token its commit would refuse. Throws a ToolRefusal with the SDK's messages.
+ */
+export function checkParams(operation: keyof typeof operations, params: unknown): void {
+  const schema = operations[operation].params;
+  if (schema === undefined) return;
+  const parsed = z.safeParse(schema, params);
+  if (!parsed.success) throw new ToolRefusal(`${parsed.error.issues.map((issue) => issue.message).join('; ')}: nothing was previewed`);
 }

@@ -1,14 +1,13 @@
 // `svc-sdk mcp`: the MCP server of svc-sdk/mcp for agents, over stdio (for a desktop host's
 // config file) or stateless Streamable HTTP. stdout is the protocol's channel in stdio mode: this
 // command writes nothing else there; its own lines go to stderr.
-import { randomHex } from 'svc-sdk/internal';
 import { integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
 import { redisUrl } from '../redis-url.js';
 import { DEFAULT_PREFIX, openLedger } from './actions.js';
 
-const HELP = `Usage: svc-sdk mcp [--http [--port 3333]] [--allow-writes [--allow-destructive]] [--tool <name>]… [--no-tool <name>]… [--emulator]
+const HELP = `Usage: svc-sdk mcp [--http [--port 3333]] [--allow-writes [--allow-destructive]] [--tool <name>]… [--no-tool <name>]… [--upload-root <dir>]… [--allow-upload <rule>]… [--emulator]
 
 Serves svc's tools to an AI agent over the Model Context Protocol: on stdio (what a desktop
 host's config file starts), or with --http on http://127.0.0.1:<port>/mcp (stateless Streamable
@@ -25,16 +24,26 @@ Options:
   --tool <name>           Lists only the tools named (repeatable).
   --no-tool <name>        Leaves a tool out (repeatable).
   --emulator              Serves against the built-in emulator, in process: rehearse a flow safely.
-  --upload-root <dir>     A folder room_documents_upload may read (repeatable). Default: the current one.
+  --upload-root <dir>     A folder room_documents_upload may read (repeatable). Default: the
+                          roots the host shares (stdio); with neither, the tool is not listed.
+                          The working directory is never a root unless named here.
+  --allow-upload <rule>   Lets uploads send what a rule refuses inside the roots (repeatable):
+                          state-dir, ssh, gnupg, aws, azure, kube, docker, gcloud, netrc,
+                          npmrc, env, pem, key, p12, id, keychain, svc-sdk.
   --actions-redis <url>   Lists action_pending_list and action_wait over the action ledger in this Redis
                           (svc-sdk/actions); read-only, no tool decides. --actions-prefix <p> sets its
                           key prefix (default ${DEFAULT_PREFIX}).
-  --state-dir <dir>       Where webhook secrets (0600 files) and upload manifests go.
+  --state-dir <dir>       Where the commit key, spent tokens, webhook secrets (0600 files),
+                          upload manifests and the HTTP credential go.
                           Default: $XDG_STATE_HOME/svc-sdk/mcp (~/.local/state/svc-sdk/mcp).
   --http                  Serves over HTTP instead of stdio.
   --port <n>              HTTP port on 127.0.0.1 (0: any free one). Default 3333.
   --allowed-host <name>   Accepts this Host / Origin name besides loopback (repeatable; HTTP only).
   --max-body-bytes <n>    Largest HTTP request body; larger ones get 413. Default 1048576.
+  --no-credential         Serves HTTP without a credential (only behind a front that
+                          authenticates). By default every request needs
+                          Authorization: Bearer <credential>: SVC_MCP_CREDENTIAL, or one made
+                          once in the state folder (printed when made).
   -h, --help              Shows this help.`;
 
 /** `svc-sdk mcp`. */
@@ -52,6 +61,8 @@ export const mcpCommand: CliCommand = {
       'no-tool': { type: 'string', multiple: true },
       emulator: { type: 'boolean' },
       'upload-root': { type: 'string', multiple: true },
+      'allow-upload': { type: 'string', multiple: true },
+      'no-credential': { type: 'boolean' },
       'state-dir': { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       'max-body-bytes': { type: 'string' },
@@ -61,7 +72,7 @@ export const mcpCommand: CliCommand = {
     const flag = (name: string) => parsed.values[name] === true;
     const list = (name: string) => parsed.values[name] as unknown as string[] | undefined;
     const http = flag('http');
-    if (!http) for (const name of ['port', 'allowed-host', 'max-body-bytes']) if (parsed.values[name] !== undefined) throw new UsageError(`--${name} is for --http: add --http or leave it out`);
+    if (!http) for (const name of ['port', 'allowed-host', 'max-body-bytes', 'no-credential']) if (parsed.values[name] !== undefined) throw new UsageError(`--${name} is for --http: add --http or leave it out`);
     if (flag('allow-destructive') && !flag('allow-writes')) throw new UsageError('--allow-destructive needs --allow-writes as well');
     const port = integerFlag(stringFlag(parsed, 'port') ?? '3333', '--port', 0, 65_535);
     const maxBodyBytes = integerFlag(stringFlag(parsed, 'max-body-bytes') ?? '1048576', '--max-body-bytes', 1024, 1024 ** 3);
@@ -79,13 +90,15 @@ export const mcpCommand: CliCommand = {
       tools: list('tool'),
       excludeTools: list('no-tool'),
       uploadRoots: list('upload-root'),
-      stateDir: stringFlag(parsed, 'state-dir'),
+      allowUploads: list('allow-upload'),
+      stateDir: stringFlag(parsed, 'state-dir') ?? mcp.defaultStateDir(io.env),
       redact: apiKey === undefined ? [] : [apiKey],
     };
     let served: { close(): Promise<void> };
     try {
       if (http) {
-        const handler = mcp.createMcpHttpHandler({ ...options, maxBodyBytes, allowedHosts: withLoopback(list('allowed-host')), allowedOrigins: withLoopback(list('allowed-host')) });
+        const credential = flag('no-credential') ? false : await httpCredential(mcp, options.stateDir, io);
+        const handler = mcp.createMcpHttpHandler({ ...options, credential, maxBodyBytes, allowedHosts: withLoopback(list('allowed-host')), allowedOrigins: withLoopback(list('allowed-host')) });
         const { server, url } = await mcp.listenMcp(handler.listener, port).catch((error: { code?: string }) => {
           if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use: pick another with --port`);
           throw error;
@@ -96,13 +109,15 @@ export const mcpCommand: CliCommand = {
         await untilStopped();
       } else {
         mcp.createMcpServer(options); // checks the options (a bad tool name) before serving
-        const handle = mcp.serveStdio(() => mcp.createMcpServer(options), { legacy: 'serve' });
+        const input = mcp.cappedLines(process.stdin, process.stdout, (line) => println(io.stderr, line));
+        const handle = mcp.serveStdio(() => mcp.createMcpServer(options), { legacy: 'serve', transport: new mcp.StdioServerTransport(input, process.stdout) });
         served = handle;
         println(io.stderr, `svc-sdk mcp: serving on stdio${flag('emulator') ? ' against the built-in emulator' : ''}`);
         await Promise.race([untilStopped(), new Promise((resolve) => process.stdin.once('close', resolve).once('end', resolve))]);
       }
     } catch (error) {
       await ledger?.close().catch(() => undefined);
+      if (error instanceof Error && /^\[svc-sdk\] allowUploads: /.test(error.message)) throw new UsageError(error.message.replace('[svc-sdk] allowUploads: ', '--allow-upload: '));
       if (error instanceof Error && /^\[svc-sdk\] (tools|excludeTools): /.test(error.message)) {
         throw new UsageError(
           error.message
@@ -122,6 +137,16 @@ export const mcpCommand: CliCommand = {
   },
 };
 
+/** The HTTP credential: SVC_MCP_CREDENTIAL, or the state folder's (made and printed once, on stderr). */
+async function httpCredential(mcp: Awaited<ReturnType<typeof loadMcp>>, stateDir: string, io: Parameters<CliCommand['run']>[1]): Promise<string> {
+  const given = io.env['SVC_MCP_CREDENTIAL'];
+  if (given !== undefined && given !== '') return given;
+  const { credential, made, path } = await mcp.storedCredential(stateDir);
+  if (made) println(io.stderr, `svc-sdk mcp: a credential was made for HTTP clients (shown this once; kept in ${path}): send Authorization: Bearer ${credential}`);
+  else println(io.stderr, `svc-sdk mcp: HTTP clients send Authorization: Bearer <the credential in ${path}>`);
+  return credential;
+}
+
 /** The loopback names and `extra`. */
 function withLoopback(extra: readonly string[] | undefined): string[] | undefined {
   return extra === undefined ? undefined : ['localhost', '127.0.0.1', '[::1]', '::1', ...extra];
@@ -130,7 +155,7 @@ function withLoopback(extra: readonly string[] | undefined): string[] | undefine
 /** @svc-sdk/mcp and the protocol's stdio transport, loaded here so the other commands start without them. */
 async function loadMcp() {
   const [mcp, stdio] = await Promise.all([import('@svc-sdk/mcp'), import('@modelcontextprotocol/server/stdio')]);
-  return { ...mcp, serveStdio: stdio.serveStdio };
+  return { ...mcp, serveStdio: stdio.serveStdio, StdioServerTransport: stdio.StdioServerTransport };
 }
 
 /** The client the tools call: on the built-in emulator (in process), or on SVC_BASE_URL with SVC_API_KEY. */
@@ -146,6 +171,7 @@ async function serviceClient(emulated: boolean, env: NodeJS.ProcessEnv) {
   }
   const { createEmulator } = await import('svc-sdk/testing');
   const emulator = createEmulator({ deliveryDelayMs: 2000 });
-  const apiKey = `vdr_emulator_${randomHex(12)}`;
+  // One key for every process: a preview made by one server process commits on another (a host that starts one per call).
+  const apiKey = 'vdr_emulator_rehearsal';
   return { client: new Client({ apiKey, baseUrl: 'http://localhost', fetch: emulator.fetch }), apiKey, stop: () => emulator.close() };
 }

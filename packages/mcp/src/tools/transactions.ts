@@ -1,6 +1,6 @@
 // Transaction tools: create one under a deal, link it to a data room (showing the link it replaces).
 import * as z from 'zod/mini';
-import { id, record, ToolRefusal, type WriteTool } from '../tool.js';
+import { checkParams, id, record, ToolRefusal, type WriteTool } from '../tool.js';
 
 const createArgs = z.object({
   name: z.string().check(z.minLength(1), z.describe('Such as "Acme Series A".')),
@@ -14,12 +14,14 @@ export const transactionCreate: WriteTool<CreateArgs, { operation: string; would
   name: 'transaction_create',
   title: 'Create a transaction',
   description: 'Creates a transaction under a deal.',
+  untrusted: { result: ['transaction.*'] },
   operations: ['transactions.create'],
   idempotent: false,
   args: createArgs,
   preview: z.object({ operation: z.literal('transactions.create'), would_send: z.looseObject({}), would_change: z.string() }),
   result: z.object({ transaction: record() }),
   async previewOf(args) {
+    checkParams('transactions.create', args);
     return { operation: 'transactions.create', would_send: { ...args }, would_change: `a new transaction "${args.name}" under deal ${args.deal_id}` };
   },
   async commit(args, { client, signal }) {
@@ -50,6 +52,7 @@ export const transactionLinkRoom: WriteTool<LinkArgs, LinkPreview, { transaction
   title: 'Link a transaction to a data room',
   description:
     "Links a deal's transaction to a data room. Replacing another room's link needs the server's --allow-destructive.",
+  untrusted: { result: ['transaction.*'] },
   operations: ['transactions.list', 'transactions.update'],
   idempotent: true,
   args: linkArgs,
@@ -58,6 +61,7 @@ export const transactionLinkRoom: WriteTool<LinkArgs, LinkPreview, { transaction
   async previewOf(args, context) {
     const current = await currentLink(args, context);
     const would_send = { linked_room_id: args.room_id };
+    checkParams('transactions.update', would_send);
     if (current === args.room_id) return { operation: 'transactions.update', would_send, current_room_id: current, would_change: 'nothing: the transaction is already linked to that room' };
     return {
       operation: 'transactions.update',

@@ -1,0 +1,115 @@
+// The smaller trips: a secrets folder that is not the user's own, a preview its commit would
+// refuse, a tool the server does not list, a secret shape the server never saw.
+import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { secretFiles } from '../../packages/mcp/src/secret-files.js';
+import { connected, structured, tempDir, text } from './support.js';
+
+const HOOK = { url: 'http://127.0.0.1:9/hook', name: 'uploads', event_types: [] };
+
+async function commitHook(t: Awaited<ReturnType<typeof connected>>) {
+  const preview = await t.mcp.callTool({ name: 'webhook_create', arguments: HOOK });
+  return t.mcp.callTool({ name: 'webhook_create', arguments: { ...HOOK, commit_token: structured(preview).commit_token } });
+}
+
+describe('the secrets folder is checked before the webhook is created', () => {
+  it.each([
+    ['open to other users (0777)', (dir: string) => (mkdirSync(dir, { recursive: true }), chmodSync(dir, 0o777)), /is open to other users \(mode 777\): nothing was created; chmod 700 it/],
+    ['a symbolic link', (dir: string) => (mkdirSync(join(dir, '..', 'elsewhere'), { recursive: true, mode: 0o700 }), symlinkSync(join(dir, '..', 'elsewhere'), dir)), /is a symbolic link: nothing was created/],
+    ['a file, not a folder', (dir: string) => writeFileSync(dir, ''), /is missing or not a folder: nothing was created/],
+  ])('a secrets folder that is %s: refused, and no webhook exists whose secret would be lost', async (_case, plant, message) => {
+    const stateDir = tempDir();
+    plant(join(stateDir, 'webhook-secrets'));
+    const t = await connected({ allowWrites: true, stateDir });
+    const result = await commitHook(t);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(message);
+    expect(t.writes()).toEqual([]);
+    expect(await t.client.webhooks.list()).toEqual([]);
+    await t.close();
+  });
+
+  it('a good folder: one 0600 file named after the webhook, no pending file left behind', async () => {
+    const t = await connected({ allowWrites: true });
+    const result = await commitHook(t);
+    const { webhook, secret_file } = structured(result).result;
+    expect(secret_file).toMatch(new RegExp(`webhook-${webhook.id}-[\\dTZ-]+-[0-9a-f]{8}\\.secret$`));
+    expect(readdirSync(join(t.stateDir, 'webhook-secrets'))).toHaveLength(1);
+    await t.close();
+  });
+
+  it('a service that refuses the create leaves no empty secret file', async () => {
+    const t = await connected({ allowWrites: true });
+    t.client.webhooks.create = (() => Promise.reject(new Error('service down'))) as never;
+    const result = await commitHook(t);
+    expect(text(result)).toMatch(/service down/);
+    expect(readdirSync(join(t.stateDir, 'webhook-secrets'))).toEqual([]);
+    await t.close();
+  });
+});
+
+describe('a preview never hands out a token its commit would refuse', () => {
+  it.each([
+    ['webhook_create', { ...HOOK, url: 'http://example.com/hook' }, /url must be an https:\/\/ URL of your receiver/],
+    ['webhook_create', { ...HOOK, url: 'ftp://127.0.0.1/hook' }, /url must be an https:\/\/ URL/],
+  ])('%s %j: refused at the preview, by the SDK\'s own rules', async (name, args, message) => {
+    const t = await connected({ allowWrites: true });
+    const result = await t.mcp.callTool({ name, arguments: args });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(message);
+    expect(structured(result)).toBeUndefined();
+    expect(t.sent).toEqual([]);
+    await t.close();
+  });
+});
+
+describe('a tool the server does not list', () => {
+  const call = async (t: Awaited<ReturnType<typeof connected>>, name: string) =>
+    t.mcp.callTool({ name, arguments: {} }).then(
+      (result) => text(result),
+      (error: Error) => error.message,
+    );
+
+  it('names the flag that lists it', async () => {
+    const readOnly = await connected();
+    expect(await call(readOnly, 'deal_create')).toMatch(/deal_create is not listed by this server: it changes state: the user can list it by starting the server with --allow-writes/);
+    expect(await call(readOnly, 'webhook_delete')).toMatch(/webhook_delete is not listed by this server: it is destructive: .* --allow-writes --allow-destructive/);
+    expect(await call(readOnly, 'deal_merge')).toMatch(/no tool has that name/);
+    await readOnly.close();
+    const narrowed = await connected({ excludeTools: ['room_ask'] });
+    expect(await call(narrowed, 'room_ask')).toMatch(/room_ask is not listed by this server: the server was started without it \(--tool \/ --no-tool\)/);
+    expect(await call(narrowed, 'webhook_list')).not.toMatch(/not listed/);
+    await narrowed.close();
+  });
+});
+
+describe('redaction of secret shapes the server never saw', () => {
+  it('leaves not one digit of an unseen whsec_ or vdr_ value', async () => {
+    const t = await connected();
+    const unseen = `whsec_${'9f'.repeat(32)}`;
+    t.client.webhooks.list = (() => Promise.reject(new Error(`echo: ${unseen} and vdr_live_${'7c'.repeat(12)}`))) as never;
+    const result = await t.mcp.callTool({ name: 'webhook_list', arguments: {} });
+    expect(text(result)).toContain('whsec_[redacted] and vdr_[redacted]');
+    expect(text(result)).not.toMatch(/9f|7c/);
+    await t.close();
+  });
+});
+
+describe('secretFiles', () => {
+  it('writes exactly the secret and a newline, 0600, and redacts it from then on; values under 8 characters are not redaction patterns', async () => {
+    const { readFileSync, statSync } = await import('node:fs');
+    const dir = join(tempDir(), 'webhook-secrets');
+    const files = secretFiles(dir, ['', 'short', 'vdr_long_api_key_1']);
+    expect(files.redact('a short text with vdr_long_api_key_1')).toBe('a short text with [redacted]');
+    const pending = await files.open();
+    const path = await pending.write('webhook-7', 'S3cretValueNeverSeen');
+    expect(path).toMatch(/webhook-7-.*\.secret$/);
+    expect(readFileSync(path, 'utf8')).toBe('S3cretValueNeverSeen\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(files.redact('it was S3cretValueNeverSeen!')).toBe('it was [redacted]!');
+    const discarded = await files.open();
+    await discarded.discard();
+    expect(readdirSync(dir)).toEqual([path.split('/').at(-1)]);
+  });
+});
