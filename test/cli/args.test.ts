@@ -77,6 +77,7 @@ describe('httpUrlFlag(value, flag, example)', () => {
     ['//al:s3cret@h/', '--u "//***@h/" has no scheme'],
     ['http://al:s3cret@[::1/', '--u "http://***@[::1/" is not a valid URL'],
     ['git+ssh://al:s3cret@h/', '--u "git+ssh://***@h/" must be'],
+    ['h2o://al:s3cret@h/', '--u "h2o://***@h/" must be'],
   ])('quotes %j without its user and password', (value, start) => {
     const message = misuse(() => httpUrlFlag(value, '--u', 'http://e.example/'));
     expect(message.startsWith(start)).toBe(true);

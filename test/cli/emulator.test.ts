@@ -118,6 +118,8 @@ describe('svc-sdk emulator', () => {
     [['--unavailable-rate', '.'], '--unavailable-rate must be a share from 0 to 1, such as 0.1, got "."'],
     [['--unavailable-rate', '0.a'], '--unavailable-rate must be a share from 0 to 1, such as 0.1, got "0.a"'],
     [['--unavailable-rate', '.a'], '--unavailable-rate must be a share from 0 to 1, such as 0.1, got ".a"'],
+    [['--api-key', 'xvdr_a'], '--api-key must start with "vdr_" and go on after it'],
+    [['--api-key', 'vdr_a b'], '--api-key must start with "vdr_" and go on after it'],
     [['--latency-ms', '600001'], '--latency-ms must be a whole number from 0 to 600000, got "600001"'],
     [['--reset-after-bytes', '0'], '--reset-after-bytes must be a whole number from 1 to 9007199254740991, got "0"'],
     [['--max-records', '0'], '--max-records must be a whole number from 1 to 100000000, got "0"'],
@@ -127,7 +129,7 @@ describe('svc-sdk emulator', () => {
     expect(await run(['emulator', ...args])).toEqual({ code: 2, stdout: '', stderr: `[svc-sdk] ${message}\n` });
   });
 
-  it.each(['0', '1', '0.25', '.5', '1.00', '0.0'])('--unavailable-rate %s is a share it takes', async (rate) => {
+  it.each(['0', '1', '0.25', '.5', '.25', '1.00', '0.0'])('--unavailable-rate %s is a share it takes', async (rate) => {
     const emulator = await startEmulator(['--unavailable-rate', rate]);
     expect(emulator.stdout()).toContain(`  faults: unavailableRate ${Number(rate)}\n`);
     expect(await emulator.stop()).toBe(0);

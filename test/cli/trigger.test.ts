@@ -142,6 +142,14 @@ describe('svc-sdk trigger <kind> --url', () => {
     expect(target.got).toEqual([]);
   });
 
+  it.each([
+    [['ping.test', '--bogus'], "Unknown option '--bogus' (svc-sdk trigger --help)"],
+    [['ping.test', 'a', 'b'], 'trigger takes one event kind, got also: a b'],
+    [['ping.test', '--url', 'ftp://h/'], '--url "ftp://h/" must be an http:// or https:// URL, not ftp://, such as http://127.0.0.1:3000/webhooks'],
+  ])('%j exits 2: %s', async (args, message) => {
+    expect(await run(['trigger', ...args], { SVC_WEBHOOK_SECRET: 's' })).toEqual({ code: 2, stdout: '', stderr: `[svc-sdk] ${message}\n` });
+  });
+
   it.each(['{', 'null', '"text"', '7'])('--data %s is refused: not a JSON object', async (data) => {
     expect(await run(['trigger', 'ping.test', '--url', 'http://127.0.0.1:1/', '--secret', 's', '--data', data])).toEqual({
       code: 2,
