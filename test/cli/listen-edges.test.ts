@@ -101,6 +101,47 @@ describe('svc-sdk listen at its edges', () => {
   });
 
   it.each([
+    [['--bogus'], "Unknown option '--bogus' (svc-sdk listen --help)"],
+    [['--public-url', 'ftp://h/'], '--public-url "ftp://h/" must be an http:// or https:// URL, not ftp://, such as https://abc.ngrok.app/'],
+    [['--port', '65536'], '--port must be a whole number from 0 to 65535, got "65536"'],
+  ])('%j exits 2: %s', async (args, message) => {
+    expect(await run(['listen', '--forward-to', 'http://127.0.0.1:9/', ...args], env)).toEqual({ code: 2, stdout: '', stderr: `[svc-sdk] ${message}\n` });
+  });
+
+  it.each(['http://alice@127.0.0.1:1', 'http://:pw@127.0.0.1:1'])('refuses an SVC_BASE_URL with a user or a password alone (%s)', async (base) => {
+    const result = await run(['listen', '--forward-to', 'http://127.0.0.1:9/'], { ...env, SVC_BASE_URL: base });
+    expect(result).toEqual({ code: 2, stdout: '', stderr: '[svc-sdk] SVC_BASE_URL carries a user:password@, which requests to the service cannot: remove it (the API key goes in SVC_API_KEY)\n' });
+  });
+
+  it('an SVC_BASE_URL that is not a URL is the Client\'s one-line error, exit 1', async () => {
+    const result = await run(['listen', '--forward-to', 'http://127.0.0.1:9/'], { ...env, SVC_BASE_URL: 'not a url' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^\[svc-sdk\] [^\n]*baseUrl[^\n]*\n$/);
+  });
+
+  it('a stop after the registration says nothing of a registration in flight', async () => {
+    const listen = start(['listen', '--forward-to', 'http://127.0.0.1:9/'], env);
+    await listen.waitFor(/^Press Ctrl\+C to stop \(the webhook is deleted\)\.$/m);
+    expect(await listen.stop('SIGINT')).toBe(0);
+    expect(listen.stdout()).not.toContain('stopping once');
+  });
+
+  it('a 4xx refusal keeps the service\'s words, once prefixed, then the tunnel hint', async () => {
+    const service = await serve((req, res) => {
+      req.resume();
+      res.writeHead(422, { 'content-type': 'application/json' }).end('{"error":"no"}');
+    });
+    try {
+      const result = await run(['listen', '--forward-to', 'http://127.0.0.1:9/', '--port', '0'], { SVC_BASE_URL: service.url, SVC_API_KEY: 'vdr_x' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^\\[svc-sdk\\] could not register a webhook on ${service.url}: POST /api/v1/webhooks/ failed with 422: no\\. The service cannot deliver to 127\\.0\\.0\\.1: expose port \\d+ through a tunnel`));
+    } finally {
+      await service.close();
+    }
+  });
+
+  it.each([
+    ['a 500', 500, []],
     ['a 5xx', 503, []],
     ['a 4xx with --public-url', 422, ['--public-url', 'https://abc.tunnel.example/']],
   ])('a registration refused with %s exits 1 without the tunnel hint', async (_, status, extra) => {
