@@ -1,6 +1,6 @@
 // Mutation testing (`npm run test:mutation`): Stryker changes one thing at a time in the code the
-// tests claim to guard (src/core, src/webhooks, src/resources, src/otel, src/uploads, src/actions, the
-// tool packages' packages/mcp/src, and the one redaction rule in src/shared/redact.ts) and runs the tests that cover it; a
+// tests claim to guard (src/core, src/webhooks, src/resources, src/otel, src/uploads, src/actions, src/limits, the
+// tool packages packages/mcp/src and packages/cli/src, and the one redaction rule in src/shared/redact.ts) and runs the tests that cover it; a
 // mutant that no test notices ("survived") is a test that cannot fail for what it claims.
 // Stryker itself lives in test/mutation/package.json (installed on demand, not by the root install)
 // and runs the project's own vitest. test/mutation/report.mjs turns the JSON report into MUTATION.md.
@@ -27,6 +27,7 @@ export default {
     'src/actions/**/*.ts',
     'packages/mcp/src/**/*.ts',
     '!packages/mcp/src/index.ts',
+    'packages/cli/src/**/*.ts',
     // Entry points that only re-export: nothing to mutate that a test could observe.
     '!src/webhooks/index.ts',
     '!src/webhooks/index.node.ts',
@@ -34,7 +35,8 @@ export default {
     '!src/otel/index.ts',
     '!src/limits/index.ts',
     '!src/actions/index.ts',
-    // Types only: nothing that runs.
+    // Types only (and one empty error class): nothing that runs.
+    '!packages/cli/src/command.ts',
     '!src/uploads/types.ts',
     '!src/uploads/upload-many-types.ts',
     '!src/actions/types.ts',

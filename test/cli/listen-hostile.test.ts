@@ -1,12 +1,12 @@
 // `svc-sdk listen` attacked: a forward URL with credentials, a sender that trickles its body, Ctrl+C while the
 // registration is in flight, and a service and an app whose texts carry terminal escape sequences. Each over real
-// sockets, against the built bin as a child process.
+// sockets, against the command run in process (test/cli/support.ts).
 import { createHmac } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/index.node.js';
-import { built, closedPort, run, start, startEmulator } from './support.js';
+import { closedPort, run, start, startEmulator } from './support.js';
 
 const sign = (body: string, secret: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
@@ -33,7 +33,7 @@ async function readAll(request: IncomingMessage): Promise<string> {
   return body;
 }
 
-describe.skipIf(!built)('svc-sdk listen under attack', () => {
+describe('svc-sdk listen under attack', () => {
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
   let env: Record<string, string>;
   beforeAll(async () => {
@@ -192,11 +192,11 @@ describe.skipIf(!built)('svc-sdk listen under attack', () => {
     const listen = start(['listen', '--forward-to', 'http://127.0.0.1:3000/hook'], { ...env, SVC_BASE_URL: proxy.url });
     try {
       await createArrived;
-      listen.child.kill(signal);
+      listen.signal(signal);
       await listen.waitFor(new RegExp(`^${signal}: stopping once the registration in flight is answered, to delete it$`, 'm'));
       release();
       // No second signal: its own exit, once the registration is deleted.
-      await expect.poll(() => listen.child.exitCode, { timeout: 10_000 }).not.toBeNull();
+      await expect.poll(() => listen.exitCode(), { timeout: 10_000 }).not.toBeNull();
       expect(await listen.stop()).toBe(0);
       expect(listen.stdout()).toMatch(new RegExp(`^${signal}: deleted webhook \\d+, stopped$`, 'm'));
       expect(listen.stdout()).not.toMatch(/Press Ctrl\+C/);

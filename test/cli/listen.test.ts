@@ -1,12 +1,12 @@
-// `svc-sdk listen --forward-to <app>` against a running `svc-sdk emulator`, all three as real processes or servers.
+// `svc-sdk listen --forward-to <app>` against a running `svc-sdk emulator`, all three over real sockets, the commands run in process.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/index.node.js';
-import { built, closedPort, receiver, run, start, startEmulator } from './support.js';
+import { closedPort, receiver, run, start, startEmulator } from './support.js';
 
 const sign = (body: string, secret: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-describe.skipIf(!built)('svc-sdk listen --forward-to', () => {
+describe('svc-sdk listen --forward-to', () => {
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
   let env: Record<string, string>;
   beforeAll(async () => {

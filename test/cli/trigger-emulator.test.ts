@@ -2,9 +2,9 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../src/index.node.js';
-import { built, closedPort, receiver, run, startEmulator } from './support.js';
+import { closedPort, receiver, run, startEmulator } from './support.js';
 
-describe.skipIf(!built)('svc-sdk trigger <kind> through a running emulator', () => {
+describe('svc-sdk trigger <kind> through a running emulator', () => {
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
   beforeAll(async () => {
     emulator = await startEmulator();

@@ -4,6 +4,12 @@ export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /**
+   * For a host that runs commands in its own process (a test, an embedding tool): aborted with a
+   * signal's name (`controller.abort('SIGINT')`), it stops a long-running command (emulator,
+   * listen) as that signal does. The bin leaves it out: its commands stop on the process's signals.
+   */
+  stop?: AbortSignal;
 }
 /** One `svc-sdk` command: its name, a line for the global help, its own --help text, and its run. */
 export interface CliCommand {

@@ -1,15 +1,22 @@
 import { constants } from 'node:os';
 
-/** Resolves with the first SIGINT (Ctrl+C) or SIGTERM, which then no longer ends the process by itself. */
-export function untilStopped(): Promise<NodeJS.Signals> {
+/**
+ * Resolves with the first SIGINT (Ctrl+C) or SIGTERM, which then no longer ends the process by itself,
+ * or with the signal's name `abort` is aborted with (CliIO's `stop`), whichever comes first.
+ */
+export function untilStopped(abort?: AbortSignal): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      abort?.removeEventListener('abort', aborted);
       resolve(signal);
     };
+    const aborted = () => stop(abort!.reason as NodeJS.Signals);
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (abort?.aborted) aborted();
+    else abort?.addEventListener('abort', aborted);
   });
 }
 

@@ -147,7 +147,7 @@ async function watch(opened: OpenedLedger, listed: Set<string>, filter: { kind: 
     })().catch(() => undefined);
   }, 1000);
   if (!json) io.stdout.write('watching: decisions and new pending actions as they are recorded (Ctrl+C to stop)\n');
-  await untilStopped();
+  await untilStopped(io.stop);
   clearInterval(poll);
   unsubscribe();
   return 0;

@@ -74,7 +74,7 @@ export const emulatorCommand: CliCommand = {
     const active = Object.entries(faults).filter(([, value]) => value !== undefined);
     if (active.length) println(io.stdout, `  faults: ${active.map(([name, value]) => `${name} ${value}`).join(', ')}`);
     println(io.stdout, 'Press Ctrl+C to stop.');
-    await untilStopped();
+    await untilStopped(io.stop);
     await emulator.close();
     println(io.stdout, 'svc-sdk emulator stopped');
     return 0;

@@ -85,7 +85,7 @@ export const listenCommand: CliCommand = {
     // event 6 times against it), so it is heard, the answer awaited, and the registration deleted.
     let registering = true;
     let stopping: NodeJS.Signals | undefined;
-    const stopped = untilStopped().then((signal) => {
+    const stopped = untilStopped(io.stop).then((signal) => {
       stopping = signal;
       if (registering) println(io.stdout, `${signal}: stopping once the registration in flight is answered, to delete it`);
       return signal;

@@ -106,14 +106,14 @@ export const mcpCommand: CliCommand = {
         println(io.stdout, `svc-sdk mcp listening on ${url}${flag('emulator') ? ' (against the built-in emulator)' : ''}`);
         println(io.stdout, 'Press Ctrl+C to stop.');
         served = { close: async () => (await handler.close(), await new Promise<void>((resolve) => server.close(() => resolve()))) };
-        await untilStopped();
+        await untilStopped(io.stop);
       } else {
         mcp.createMcpServer(options); // checks the options (a bad tool name) before serving
         const input = mcp.cappedLines(process.stdin, process.stdout, (line) => println(io.stderr, line));
         const handle = mcp.serveStdio(() => mcp.createMcpServer(options), { legacy: 'serve', transport: new mcp.StdioServerTransport(input, process.stdout) });
         served = handle;
         println(io.stderr, `svc-sdk mcp: serving on stdio${flag('emulator') ? ' against the built-in emulator' : ''}`);
-        await Promise.race([untilStopped(), new Promise((resolve) => process.stdin.once('close', resolve).once('end', resolve))]);
+        await Promise.race([untilStopped(io.stop), new Promise((resolve) => process.stdin.once('close', resolve).once('end', resolve))]);
       }
     } catch (error) {
       await ledger?.close().catch(() => undefined);
