@@ -22,6 +22,7 @@ export default {
     'src/otel/**/*.ts',
     'src/uploads/**/*.ts',
     'src/shared/redact.ts',
+    'src/shared/state-dir.ts',
     // Entry points that only re-export: nothing to mutate that a test could observe.
     '!src/webhooks/index.ts',
     '!src/webhooks/index.node.ts',

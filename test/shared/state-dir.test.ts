@@ -1,0 +1,82 @@
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ensureStateDirectory } from '../../src/shared/state-dir.js';
+
+// The one rule of svc-sdk's per-user state folders (upload manifests, the MCP server's secret files):
+// made readable by the user alone; one that others can open, or a link, is refused, never used.
+
+const FIX = 'set XDG_STATE_HOME to a folder of your own';
+
+function scratch(): string {
+  const root = mkdtempSync(join(tmpdir(), 'svc-state-dir-'));
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
+describe.runIf(process.platform !== 'win32')('ensureStateDirectory', () => {
+  it('makes a missing folder, and its missing parents, 0700', () => {
+    const root = scratch();
+    const directory = join(root, 'svc-sdk', 'uploads');
+    ensureStateDirectory(directory, FIX);
+    expect([lstatSync(directory).mode & 0o777, lstatSync(join(root, 'svc-sdk')).mode & 0o777]).toEqual([0o700, 0o700]);
+  });
+
+  it('takes an existing 0700 folder as it is', () => {
+    const directory = join(scratch(), 'uploads');
+    mkdirSync(directory, { mode: 0o700 });
+    writeFileSync(join(directory, 'kept.jsonl'), '');
+    ensureStateDirectory(directory, FIX);
+    expect(lstatSync(join(directory, 'kept.jsonl')).isFile()).toBe(true);
+  });
+
+  it('refuses a pre-made 0777 folder, naming it, its mode and the fix; its mode is left as it is', () => {
+    const directory = join(scratch(), 'uploads');
+    mkdirSync(directory);
+    chmodSync(directory, 0o777);
+    expect(() => ensureStateDirectory(directory, FIX)).toThrow(
+      `[svc-sdk] the state folder ${directory} can be opened by other users (mode 0777): run chmod 700 '${directory}', or ${FIX}`,
+    );
+    expect(lstatSync(directory).mode & 0o777).toBe(0o777);
+  });
+
+  it.each([0o750, 0o705, 0o710])('refuses a folder its group or others can enter (mode %o)', (mode) => {
+    const directory = join(scratch(), 'uploads');
+    mkdirSync(directory);
+    chmodSync(directory, mode);
+    expect(() => ensureStateDirectory(directory, FIX)).toThrow(`(mode 0${mode.toString(8)})`);
+  });
+
+  it('refuses a symbolic link to a 0700 folder, naming the path and the fix, and writes nothing through it', () => {
+    const root = scratch();
+    const target = join(root, 'elsewhere');
+    mkdirSync(target, { mode: 0o700 });
+    const directory = join(root, 'uploads');
+    symlinkSync(target, directory);
+    expect(() => ensureStateDirectory(directory, FIX)).toThrow(
+      `[svc-sdk] the state folder ${directory} is a symbolic link: remove it (svc-sdk makes the folder itself, readable by you alone), or ${FIX}`,
+    );
+  });
+
+  it('refuses a link to nowhere without creating its target', () => {
+    const root = scratch();
+    const directory = join(root, 'uploads');
+    symlinkSync(join(root, 'planted'), directory);
+    expect(() => ensureStateDirectory(directory, FIX)).toThrow('is a symbolic link');
+    expect(() => lstatSync(join(root, 'planted'))).toThrow('ENOENT');
+  });
+
+  it('refuses a file where the folder should be', () => {
+    const directory = join(scratch(), 'uploads');
+    writeFileSync(directory, '');
+    expect(() => ensureStateDirectory(directory, FIX)).toThrow(`[svc-sdk] the state folder ${directory} is not a folder: remove it, or ${FIX}`);
+  });
+
+  it('says why a folder cannot be reached, with the fix', () => {
+    const root = scratch();
+    writeFileSync(join(root, 'file'), '');
+    const directory = join(root, 'file', 'uploads');
+    expect(() => ensureStateDirectory(directory, FIX)).toThrow(`[svc-sdk] cannot read the state folder ${directory} (ENOTDIR): ${FIX}`);
+  });
+});
