@@ -127,9 +127,14 @@ const STAGES: readonly Stage[] = [unread, secrets, check, claim, hand, record];
 function run(context: Context, flight: Flight, from: number): Answer | Promise<Answer> {
   for (let index = from; ; index += 1) {
     const outcome = STAGES[index]!(context, flight);
-    if (isThenable(outcome)) return Promise.resolve(outcome).then((answer) => (answer ? finish(flight, answer) : run(context, flight, index + 1)));
-    if (outcome) return finish(flight, outcome);
+    if (outcome === undefined) continue;
+    return isThenable(outcome) ? resume(context, flight, outcome, index + 1) : finish(flight, outcome);
   }
+}
+
+/** Once a stage's promise settles: its answer, or the stages from `next` on. (Not a closure in run's loop: that would make a context per stage.) */
+function resume(context: Context, flight: Flight, outcome: PromiseLike<Answer | undefined>, next: number): Promise<Answer> {
+  return Promise.resolve(outcome).then((answer) => (answer ? finish(flight, answer) : run(context, flight, next)));
 }
 
 /** The answer, reported to the delivery's hooks (onOutcome) when it has a record. */
