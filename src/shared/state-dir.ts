@@ -58,7 +58,8 @@ function existing(path: string, fix: string): Stats | undefined {
     return lstatSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
+    // Missing, or below a file (ENOTDIR): mkdir then says why it cannot be made.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new Error(`[svc-sdk] cannot read the state folder ${path} (${code ?? String(error)}): ${fix}`, { cause: error });
   }
 }

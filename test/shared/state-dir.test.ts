@@ -73,10 +73,10 @@ describe.runIf(process.platform !== 'win32')('ensureStateDirectory', () => {
     expect(() => ensureStateDirectory(directory, FIX)).toThrow(`[svc-sdk] the state folder ${directory} is not a folder: remove it, or ${FIX}`);
   });
 
-  it('says why a folder cannot be reached, with the fix', () => {
+  it('says why a folder cannot be made, with the fix', () => {
     const root = scratch();
     writeFileSync(join(root, 'file'), '');
     const directory = join(root, 'file', 'uploads');
-    expect(() => ensureStateDirectory(directory, FIX)).toThrow(`[svc-sdk] cannot read the state folder ${directory} (ENOTDIR): ${FIX}`);
+    expect(() => ensureStateDirectory(directory, FIX)).toThrow(`[svc-sdk] cannot create the state folder ${directory} (ENOTDIR): ${FIX}`);
   });
 });

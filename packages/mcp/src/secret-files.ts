@@ -1,9 +1,12 @@
 // One-time secrets (a new webhook's signing secret, a rotated one) go to a file only the user can
 // read, never into a tool result: whatever reaches the model may reach its provider's logs, other
 // tools and the transcript. The tool returns the file's path.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stateDirectory } from 'svc-sdk/internal';
+import { ensureStateDirectory, stateDirectory } from 'svc-sdk/internal';
+
+/** The way out of a state folder the rule refuses (svc-sdk/internal's ensureStateDirectory). */
+export const STATE_FIX = 'pass the MCP server a state folder of your own (--state-dir <dir>, or stateDir)';
 
 /** Writes one-time secrets to files and redacts every secret it has seen (and the API key) from text. */
 export interface SecretFiles {
@@ -18,13 +21,13 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return stateDirectory('mcp', env);
 }
 
-/** Secret files in `dir` (created 0700 when missing); `known` seeds the values to redact (the API key). */
+/** Secret files in `dir` (made 0700 when missing, refused when others can open it: ensureStateDirectory); `known` seeds the values to redact (the API key). */
 export function secretFiles(dir: string, known: readonly string[] = []): SecretFiles {
   const secrets = new Set(known.filter((value) => value.length >= 8));
   return {
     async write(name, secret) {
       secrets.add(secret);
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      ensureStateDirectory(dir, STATE_FIX);
       const path = join(dir, `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}.secret`);
       // `wx`: never overwrite (nor follow a link planted at) an existing path; 0600: the user alone reads it.
       await writeFile(path, `${secret}\n`, { mode: 0o600, flag: 'wx' });

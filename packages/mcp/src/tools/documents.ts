@@ -4,12 +4,13 @@
 // notifications. Paths must lie inside the server's upload roots: the model chooses the paths,
 // and a data room is not where ~/.ssh should end up.
 import { createHash } from 'node:crypto';
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { fileFromPath } from 'svc-sdk';
 import type { UploadManyProgress, UploadManyResult } from 'svc-sdk';
-import { listFiles } from 'svc-sdk/internal';
+import { ensureStateDirectory, listFiles } from 'svc-sdk/internal';
+import { STATE_FIX } from '../secret-files.js';
 import { id, ToolRefusal, type ToolContext, type WriteTool } from '../tool.js';
 
 /** Most paths in one call. */
@@ -90,7 +91,7 @@ export const roomDocumentsUpload: WriteTool<UploadArgs, UploadPreview, UploadRes
         continue;
       }
       const manifest = manifestPath(context, args.room_id, path);
-      await mkdir(dirname(manifest), { recursive: true, mode: 0o700 });
+      ensureStateDirectory(dirname(manifest), STATE_FIX);
       const run = await client.documents.uploadMany(args.room_id, path, { manifest, signal, onProgress: progress });
       collect(result, run, (file) => join(path, file));
     }
