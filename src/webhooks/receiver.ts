@@ -161,12 +161,8 @@ function secrets({ known, secrets }: Context, flight: Flight): Answer | undefine
     flight.record?.failed('no_secret');
     return [500, message];
   };
-  let read;
-  try {
-    read = secrets!.read();
-  } catch (error) {
-    return missing(error as MissingSecretError);
-  }
+  // At once when known; else a promise that rejects with MissingSecretError (never a throw: a lookup is an async call).
+  const read = secrets!.read();
   return isThenable(read) ? read.then(keep, missing) : keep(read);
 }
 
