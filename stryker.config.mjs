@@ -23,11 +23,14 @@ export default {
     'src/uploads/**/*.ts',
     'src/shared/redact.ts',
     'src/shared/state-dir.ts',
+    'src/limits/**/*.ts',
+    'src/testing/faults.ts',
     // Entry points that only re-export: nothing to mutate that a test could observe.
     '!src/webhooks/index.ts',
     '!src/webhooks/index.node.ts',
     '!src/webhooks/exports.ts',
     '!src/otel/index.ts',
+    '!src/limits/index.ts',
     // Types only: nothing that runs.
     '!src/uploads/types.ts',
     '!src/uploads/upload-many-types.ts',

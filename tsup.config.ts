@@ -43,6 +43,8 @@ export default defineConfig({
     inbox: 'src/inbox/edge.ts',
     // svc-sdk/internal: what the tool packages (@svc-sdk/cli, @svc-sdk/mcp) share with the library.
     internal: 'src/internal.ts',
+    // svc-sdk/limits: its peer rate-limiter-flexible stays external, loaded by this entry alone.
+    limits: 'src/limits/index.ts',
   },
   format: ['esm', 'cjs'],
   // Internals marked @internal (the upload encoder hook) stay out of the published types.

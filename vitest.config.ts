@@ -6,6 +6,7 @@ export default defineConfig({
   resolve: { alias: viteAliases },
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/support/no-warnings.ts'],
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
     testTimeout: 20_000,
   },

@@ -11,11 +11,14 @@ import { Search } from './resources/search.js';
 import { Transactions } from './resources/transactions.js';
 import { Webhooks } from './resources/webhooks.js';
 import { settingsIssues } from './core/validate.js';
+import { budgetOf, retryBudgetIssues, type RetryBudget, type RetryBudgetOptions } from './core/retry-budget.js';
+import { Governor, governorIssues, type SharedLimiter } from './core/governor.js';
+import { transportOf, type TransportOptions } from './core/transport.js';
 import { isHttpUrl, parseUrl } from './shared/parse-url.js';
 import { runtime } from './shared/runtime.js';
 
 /** Settings of a `Client`; every one has a default. */
-export interface ClientOptions {
+export interface ClientOptions extends TransportOptions {
   /** The API key (`vdr_…`). Default: `process.env.SVC_API_KEY`. */
   apiKey?: string | undefined;
   /** The service's base URL; the SDK appends `/api/v1/…`. Default: `process.env.SVC_BASE_URL`. */
@@ -34,7 +37,11 @@ export interface ClientOptions {
    * internal tool) and the key is scoped for it.
    */
   dangerouslyAllowBrowser?: boolean | undefined;
-  /** What the client logs: `'debug'` logs every attempt, `'warn'` retries that gave up. Default `process.env.SVC_LOG`, then `'warn'`. */
+  /**
+   * What the client logs: `'debug'` every attempt, `'info'` each retry and a retried call that gave up, `'warn'` only a
+   * callback of yours that threw (a failed call is never printed at the default level: you get its error). Default
+   * `process.env.SVC_LOG`, then `'warn'`.
+   */
   logLevel?: LogLevel | undefined;
   /**
    * Where logs go: anything with console's debug/info/warn/error (pino, winston). Default `console`.
@@ -48,6 +55,27 @@ export interface ClientOptions {
   maxResponseBytes?: number | undefined;
   /** Hooks run on every call (one set, or several in order): see `ClientHooks`; `svc-sdk/otel`'s `clientTelemetry()` makes a set. */
   hooks?: ClientHooksOption | undefined;
+  /**
+   * The retry budget every call of this client draws on (AWS SDKs' standard mode): a bucket of 500 tokens,
+   * a retry takes 5 (10 after a timeout or a failed connection), a success gives 1 back (a retried one its
+   * last retry's cost); when it is empty calls fail at once, saying so. Pass a `RetryBudget` to share one
+   * between clients, its options (`{ capacity, costs, refill }`), or `false` for none. Default: a budget of its own.
+   */
+  retryBudget?: RetryBudget | RetryBudgetOptions | false | undefined;
+  /**
+   * Requests in flight at most (each attempt of a call, upload or page holds one while it is sent and
+   * read); the others wait their turn, and the wait counts against their `timeout` (a timeout there
+   * says "while queued", and nothing was sent). Default: no limit.
+   */
+  maxConcurrency?: number | undefined;
+  /**
+   * Requests sent a second at most, evenly spaced (10: one every 100 ms), every attempt of this
+   * client's calls counted; a wait counts against the call's `timeout`. A throttled answer's
+   * Retry-After holds back every send, whether or not this is set (when any limit is). Default: no limit.
+   */
+  maxRequestsPerSecond?: number | undefined;
+  /** A limit shared by processes (a fleet): `svc-sdk/limits`' `redisRateLimiter()`, or anything with `acquire(signal)`. */
+  limiter?: SharedLimiter | undefined;
 }
 
 /** The escape hatch: any operation under `/api/v1`, with the client's auth, retries and errors. */
@@ -101,7 +129,11 @@ export class Client {
   // Private, so the key never shows in `util.inspect`, `JSON.stringify` or a debugger's summary.
   readonly #core: HttpCore;
 
-  /** Checks the options (throws `ValidationError` naming the field); `apiKey` and `baseUrl` default to `SVC_API_KEY` and `SVC_BASE_URL`. */
+  /**
+   * Checks the options (throws `ValidationError` naming the field); `apiKey` and `baseUrl` default to `SVC_API_KEY` and `SVC_BASE_URL`.
+   *
+   * @param options The API key, base URL, timeout, retries, hooks and logging; every field optional.
+   */
   constructor(options: ClientOptions = {}) {
     const env = readEnv();
     const apiKey = options.apiKey ?? env?.SVC_API_KEY;
@@ -111,7 +143,7 @@ export class Client {
     const { maxResponseBytes } = options;
     // The hook sets are read once, here, into plain records: what the client runs is this copy.
     const { hookSets, issues: hookIssues } = readHookSets(options.hooks);
-    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hookIssues, allowBrowser: options.dangerouslyAllowBrowser === true });
+    checkOptions({ apiKey, baseUrl, timeout, maxRetries, maxResponseBytes, headers: options.headers, hookIssues: [...hookIssues, ...retryBudgetIssues(options.retryBudget, ['retryBudget']), ...governorIssues(options)], allowBrowser: options.dangerouslyAllowBrowser === true });
 
     this.baseUrl = stripTrailingSlashes(baseUrl!);
     this.#core = new HttpCore({
@@ -126,6 +158,14 @@ export class Client {
       logEnv: env?.SVC_LOG,
       maxResponseBytes,
       hooks: hookSets,
+      retryBudget: budgetOf(options.retryBudget),
+      // A fetch of the caller's is the caller's route: the environment's proxies are for the SDK's own.
+      transport: options.fetch ? undefined : transportOf(options, env),
+      // Only a client that sets a limit has a governor: the others' attempts never wait, nor test for one.
+      governor:
+        options.maxConcurrency !== undefined || options.maxRequestsPerSecond !== undefined || options.limiter !== undefined
+          ? new Governor(options)
+          : undefined,
     });
     this.rooms = new Rooms(this.#core);
     this.transactions = new Transactions(this.#core);
@@ -137,6 +177,9 @@ export class Client {
 
   /**
    * Calls any operation under `/api/v1`; returns the envelope's `data`, or the body as it came.
+   *
+   * @param request The method, the path under `/api/v1`, and the query and body to send.
+   * @param options Per-call overrides: timeout, retries, headers, signal.
    *
    * @example
    * ```ts
@@ -177,7 +220,10 @@ function checkOptions(options: CheckedOptions): void {
   const issues: Issue[] = [];
   // The key itself is never quoted in a message: messages end up in logs.
   if (!apiKey) issues.push({ path: ['apiKey'], message: 'apiKey is missing: pass it or set SVC_API_KEY' });
-  else if (!apiKey.startsWith('vdr_')) {
+  // A key pasted with a space or a line break around it (an env file, a copied line) is the commonest slip: named as such.
+  else if (apiKey !== apiKey.trim() && apiKey.trim().startsWith('vdr_')) {
+    issues.push({ path: ['apiKey'], message: 'apiKey has a space or line break before or after it: remove it (the key itself starts with "vdr_")' });
+  } else if (!apiKey.startsWith('vdr_')) {
     issues.push({ path: ['apiKey'], message: 'apiKey must start with "vdr_": copy the key the developer portal issued' });
   } else if (apiKey.length === 4) {
     issues.push({ path: ['apiKey'], message: 'apiKey has nothing after "vdr_": copy the whole key the developer portal issued' });

@@ -9,3 +9,7 @@ export { verifySignature, verifyWebhook, signPayload, createWebhookHandler } fro
 // it; and registered as a loader (a dynamic import), so a Client that never calls uploadMany does not load it.
 import { useFileSystem } from './uploads/file-system.js';
 useFileSystem(async () => (await import('./uploads/file-system-node.js')).nodeFileSystem);
+// Proxies and certificates (Client options proxy, ca, cert, key, dispatcher; HTTPS_PROXY) are made by
+// undici, an optional peer: registered here, so the web entry's bundle never names it.
+import { useTransport } from './core/transport.js';
+useTransport(() => import('./core/transport-node.js'));

@@ -7,6 +7,10 @@ export type { RequestOptions, UploadProgress, HttpMethod } from './core/http.js'
 export type { APIPromise, WithResponse } from './core/api-promise.js';
 export type { PagePromise, ListOptions } from './core/pagination.js';
 export type { LogLevel, Logger } from './core/logger.js';
+export { RetryBudget, type RetryBudgetOptions, type RetryKind } from './core/retry-budget.js';
+export type { RateLimitInfo } from './core/rate-limit.js';
+export type { SharedLimiter } from './core/governor.js';
+export type { TransportOptions } from './core/transport.js';
 export type {
   ClientHooks,
   ClientHooksOption,
@@ -31,6 +35,7 @@ export {
   APITimeoutError,
   APIUserAbortError,
   ValidationError,
+  UndiciMismatchError,
   ResponseValidationError,
   type Issue,
 } from './core/errors.js';

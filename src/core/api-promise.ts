@@ -1,3 +1,4 @@
+import { rateLimitOf, type RateLimitInfo } from './rate-limit.js';
 import { copyResponse } from './response-copy.js';
 import type { Exchange } from './types.js';
 
@@ -10,6 +11,11 @@ export interface WithResponse<T> {
   response: Response;
   /** The service's `x-request-id`, when it sent one: quote it when reporting a problem. */
   requestId: string | undefined;
+  /**
+   * The limits the service announced on this answer (`RateLimit` / `RateLimit-Policy`, `X-RateLimit-*`,
+   * `Retry-After`); `undefined` when it sent none of those headers.
+   */
+  rateLimit: RateLimitInfo | undefined;
 }
 
 /**
@@ -53,11 +59,11 @@ export class APIPromise<T> extends Promise<T> {
     return copyResponse(await this.#exchange);
   }
 
-  /** The data, the HTTP response (body unread) and the service's request id. */
+  /** The data, the HTTP response (body unread), the service's request id and the limits it announced. */
   async withResponse(): Promise<WithResponse<T>> {
     const [data, exchange] = await Promise.all([this.#parsed(), this.#exchange]);
     const response = copyResponse(exchange);
-    return { data, response, requestId: response.headers.get('x-request-id') ?? undefined };
+    return { data, response, requestId: response.headers.get('x-request-id') ?? undefined, rateLimit: rateLimitOf(response.headers) };
   }
 
   /** @internal The same exchange, its data transformed (a method derived from another). */

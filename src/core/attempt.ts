@@ -24,11 +24,14 @@ import { runtime } from '../shared/runtime.js';
 import { NO_BYTES, errorBodyOf } from './body.js';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest, loadPart } from './errors.js';
 import type { CallHooks } from './hooks.js';
+import type { Governor } from './governor.js';
+import { defaultRoute, type Transport } from './transport.js';
+import type { RetryState } from './retry-decision.js';
 import { loggedUrl, type CoreLog } from './logger.js';
 import type { CoreRequest, RequestBody } from './types.js';
 
 /** One call's state across its attempts: it lives in the closure the core hands ky as `fetch`. */
-export interface CallState {
+export interface CallState extends RetryState {
   readonly request: CoreRequest;
   /** The body's content, kept beside ky's bodiless Request. */
   readonly content: RequestBody | undefined;
@@ -49,6 +52,10 @@ export interface CallState {
   bytes: Uint8Array;
   /** The URL as ky sent it, query included (a custom fetch's Response may have no `url`). */
   url: string;
+  /** Milliseconds the last attempt waited in the governor before it was sent; `undefined` without a governor. */
+  queuedMs: number | undefined;
+  /** `route: …; trust: …` of the client's transport, once made: what a connect failure names. */
+  route: string | undefined;
 }
 
 /** What every attempt of a client shares. */
@@ -61,6 +68,10 @@ export interface AttemptContext {
   /** `Bearer <key>`: added last to the headers a hook made, where no hook can read or replace it. */
   readonly authorization: string;
   readonly log: CoreLog;
+  /** The client's limits on what it sends (maxConcurrency, a rate, a shared limiter); `undefined` when it sets none. */
+  readonly governor?: Governor | undefined;
+  /** The client's proxy and trust (a dispatcher and its fetch), made with the first attempt; `undefined` for the runtime's fetch. */
+  readonly transport?: (() => Promise<Transport>) | undefined;
 }
 
 /**
@@ -74,6 +85,15 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
   const { method, signal } = input;
   const { hooks, request } = call;
   const debug = context.log.debug;
+  const { governor } = context;
+  if (governor) {
+    // The wait is part of the attempt: ky's timeout races this whole function, and its signal ends the wait.
+    const from = performance.now();
+    call.queued = governor.description;
+    await governor.enter(signal);
+    call.queued = undefined;
+    call.queuedMs = performance.now() - from;
+  }
   const started = performance.now();
   if (attemptNumber === 1) call.started = started;
   call.reading = false;
@@ -82,11 +102,15 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
   // `redirect: 'error'`, and does not buffer bodies): undici otherwise keeps every chunk sent, to
   // replay the body after a 307/308 (nodejs/undici#4058).
   const redirect = request.operation.upload && !runtime.workerd ? 'error' : 'manual';
-  const send = (target: string, sent: Record<string, string>, follow?: boolean): Promise<Response> =>
-    follow
+  let transport: Transport | undefined;
+  const send = (target: string, sent: Record<string, string>, follow?: boolean): Promise<Response> => {
+    const fetch = transport ? transport.fetch : context.fetch();
+    // A proxy's or certificate's dispatcher rides along in the init, as undici's fetch reads it.
+    const via = transport ? { dispatcher: transport.dispatcher } : undefined;
+    return follow
       ? // Fetch's own following (its default mode), for a browser's opaque redirect: only a GET, so no body.
-        context.fetch()(target, { method, headers: context.headersInit(sent), signal })
-      : context.fetch()(target, {
+        fetch(target, { method, headers: context.headersInit(sent), signal, ...via })
+      : fetch(target, {
           method,
           headers: context.headersInit(sent),
           body: call.content,
@@ -94,8 +118,14 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
           redirect,
           // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
           ...(call.content instanceof ReadableStream ? { duplex: 'half' } : {}),
+          ...via,
         } as RequestInit);
+  };
   try {
+    if (context.transport) {
+      transport = await context.transport();
+      call.route = `route: ${transport.route}; trust: ${transport.trust}`;
+    }
     if (hooks?.has.beforeRequest) {
       const made = hooks.beforeRequest(attemptNumber, url, headers);
       headers = made instanceof Promise ? await made : made;
@@ -150,6 +180,7 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
     throw error;
   } finally {
     call.ended = performance.now();
+    governor?.leave();
   }
 }
 
@@ -163,6 +194,8 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
   const { request } = call;
   const { method } = request.operation;
   const requestUrl = (error as { request?: Request } | undefined)?.request?.url ?? call.url;
+  // Why a retry the limit allowed was not made (an empty retry budget), said by every kind of error.
+  const note = call.notRetried;
   if (isHTTPError(error)) {
     const { response } = error;
     return APIError.generate({
@@ -173,25 +206,35 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
       url: requestUrl,
       size: call.bytes.byteLength,
       secret: request.operation.returnsSecret,
+      note,
     });
   }
   // The caller's cancel, whatever fetch made of it (an AbortError, the reason itself): never a connection failure.
   if (signal?.aborted) return new APIUserAbortError(method, requestUrl, signal.reason);
-  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout);
+  if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout, { note, phase: queuePhase(call) });
   const cause = isNetworkError(error) ? error.cause : error;
   // The words for a failed connection are loaded with the first one: a call that succeeds never needs them.
   // Offline, a browser may fail to load them too: the error then keeps fetch's own words.
   const words = await import('../shared/fetch-failure.js').catch(() => undefined);
   const message = words?.connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
-  return new APIConnectionError(method, requestUrl, message === undefined ? { cause } : { cause, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
+  if (message !== undefined) return new APIConnectionError(method, requestUrl, { cause, note, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
+  // No connection was made (refused, unknown host, TLS refused, a proxy's refusal): which route, trusting what.
+  const route = call.route ?? defaultRoute();
+  return new APIConnectionError(method, requestUrl, { cause, note: [route, note].filter(Boolean).join('; ') || undefined });
 }
 
-/** The warn line of a call that was retried and still failed: its error's name and status, never its message (that quotes the answer). */
-export function logGaveUp(call: CallState, failure: SvcError, warn: NonNullable<CoreLog['warn']>): void {
+/** Where a timed-out attempt's time went, when the client queues requests: `while queued …` or `(sent after … queued)`. */
+function queuePhase(call: CallState): string | undefined {
+  if (call.queued !== undefined) return `while queued behind the client's ${call.queued} (nothing was sent)`;
+  return call.queuedMs === undefined ? undefined : `(sent after ${Math.round(call.queuedMs)} ms queued)`;
+}
+
+/** The info line of a call that was retried and still failed: its error's name and status, never its message (that quotes the answer). */
+export function logGaveUp(call: CallState, failure: SvcError, info: NonNullable<CoreLog['info']>): void {
   const { method } = call.request.operation;
   const { url = call.url, status } = failure as { url?: string; status?: number };
   const shown = loggedUrl(url);
-  warn(`[svc-sdk] ${method} ${shown} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
+  info(`[svc-sdk] ${method} ${shown} gave up after ${call.attempts} attempts: ${failure.name}${status ? ` ${status}` : ''}`, {
     method,
     url: shown,
     attempts: call.attempts,

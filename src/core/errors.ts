@@ -1,6 +1,7 @@
 import { SvcError } from '../shared/svc-error.js';
 import { parseUrl } from '../shared/parse-url.js';
 import { answerReason, describeReason, redactBody, redactEveryString, redactUrl, unreached } from './failure-text.js';
+import { rateLimitOf, type RateLimitInfo } from './rate-limit.js';
 
 export { SvcError };
 
@@ -28,6 +29,8 @@ interface APIErrorInit {
    * as every error's is; only a successful answer of an unexpected shape has every string redacted.
    */
   secret?: boolean | undefined;
+  /** Why the call was not retried though its limit allowed it (an empty retry budget), added to the message. */
+  note?: string | undefined;
 }
 
 /**
@@ -59,7 +62,12 @@ export class APIError extends SvcError {
   /** The service's request id (`x-request-id`), when it sent one: quote it when reporting a problem. */
   readonly requestId: string | undefined;
 
-  /** Made by the client from a failed exchange; the message names the request and the service's words. */
+  /**
+   * Made by the client from a failed exchange; the message names the request and the service's words.
+   *
+   * @param init The failed exchange: status, body, headers, the request's method and URL.
+   * @param message The message to use instead of the one described from `init`.
+   */
   constructor(init: APIErrorInit, message?: string) {
     // A refusal, even of an operation that returns a secret, says why: the one rule hides only credentials.
     const body = redactBody(init.body);
@@ -72,7 +80,11 @@ export class APIError extends SvcError {
     this.requestId = init.headers.get('x-request-id') ?? undefined;
   }
 
-  /** Builds the subclass that matches `init.status`: the one place statuses map to classes. */
+  /**
+   * Builds the subclass that matches `init.status`: the one place statuses map to classes.
+   *
+   * @param init The failed exchange whose status picks the subclass.
+   */
   static generate(init: APIErrorInit): APIError {
     const { status } = init;
     if (status === 400) return new BadRequestError(init);
@@ -111,9 +123,33 @@ export class ConflictError extends APIError {
 export class UnprocessableEntityError extends APIError {
   override name = 'UnprocessableEntityError';
 }
-/** 429: too many requests; retried automatically, honouring `Retry-After`. */
+/**
+ * 429: too many requests; retried automatically (within the retry budget), waiting as the service
+ * asked (`retry-after-ms`, `Retry-After`, the reset of its `RateLimit` window).
+ *
+ * @example
+ * ```ts
+ * try { await client.deals.list() } catch (error) {
+ *   if (error instanceof RateLimitError) console.log(`limit ${error.rateLimit?.limit}, resets in ${error.rateLimit?.resetMs} ms`);
+ *   else throw error;
+ * }
+ * ```
+ */
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
+  /** The limits the service announced with this refusal; `undefined` when it sent no throttling header. */
+  readonly rateLimit: RateLimitInfo | undefined;
+
+  /**
+   * Made by `APIError.generate` for a 429 answer; the limits are read from its headers.
+   *
+   * @param init The failed exchange: status, body, headers, the request's method and URL.
+   * @param message The message to use instead of the one described from `init`.
+   */
+  constructor(init: APIErrorInit, message?: string) {
+    super(init, message);
+    this.rateLimit = rateLimitOf(init.headers);
+  }
 }
 /** 5xx: the service failed; retried automatically for idempotent calls. */
 export class InternalServerError extends APIError {
@@ -131,11 +167,16 @@ export class APIConnectionError extends SvcError {
   /** The full request URL, its credentials (`user:password@`, `access_token=…`) shown as `[redacted]`. */
   readonly url: string;
 
-  /** Made by the client when a request got no response; `options.cause` is the underlying failure. */
-  constructor(method: string, url: string, options?: { cause?: unknown; message?: string }) {
-    super(options?.message ?? `${describeRequest(method, url)} failed: could not reach ${unreached(parseUrl(url), options?.cause)}`, {
-      cause: options?.cause,
-    });
+  /**
+   * Made by the client when a request got no response; `options.cause` is the underlying failure, `options.note` why it was not retried.
+   *
+   * @param method The request method, upper-case.
+   * @param url The request URL (its credentials are redacted before it is kept).
+   * @param options The underlying failure (`cause`), a message to use instead of the described one, and why no retry followed (`note`).
+   */
+  constructor(method: string, url: string, options?: { cause?: unknown; message?: string; note?: string | undefined }) {
+    const message = options?.message ?? `${describeRequest(method, url)} failed: could not reach ${unreached(parseUrl(url), options?.cause)}`;
+    super(message + withNote(options?.note), { cause: options?.cause });
     this.method = method;
     this.url = redactUrl(url);
   }
@@ -145,10 +186,20 @@ export class APIConnectionError extends SvcError {
 export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
 
-  /** Made by the client when an attempt took longer than `timeout` ms. */
-  constructor(method: string, url: string, timeout: number) {
+  /**
+   * Made by the client when an attempt took longer than `timeout` ms; `detail.phase` says where the
+   * time went when the client queues requests (`maxConcurrency`, a rate), `detail.note` why no retry followed.
+   *
+   * @param method The request method, upper-case.
+   * @param url The request URL (its credentials are redacted before it is kept).
+   * @param timeout The `timeout` option in force, in milliseconds.
+   * @param detail Where the time went (`phase`: queued or sent) and why no retry followed (`note`).
+   */
+  constructor(method: string, url: string, timeout: number, detail?: { phase?: string | undefined; note?: string | undefined }) {
+    const phase = detail?.phase ? ` ${detail.phase}` : '';
     super(method, url, {
-      message: `${describeRequest(method, url)} timed out after ${timeout} ms: raise \`timeout\` or try again`,
+      message: `${describeRequest(method, url)} timed out after ${timeout} ms${phase}: raise \`timeout\` or try again`,
+      note: detail?.note,
     });
   }
 }
@@ -175,7 +226,13 @@ export class APIUserAbortError extends SvcError {
   /** The signal's reason (`signal.reason`): an `AbortError` DOMException by default, whatever was passed to `abort(reason)` otherwise. */
   readonly reason: unknown;
 
-  /** Made by the client when the caller's signal aborted the call; the message carries the reason. */
+  /**
+   * Made by the client when the caller's signal aborted the call; the message carries the reason.
+   *
+   * @param method The request method, upper-case.
+   * @param url The request URL.
+   * @param reason The signal's reason (`signal.reason`).
+   */
   constructor(method: string, url: string, reason: unknown) {
     super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${describeReason(reason)})`, { cause: reason });
     this.method = method;
@@ -184,13 +241,27 @@ export class APIUserAbortError extends SvcError {
   }
 }
 
+/**
+ * An undici dispatcher (or the undici package) that cannot work with this runtime's fetch: a
+ * `dispatcher` of another major than `process.versions.undici`, or undici missing where `proxy`,
+ * `HTTPS_PROXY` or `ca` / `cert` / `key` need it. The message says which versions, and what to install.
+ */
+export class UndiciMismatchError extends SvcError {
+  override name = 'UndiciMismatchError';
+}
+
 /** The call's arguments were refused before anything was sent; `issues` names each field. */
 export class ValidationError extends SvcError {
   override name = 'ValidationError';
   /** Every problem found, with the path of the field. */
   readonly issues: readonly Issue[];
 
-  /** Made before sending, from the problems found in the call's arguments (`operation` is e.g. `deals.create`). */
+  /**
+   * Made before sending, from the problems found in the call's arguments (`operation` is e.g. `deals.create`).
+   *
+   * @param operation The call whose arguments were refused, e.g. `deals.create`.
+   * @param issues Every problem found, with the path of the field.
+   */
   constructor(operation: string, issues: readonly Issue[]) {
     super(`[svc-sdk] ${operation}: ${formatIssues(issues)}. Nothing was sent.`);
     this.issues = issues;
@@ -209,6 +280,11 @@ export class ResponseValidationError extends SvcError {
    * Made from the problems found in a 2xx response `body` of `operation`; `secret` (an operation
    * that returns a secret) redacts every string value of the body: a successful answer of an
    * unexpected shape may carry the secret under any field name (`new_secret`), or as text.
+   *
+   * @param operation The call whose response failed validation, e.g. `webhooks.create`.
+   * @param issues Every problem found, with the path of the field in the response.
+   * @param body The (unwrapped) response body that failed validation.
+   * @param secret Whether the operation returns a secret, so every string of `body` is redacted.
    */
   constructor(operation: string, issues: readonly Issue[], body: unknown, secret?: boolean) {
     super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);
@@ -228,9 +304,14 @@ function formatIssues(issues: readonly Issue[]): string {
     .join('; ');
 }
 
-function describeFailure({ status, body, method, url, headers, size }: APIErrorInit): string {
+function describeFailure({ status, body, method, url, headers, size, note }: APIErrorInit): string {
   const reason = answerReason(body, headers, size);
-  return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}`;
+  return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}${withNote(note)}`;
+}
+
+/** A note (why no retry was made) as the end of a message: ` (not retried: …)`, or nothing. */
+function withNote(note: string | undefined): string {
+  return note ? ` (${note})` : '';
 }
 
 /**

@@ -2,12 +2,15 @@ import ky, { isHTTPError, isTimeoutError, type Options } from 'ky';
 import { runtime } from '../shared/runtime.js';
 import { APIPromise } from './api-promise.js';
 import { attempt, failureOf, logGaveUp, type AttemptContext, type CallState } from './attempt.js';
+import { backoffMs, decideRetry } from './retry-decision.js';
+import type { RetryBudget } from './retry-budget.js';
+import type { Governor } from './governor.js';
+import { loadTransport, type Transport, type TransportSettings } from './transport.js';
 import { NO_BYTES, dataOf } from './body.js';
 import { ValidationError, loadPart } from './errors.js';
 import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
 // Types only: the runner itself is loaded on first use (loadHooks), so a client without hooks does not carry it.
 import type { CallHooks } from './hooks.js';
-import { failureTextSettled, loadFailureText } from './failure-text-loader.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { checkSettings, parseParams } from './validate.js';
@@ -35,35 +38,28 @@ interface CoreConfig {
   maxResponseBytes?: number | undefined;
   /** The client's hook sets, as the client read them (hook-sets.ts). */
   hooks?: HookSets | undefined;
+  /** The client's retry budget (its own or a shared one); `undefined` for none. */
+  retryBudget?: RetryBudget | undefined;
+  /** The client's limits on what it sends; `undefined` when it sets none (then nothing waits). */
+  governor?: Governor | undefined;
+  /** The client's proxy, trust and dispatcher settings; `undefined` for the runtime's fetch as it is. */
+  transport?: TransportSettings | undefined;
 }
 
 /** ky retries a request only when `limit` allows it: the core sets 0 for a request that may not be replayed. */
 const EVERY_METHOD = ['get', 'put', 'patch', 'delete', 'head', 'options', 'post'];
 
 /**
- * 408, 429 and the common 5xx; `retryOtherServerErrors` adds the rest of 5xx. The list is short
- * because ky copies it on every call, retried or not (BENCHMARKS.md, "Per-request overhead").
+ * ky's retry settings a client's calls share; each call that may retry adds its own `shouldRetry`
+ * (retry-decision.ts: the rule, the budget, the service's headers), `delay` and `jitter`. ky's
+ * own status and Retry-After checks never run: `shouldRetry` always answers true or false.
  */
-const RETRYABLE_STATUSES = [408, 429, 500, 502, 503, 504];
-
-/** Every other 5xx is retried too (with backoff: only 429 and 503 carry a Retry-After worth honouring). */
-const retryOtherServerErrors: NonNullable<Exclude<Options['retry'], number>>['shouldRetry'] = ({ error }) =>
-  isHTTPError(error) && error.response.status >= 500 && !RETRYABLE_STATUSES.includes(error.response.status) ? true : undefined;
-
-/** ky's retry settings for a client, built once: they are on every call's path. */
-function retryPolicy(limit: number): NonNullable<Exclude<Options['retry'], number>> {
-  return {
-    limit,
-    methods: EVERY_METHOD,
-    statusCodes: RETRYABLE_STATUSES,
-    afterStatusCodes: [429, 503], // these honour Retry-After (no jitter then: the server set the time)
-    shouldRetry: retryOtherServerErrors,
-    retryOnTimeout: true,
-    jitter: true,
-    backoffLimit: 8_000,
-    maxRetryAfter: 60_000,
-  };
-}
+const RETRY_BASE = Object.freeze({
+  methods: EVERY_METHOD,
+  retryOnTimeout: true,
+  // The cap is the service's longest honoured Retry-After; the backoff caps itself at 8 s (retry-decision.ts).
+  backoffLimit: 60_000,
+});
 
 /** The headers that name the SDK: a browser owns User-Agent (and a page's fetch may not set it); every other runtime lets the SDK name itself. */
 function sdkHeaders(): Record<string, string> {
@@ -99,7 +95,7 @@ export class HttpCore {
   readonly #timeout: number;
   readonly #maxRetries: number;
   readonly #maxResponseBytes: number;
-  readonly #retry: NonNullable<Exclude<Options['retry'], number>>;
+  readonly #budget: RetryBudget | undefined;
   readonly #prefix: string;
   /** The path of `#prefix` (`/api/v1`, or `/gw/api/v1` under a base URL with a path). */
   readonly #root: string;
@@ -121,7 +117,7 @@ export class HttpCore {
     this.#timeout = config.timeout;
     this.#maxRetries = config.maxRetries;
     this.#maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    this.#retry = retryPolicy(config.maxRetries);
+    this.#budget = config.retryBudget;
     this.#log = createCoreLog(config.logLevel, config.logger, config.logEnv);
     this.#retryHooks = this.#log.info ? { beforeRetry: [retryLogger(this.#log.info)] } : undefined;
     const named = sdkHeaders();
@@ -137,6 +133,8 @@ export class HttpCore {
       anonymousHeaders: { ...named, accept: 'application/json' },
       authorization,
       log: this.#log,
+      governor: config.governor,
+      transport: transportLoader(config.transport),
     };
     this.#hookSets = config.hooks;
     // Started now, so the first call rarely waits for it; a failure to load shows on that call.
@@ -283,6 +281,12 @@ export class HttpCore {
       maxResponseBytes: options.maxResponseBytes ?? this.#maxResponseBytes,
       hooks,
       attempts: 0,
+      retryCost: undefined,
+      retryDelayMs: undefined,
+      notRetried: undefined,
+      queued: undefined,
+      queuedMs: undefined,
+      route: undefined,
       started: 0,
       ended: 0,
       reading: false,
@@ -294,7 +298,7 @@ export class HttpCore {
       method,
       timeout,
       // With no retries the policy does not matter, and ky normalizes a number faster than a policy.
-      retry: limit === 0 ? 0 : limit === this.#maxRetries ? this.#retry : { ...this.#retry, limit },
+      retry: limit === 0 ? 0 : this.#retryOf(call, limit),
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
       fetch: ((input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
       // ky treats an option set to undefined as not set.
@@ -306,9 +310,7 @@ export class HttpCore {
 
     let response: Response;
     try {
-      // Once ky is done, failure-text.ts is in too (or could not load): the answer's errors and log lines use it.
-      const sent = ky(request.url, init);
-      response = await (failureTextSettled ? sent : sent.finally(loadFailureText));
+      response = await ky(request.url, init);
     } catch (error) {
       if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.operation.returnsNothing && call.attempts > 1) {
         // An earlier attempt deleted it and its answer was lost: the retry finding nothing is the success.
@@ -316,16 +318,33 @@ export class HttpCore {
         call.bytes = NO_BYTES;
       } else {
         const failure = await failureOf(error, call, timeout, options.signal);
-        if (call.attempts > 1 && this.#log.warn) logGaveUp(call, failure, this.#log.warn);
+        // At `info`, not `warn`: the caller is handed this failure, so the default level prints nothing (as openai and stripe do).
+        if (call.attempts > 1 && this.#log.info) logGaveUp(call, failure, this.#log.info);
         if (hooks?.has.onError) return hooks.onError({ error: failure, attempts: call.attempts, durationMs: elapsed(call) });
         throw failure;
       }
     }
+    // A success gives the budget back its last retry's cost, or 1 (AWS standard mode's refill).
+    this.#budget?.succeeded(call.retryCost);
     if (hooks?.has.afterResponse) {
       const ran = hooks.afterResponse({ response, attempts: call.attempts, durationMs: elapsed(call) });
       if (ran) await ran; // hooks that return no promise cost no turn of the event loop
     }
     return { response, bytes: call.bytes, url: call.url, request, hookSets };
+  }
+
+  /** ky's retry settings for one call: its limit, and the decision and delay read from the call's state (retry-decision.ts). */
+  #retryOf(call: CallState, limit: number): NonNullable<Exclude<Options['retry'], number>> {
+    const budget = this.#budget;
+    const governor = this.#attempts.governor;
+    return {
+      ...RETRY_BASE,
+      limit,
+      shouldRetry: ({ error }) => decideRetry(error, call, budget, governor),
+      delay: (attemptCount) => call.retryDelayMs ?? backoffMs(attemptCount),
+      // The service's wait is kept as it asked; the backoff is jittered in full (0 to its value), as ky's `jitter: true` was.
+      jitter: (delay) => (call.retryDelayMs === undefined ? Math.random() * delay : delay),
+    };
   }
 
   /**
@@ -340,6 +359,16 @@ export class HttpCore {
     };
     return { beforeRetry: [...(this.#retryHooks?.beforeRetry ?? []), beforeRetry] };
   }
+}
+
+/**
+ * The transport of a client with transport settings, made with its first attempt (transport-node.ts,
+ * and undici with it, loaded then) and shared by every later one; `undefined` without settings.
+ */
+function transportLoader(settings: TransportSettings | undefined): (() => Promise<Transport>) | undefined {
+  if (settings === undefined) return undefined;
+  let made: Promise<Transport> | undefined;
+  return () => (made ??= loadTransport().then(({ createTransport }) => createTransport(settings)));
 }
 
 /** Milliseconds since the call's first attempt started; 0 when none did. */

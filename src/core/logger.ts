@@ -1,4 +1,4 @@
-import { failureText } from './failure-text-loader.js';
+import { redactUrl } from './failure-text.js';
 import { ValidationError } from './errors.js';
 
 /** How much the client logs: each level includes the ones after it; `'off'` logs nothing. */
@@ -6,13 +6,34 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 
 /** Where logs go: anything with console's `debug`/`info`/`warn`/`error` (console, pino, winston). */
 export interface Logger {
-  /** Each attempt, when the level is `debug`. */
+  /**
+   * Each attempt, when the level is `debug`.
+   *
+   * @param message The line, starting `[svc-sdk] `.
+   * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
+   */
   debug(message: string, ...details: unknown[]): void;
-  /** Why a retry happens, from level `info`. */
+  /**
+   * Why a retry happens, and a retried call that still failed, from level `info`.
+   *
+   * @param message The line, starting `[svc-sdk] `.
+   * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
+   */
   info(message: string, ...details: unknown[]): void;
-  /** A call that was retried and still failed, from level `warn` (the default). */
+  /**
+   * From level `warn` (the default): a callback of the caller's that threw, a bad `SVC_LOG`. Never a
+   * failed call: the caller is handed that error, and printing it too would log it twice.
+   *
+   * @param message The line, starting `[svc-sdk] `.
+   * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
+   */
   warn(message: string, ...details: unknown[]): void;
-  /** Part of console's shape, so console, pino and winston fit; the client itself writes no `error` lines. */
+  /**
+   * Part of console's shape, so console, pino and winston fit; the client itself writes no `error` lines.
+   *
+   * @param message The line, starting `[svc-sdk] `.
+   * @param details The line's fields as one object (method, URL, status, attempt, request id), when it has any.
+   */
   error(message: string, ...details: unknown[]): void;
 }
 
@@ -23,9 +44,9 @@ export type Write = ((message: string, details: Record<string, unknown>) => void
 export interface CoreLog {
   /** Each attempt: method, URL, status, duration, attempt number, request id. */
   debug: Write;
-  /** Why a retry happens. */
+  /** Why a retry happens; a call that was retried and still failed. */
   info: Write;
-  /** A call that was retried and still failed; a callback of the caller's that threw. */
+  /** A callback of the caller's that threw (never a failed call: the caller has its error). */
   warn: Write;
 }
 
@@ -92,5 +113,5 @@ function quote(value: string): string {
  * signature, password, auth, jwt, sid, session, code, …) shown as `[redacted]`.
  */
 export function loggedUrl(url: string): string {
-  return failureText().redactUrl(url);
+  return redactUrl(url);
 }

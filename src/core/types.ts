@@ -236,13 +236,29 @@ export interface ErrorContext {
  * ```
  */
 export interface ClientHooks {
-  /** Before each attempt: may add or change headers (never sees the API key). */
+  /**
+   * Before each attempt: may add or change headers (never sees the API key).
+   *
+   * @param request The attempt about to be sent: its call, method, URL and headers to change.
+   */
   beforeRequest?: ((request: BeforeRequestContext) => void | Promise<void>) | undefined;
-  /** Once the call succeeded: observes the answer. */
+  /**
+   * Once the call succeeded: observes the answer.
+   *
+   * @param response The call and the answer it got: status, headers, request id, duration.
+   */
   afterResponse?: ((response: AfterResponseContext) => void | Promise<void>) | undefined;
-  /** Before each retry: `false` cancels it, and the call fails with the last attempt's error. */
+  /**
+   * Before each retry: `false` cancels it, and the call fails with the last attempt's error.
+   *
+   * @param retry The call, the attempt about to be retried, the error it failed with and the delay before the retry.
+   */
   beforeRetry?: ((retry: BeforeRetryContext) => boolean | void | Promise<boolean | void>) | undefined;
-  /** Once the call failed: observes its final `SvcError`. */
+  /**
+   * Once the call failed: observes its final `SvcError`.
+   *
+   * @param failure The call and the `SvcError` it failed with.
+   */
   onError?: ((failure: ErrorContext) => void | Promise<void>) | undefined;
 }
 

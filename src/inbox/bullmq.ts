@@ -30,7 +30,11 @@ export interface BullmqInboxOptions {
   keepCompletedMs?: number | undefined;
   /** Store deliveries on a Redis without an append-only file, knowing a restart may lose the latest. Default false (a warning). */
   acceptNoPersistence?: boolean | undefined;
-  /** Where the one warning about persistence and workers' connection errors go. Default `console.warn`. */
+  /**
+   * Where the one warning about persistence and workers' connection errors go. Default `console.warn`.
+   *
+   * @param message The warning, starting `[svc-sdk] `.
+   */
   warn?: ((message: string) => void) | undefined;
 }
 
@@ -46,6 +50,9 @@ export interface BullmqInbox extends WebhookInbox {
    * Runs `on(event)` for every stored delivery, `concurrency` at a time, with retries and backoff;
    * a delivery whose `attempts` are spent becomes a dead letter. Any number of workers, in any
    * number of processes, may share the queue. `close()` on SIGTERM lets the running ones finish.
+   *
+   * @param on Processes one stored event; a throw retries it later.
+   * @param options `concurrency`, `attempts`, `backoff`, `onOutcome`, and BullMQ's `workerOptions`.
    */
   process(on: InboxHandler, options?: BullmqProcessOptions): InboxWorker;
   /** The dead letters, oldest first. */
@@ -53,6 +60,8 @@ export interface BullmqInbox extends WebhookInbox {
   /**
    * Runs a delivery again, on purpose past deduplication: a dead letter, or one already processed.
    * `{ all: true }` replays every dead letter. Resolves with the delivery ids queued again.
+   *
+   * @param target The delivery id to run again, or `{ all: true }` for every dead letter.
    */
   replay(target: string | { all: true }): Promise<string[]>;
   /** How many deliveries are waiting, running, delayed, processed and dead. */
@@ -74,6 +83,8 @@ class NotDurableError extends Error {}
  * A durable webhook inbox on Redis through BullMQ. Before it stores anything it reads the Redis
  * configuration: an eviction policy other than `noeviction` is refused, a Redis without an
  * append-only file gets one warning naming what could be lost.
+ *
+ * @param options BullMQ's `connection` to Redis, the `queue` name, and how long finished jobs are kept.
  *
  * @example
  * ```ts

@@ -9,7 +9,12 @@ import type { InboxEntry, InboxHandler, WebhookInbox } from './types.js';
 
 /** The part of a Workers `Queue` binding the inbox uses (`env.WEBHOOKS`). */
 export interface CloudflareQueue {
-  /** Sends one message to the queue (resolves once the queue has it). */
+  /**
+   * Sends one message to the queue (resolves once the queue has it).
+   *
+   * @param body The verified delivery to queue.
+   * @param options `contentType: 'json'`, as the inbox sends it.
+   */
   send(body: InboxEntry, options?: { contentType?: 'json' }): Promise<unknown>;
 }
 
@@ -20,7 +25,11 @@ export interface CloudflareQueueMessage {
   readonly attempts: number;
   /** Marks the message processed: the queue does not deliver it again. */
   ack(): void;
-  /** Asks the queue to deliver the message again, after `delaySeconds`. */
+  /**
+   * Asks the queue to deliver the message again, after `delaySeconds`.
+   *
+   * @param options `delaySeconds` before the message is delivered again.
+   */
   retry(options?: { delaySeconds?: number }): void;
 }
 
@@ -44,6 +53,8 @@ export interface ProcessQueueBatchOptions {
 /**
  * An inbox that sends each verified delivery to a Cloudflare Queue (`createWebhookHandler({ secret,
  * inbox: cloudflareQueueInbox(env.WEBHOOKS) })`): the receiver answers 2xx once the queue has it.
+ *
+ * @param queue The Queue binding the receiver sends to, e.g. `env.WEBHOOKS`.
  */
 export function cloudflareQueueInbox(queue: CloudflareQueue): WebhookInbox {
   if (typeof queue?.send !== 'function') throw new TypeError('[svc-sdk] cloudflareQueueInbox: pass a Queue binding (env.<QUEUE>, with a [[queues.producers]] entry in wrangler.toml)');
@@ -84,6 +95,10 @@ let isolateStore: DedupeStore | undefined;
  * Runs `on(event)` for each message of a queue consumer's batch, once per `delivery_id`: a message
  * already processed is acknowledged without running `on`; one whose `on` throws is retried (after
  * `retryDelaySeconds`; the queue's `max_retries` and dead-letter queue decide when it stops).
+ *
+ * @param batch The batch the queue consumer received.
+ * @param on Processes one event; a throw retries its message later.
+ * @param options The `dedupe` store, and `retryDelaySeconds` before a failed message comes again.
  *
  * @example
  * ```ts

@@ -27,11 +27,19 @@ export interface InboxProcessOptions {
   attempts?: number | undefined;
   /** The wait before each retry. Default `{ type: 'exponential', delay: 10_000 }` (10 s, 20 s, 40 s, …). */
   backoff?: InboxBackoff | undefined;
-  /** Hears each delivery's outcome (for logs and metrics); what it throws is ignored. */
+  /**
+   * Hears each delivery's outcome (for logs and metrics); what it throws is ignored.
+   *
+   * @param outcome The delivery's id and kind, its outcome (processed, retried or dead), the attempt and any error.
+   */
   onOutcome?: ((outcome: InboxOutcome) => void) | undefined;
 }
 
-/** The handler a worker runs: the same `on` as `createWebhookHandler`'s. */
+/**
+ * The handler a worker runs: the same `on` as `createWebhookHandler`'s.
+ *
+ * @param event The stored event, verified when it was received.
+ */
 export type InboxHandler = (event: WebhookEvent) => unknown;
 
 /** A running worker of the inbox. */

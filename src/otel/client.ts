@@ -63,6 +63,8 @@ const URL_MARKER = 'REDACTED';
  * changes a call's outcome: an OpenTelemetry pipeline that throws is reported once through
  * `options.logger` (console's `warn` by default), and the call goes on without its telemetry.
  *
+ * @param options The tracer and meter providers (the global ones by default), and whether to `propagate` the trace context.
+ *
  * @example
  * ```ts
  * import { Client } from 'svc-sdk';

@@ -24,6 +24,8 @@ interface ReceiverInstruments {
  * An OpenTelemetry pipeline that throws changes no answer: it is reported once through
  * `options.logger` (console's `warn` by default), and the span and the metrics fail apart.
  *
+ * @param options The tracer and meter providers (the global ones by default).
+ *
  * @example
  * ```ts
  * import { createWebhookHandler } from 'svc-sdk/webhooks';

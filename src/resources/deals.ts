@@ -28,6 +28,9 @@ export class Deals extends Resource {
   /**
    * Validates the deal without storing it (`?ephemeral=true`); the result has `id: null`.
    *
+   * @param params The deal: `name`, `stage` and `asset_class`.
+   * @param options `ephemeral: true`, with any per-call overrides of the client's settings.
+   *
    * @example
    * ```ts
    * const preview = await client.deals.create({ name: 'Acme', stage: 'sourcing', asset_class: 'equity' }, { ephemeral: true });
@@ -38,6 +41,9 @@ export class Deals extends Resource {
   /**
    * Creates a deal.
    *
+   * @param params The deal: `name`, `stage` and `asset_class`.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
+   *
    * @example
    * ```ts
    * const deal = await client.deals.create({ name: 'Acme', stage: 'sourcing', asset_class: 'equity' });
@@ -47,6 +53,9 @@ export class Deals extends Resource {
   create(params: DealCreateParams, options?: DealCreateOptions & { ephemeral?: false | undefined }): APIPromise<Deal>;
   /**
    * Creates a deal, or dry-runs it when `options.ephemeral` is true.
+   *
+   * @param params The deal: `name`, `stage` and `asset_class`.
+   * @param options `ephemeral` (a dry run when true), and per-call overrides of the client's settings.
    *
    * @example
    * ```ts
@@ -63,6 +72,9 @@ export class Deals extends Resource {
   /**
    * The ids of the rooms linked to a deal, through its transactions' `linked_room_id` (the canonical
    * join), read from every page of them.
+   *
+   * @param dealId The id of the deal.
+   * @param options Per-call overrides of the client's settings (`signal`, `timeout`, `maxRetries`, `headers`), and `maxPages`.
    *
    * @example
    * ```ts

@@ -13,6 +13,10 @@ export class Documents extends Resource {
    * Uploads a file to a room as multipart (one part named `file`), streaming it where the input
    * allows. Never retried automatically: a document must not be stored twice.
    *
+   * @param roomId The id of the room the document goes to.
+   * @param file The file: a `File` or `Blob`, bytes, a stream, or `fileFromPath(path)` on Node.
+   * @param options The `filename` and `contentType` to send, `onUploadProgress`, and per-call overrides of the client's settings.
+   *
    * @example
    * ```ts
    * const document = await client.documents.upload(room.id, new File(['Q3 revenue grew 12%.'], 'q3.txt'));
@@ -35,6 +39,10 @@ export class Documents extends Resource {
    * per the `manifest`), `failed` (provably not stored: a rerun sends it), `unknown` (its body was
    * sent and a 5xx or no answer came: never sent again unless `retryUnknown`) or `notStarted` (the
    * run stopped first: `stopped` says why, once; a 401, 403 or 404 stops it). Like `upload`, never retried.
+   *
+   * @param roomId The id of the room the documents go to.
+   * @param inputs A directory's path (Node), or an iterable of `{ file, filename }`.
+   * @param options `concurrency`, the `manifest` that remembers what is stored, `onProgress`, `retryUnknown`, and per-call overrides.
    *
    * @example
    * ```ts

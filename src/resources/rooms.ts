@@ -9,6 +9,9 @@ export class Rooms extends Resource {
   /**
    * Creates a data room.
    *
+   * @param params The room: its `name` and `room_type`.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
+   *
    * @example
    * ```ts
    * const room = await client.rooms.create({ name: 'Acme data room', room_type: 'company_investment' });

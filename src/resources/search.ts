@@ -9,6 +9,10 @@ export class Search extends Resource {
   /**
    * Asks a question over a room's uploaded documents; answers come with citations.
    *
+   * @param roomId The id of the room whose documents are searched.
+   * @param params The `query`: the question to answer from the room's documents.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
+   *
    * @example
    * ```ts
    * const result = await client.search.query(room.id, { query: 'How much did revenue grow?' });

@@ -10,6 +10,9 @@ export class Transactions extends Resource {
   /**
    * Creates a transaction for a deal.
    *
+   * @param params The transaction: its `name` and the `deal_id` it belongs to.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
+   *
    * @example
    * ```ts
    * const tx = await client.transactions.create({ name: 'Acme Series A', deal_id: deal.id });
@@ -22,6 +25,10 @@ export class Transactions extends Resource {
   /**
    * Updates a transaction; set `linked_room_id` to link its deal to a room.
    *
+   * @param txId The id of the transaction.
+   * @param params The change: the `linked_room_id` to link the transaction to.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
+   *
    * @example
    * ```ts
    * await client.transactions.update(tx.id, { linked_room_id: room.id });
@@ -33,6 +40,9 @@ export class Transactions extends Resource {
 
   /**
    * Lists the transactions of a deal: awaited, every page; with `for await`, one page at a time.
+   *
+   * @param params Which transactions: those of `deal_id`.
+   * @param options Per-call overrides of the client's settings (`signal`, `timeout`, `maxRetries`, `headers`), and `maxPages`.
    *
    * @example
    * ```ts

@@ -13,6 +13,9 @@ export class Webhooks extends Resource {
   /**
    * Registers an endpoint; the answer carries its signing `secret`, shown this once.
    *
+   * @param params The endpoint: its `url`, `name` and the `event_types` it receives (`null` for every kind).
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
+   *
    * @example
    * ```ts
    * const hook = await client.webhooks.create({ url: 'https://example.com/webhooks', name: 'uploads', event_types: ['document.uploaded'] });
@@ -26,6 +29,8 @@ export class Webhooks extends Resource {
   /**
    * Lists this client's registered endpoints: awaited, every page; with `for await`, one page at a time.
    *
+   * @param options Per-call overrides of the client's settings (`signal`, `timeout`, `maxRetries`, `headers`), and `maxPages`.
+   *
    * @example
    * ```ts
    * for (const endpoint of await client.webhooks.list()) console.log(endpoint.id, endpoint.url, endpoint.failure_count);
@@ -37,6 +42,9 @@ export class Webhooks extends Resource {
 
   /**
    * Reads one endpoint, with its `failure_count`.
+   *
+   * @param webhookId The id of the webhook endpoint.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
    *
    * @example
    * ```ts
@@ -50,6 +58,10 @@ export class Webhooks extends Resource {
   /**
    * Changes an endpoint's url, name or event types.
    *
+   * @param webhookId The id of the webhook endpoint.
+   * @param params The fields to change: `url`, `name`, `event_types`.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
+   *
    * @example
    * ```ts
    * await client.webhooks.update(hook.id, { event_types: null }); // every kind from now on
@@ -61,6 +73,9 @@ export class Webhooks extends Resource {
 
   /**
    * Deletes an endpoint; no further deliveries are made to it. A retry that finds it gone counts as deleted.
+   *
+   * @param webhookId The id of the webhook endpoint.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
    *
    * @example
    * ```ts
@@ -74,6 +89,9 @@ export class Webhooks extends Resource {
   /**
    * Replaces an endpoint's signing secret; the answer carries the new one, shown this once.
    *
+   * @param webhookId The id of the webhook endpoint.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
+   *
    * @example
    * ```ts
    * const { secret } = await client.webhooks.rotateSecret(hook.id); // verify with [secret, oldSecret] until the retries of older deliveries are done
@@ -85,6 +103,9 @@ export class Webhooks extends Resource {
 
   /**
    * Asks the service to send a `ping.test` delivery to the endpoint.
+   *
+   * @param webhookId The id of the webhook endpoint.
+   * @param options Per-call overrides of the client's settings: `signal`, `timeout`, `maxRetries`, `headers`, `hooks`.
    *
    * @example
    * ```ts

@@ -20,12 +20,14 @@ export interface Runtime {
   bun: boolean;
   /** Deno. */
   deno: boolean;
+  /** The version of the undici Node's fetch is built on (`process.versions.undici`); `undefined` elsewhere. */
+  undici: string | undefined;
 }
 
 /** Reads the runtime from the globals each one defines (no global is required to exist). */
 export function detectRuntime(scope: Record<string, unknown> = globalThis as unknown as Record<string, unknown>): Runtime {
   const hasDocument = typeof scope.document !== 'undefined';
-  const versions = (scope.process as { versions?: { node?: unknown } } | undefined)?.versions;
+  const versions = (scope.process as { versions?: { node?: unknown; undici?: unknown } } | undefined)?.versions;
   const bun = 'Bun' in scope;
   const deno = 'Deno' in scope;
   return {
@@ -35,6 +37,7 @@ export function detectRuntime(scope: Record<string, unknown> = globalThis as unk
     workerd: (scope.navigator as { userAgent?: unknown } | undefined)?.userAgent === 'Cloudflare-Workers',
     bun,
     deno,
+    undici: typeof versions?.undici === 'string' ? versions.undici : undefined,
   };
 }
 

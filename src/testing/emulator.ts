@@ -20,7 +20,11 @@ export interface EmulatorOptions {
   deliveryDelayMs?: number | undefined;
   /** Delays before attempts 2 to 6. Default the spec's: 1 min, 5 min, 30 min, 2 h, 8 h. */
   retryDelaysMs?: readonly number[] | undefined;
-  /** Called after every delivery attempt (the CLI logs them). */
+  /**
+   * Called after every delivery attempt (the CLI logs them).
+   *
+   * @param attempt The delivery attempt just made: its webhook, event, attempt number, status and time.
+   */
   onDelivery?: ((attempt: DeliveryAttempt) => void) | undefined;
   /**
    * Paginates every list (transactions, webhooks) with pages of this many items, even when the
@@ -68,20 +72,43 @@ export interface Emulator {
    * Answers one request like the service would (404 JSON for an unknown path). Called like the global
    * `fetch`, so it can be a client's: `new Client({ apiKey, baseUrl: 'https://svc.test', fetch: emulator.fetch })`
    * talks to the emulator with no server and no msw.
+   *
+   * @param input The request, or its URL.
+   * @param init The method, headers and body, as for the global `fetch`.
    */
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
-  /** Serves the emulator over HTTP on 127.0.0.1 (port 0: any free one); `url` is the base URL for a `Client`. */
+  /**
+   * Serves the emulator over HTTP on 127.0.0.1 (port 0: any free one); `url` is the base URL for a `Client`.
+   *
+   * @param port The port to listen on; 0 (the default) picks a free one.
+   */
   listen(port?: number): Promise<ListeningEmulator>;
-  /** Sends an event of any kind to every subscribed endpoint of every key; sample data when `data` is omitted. */
+  /**
+   * Sends an event of any kind to every subscribed endpoint of every key; sample data when `data` is omitted.
+   *
+   * @param kind The event kind, such as `document.uploaded`.
+   * @param data The event's `data`; the kind's sample data when omitted.
+   */
   trigger(kind: EventKind, data?: Record<string, unknown>): Promise<ScheduledDelivery[]>;
-  /** Resolves with the first attempt (already made or to come) that `predicate` accepts. */
+  /**
+   * Resolves with the first attempt (already made or to come) that `predicate` accepts.
+   *
+   * @param predicate Which attempt to wait for; any attempt when omitted.
+   * @param options The `timeout` in ms before rejecting (default 10 000).
+   */
   waitForDelivery(predicate?: (attempt: DeliveryAttempt) => boolean, options?: WaitOptions): Promise<DeliveryAttempt>;
-  /** Resolves once no attempt is being sent or due within `horizonMs` (default: the first-attempt delay). */
+  /**
+   * Resolves once no attempt is being sent or due within `horizonMs` (default: the first-attempt delay).
+   *
+   * @param horizonMs How far ahead a due attempt still counts, in ms.
+   */
   settled(horizonMs?: number): Promise<void>;
   /**
    * Moves the emulator's clock `ms` ahead and makes every delivery attempt due by then, retries
    * included, in order; resolves with the attempts made. Walks the whole retry schedule in
    * milliseconds, with no fake timers: `await emulator.advance(11 * 3_600_000)`.
+   *
+   * @param ms Milliseconds to move the clock ahead, 0 or more.
    */
   advance(ms: number): Promise<DeliveryAttempt[]>;
   /** Forgets every record and cancels every pending delivery. */
@@ -98,6 +125,8 @@ const DEFAULT_MAX_RECORDS = 10_000;
 
 /**
  * Creates a stateful, in-memory emulator of the service.
+ *
+ * @param options The API key it accepts, delivery delays, faults to inject, and `onDelivery`.
  *
  * @example
  * ```ts

@@ -21,7 +21,11 @@ export const SAMPLE_EVENT_DATA: Readonly<Record<(typeof WEBHOOK_EVENT_KINDS)[num
   'ping.test': { message: 'ping' },
 };
 
-/** The sample data of a kind; `{}` for a kind the spec does not name. */
+/**
+ * The sample data of a kind; `{}` for a kind the spec does not name.
+ *
+ * @param kind The event kind.
+ */
 export function sampleEventData(kind: EventKind): Record<string, unknown> {
   return { ...(SAMPLE_EVENT_DATA as Record<string, Record<string, unknown>>)[kind] };
 }
@@ -30,6 +34,10 @@ export function sampleEventData(kind: EventKind): Record<string, unknown> {
  * The spec's delivery envelope, serialized once: every attempt sends these exact bytes. Written as
  * many servers write JSON (spaces after separators, non-ASCII escaped), never as JSON.stringify
  * would, so a receiver that re-serializes the parsed body fails here as in production.
+ *
+ * @param kind The event kind, the envelope's `event`.
+ * @param data The event's `data`.
+ * @param deliveryId The envelope's `delivery_id`; a new UUID when omitted.
  */
 export function buildEventBody(kind: EventKind, data: Record<string, unknown>, deliveryId = crypto.randomUUID()): string {
   return serviceJson({ event: kind, version: '1.0', delivery_id: deliveryId, timestamp: new Date().toISOString(), data });

@@ -21,6 +21,12 @@ export interface EmulatorFaults {
    * rejects like a reset fetch. Default: never.
    */
   resetAfterBytes?: number | undefined;
+  /**
+   * Rate-limit mode: a token bucket of this many requests a second (it holds one second's worth, full
+   * at the start). A request without a token is answered 429 without being handled, with `Retry-After`
+   * and the IETF draft's `RateLimit` / `RateLimit-Policy`; every answer carries the latter two. Default: no limit.
+   */
+  rateLimitPerSecond?: number | undefined;
 }
 
 /** The live faults of one emulator: checked when set, read on every request. */
@@ -42,11 +48,12 @@ export function createFaults(initial: EmulatorFaults = {}): EmulatorFaults {
   field('latencyMs', (value) => Number.isFinite(value) && value >= 0 && value <= 600_000, 'a number of milliseconds from 0 to 600000');
   field('unavailableRate', (value) => value >= 0 && value <= 1, 'a share of requests from 0 to 1');
   field('resetAfterBytes', (value) => Number.isSafeInteger(value) && value >= 1, 'a whole number of bytes, 1 or more');
+  field('rateLimitPerSecond', (value) => Number.isSafeInteger(value) && value >= 1 && value <= 1_000_000, 'a whole number of requests a second, 1 or more');
   Object.seal(faults);
   if (initial === null || typeof initial !== 'object') throw new TypeError('[svc-sdk] createEmulator: faults must be an object such as { latencyMs: 20 }');
   for (const [name, value] of Object.entries(initial)) {
     if (!(name in faults)) {
-      throw new TypeError(`[svc-sdk] createEmulator: unknown fault "${name}": use latencyMs, unavailableRate or resetAfterBytes`);
+      throw new TypeError(`[svc-sdk] createEmulator: unknown fault "${name}": use latencyMs, unavailableRate, resetAfterBytes or rateLimitPerSecond`);
     }
     faults[name as keyof EmulatorFaults] = value as number | undefined;
   }
@@ -64,7 +71,22 @@ export interface ServedBy {
  */
 export function withFaults(faults: EmulatorFaults, answer: (request: Request, servedBy?: ServedBy) => Promise<Response>) {
   let requests = 0;
+  const bucket = new TokenBucket();
   return async (request: Request, servedBy?: ServedBy): Promise<Response> => {
+    const perSecond = faults.rateLimitPerSecond;
+    if (perSecond !== undefined) {
+      const taken = bucket.take(perSecond);
+      if (!taken.ok) {
+        request.body?.cancel().catch(() => undefined);
+        const refused = fail(429, `too many requests: the emulator allows ${perSecond} a second (its rateLimitPerSecond)`);
+        return withRateLimitHeaders(refused, perSecond, 0, taken.resetSeconds, true);
+      }
+      return withRateLimitHeaders(await faulty(request, servedBy), perSecond, taken.remaining, taken.resetSeconds, false);
+    }
+    return faulty(request, servedBy);
+  };
+
+  async function faulty(request: Request, servedBy?: ServedBy): Promise<Response> {
     const rate = faults.unavailableRate ?? 0;
     const index = requests++;
     if (Math.floor((index + 1) * rate) > Math.floor(index * rate)) {
@@ -89,7 +111,36 @@ export function withFaults(faults: EmulatorFaults, answer: (request: Request, se
     }
     await delay(faults.latencyMs);
     return response;
-  };
+  }
+}
+
+/**
+ * The rate-limit mode's bucket: it holds one second's worth of tokens (`perSecond`), refilled
+ * continuously; a request takes one. A change of `rateLimitPerSecond` applies from the next request.
+ */
+class TokenBucket {
+  #tokens = Number.NaN;
+  #at = 0;
+
+  take(perSecond: number): { ok: boolean; remaining: number; resetSeconds: number } {
+    const now = performance.now();
+    this.#tokens = Number.isNaN(this.#tokens) ? perSecond : Math.min(perSecond, this.#tokens + ((now - this.#at) / 1000) * perSecond);
+    this.#at = now;
+    const ok = this.#tokens >= 1;
+    if (ok) this.#tokens -= 1;
+    // Whole seconds until the next token (a refusal) or until the bucket is full again (an answer), at least 1 for a refusal.
+    const missing = ok ? perSecond - this.#tokens : 1 - this.#tokens;
+    return { ok, remaining: Math.floor(this.#tokens), resetSeconds: Math.max(ok ? 0 : 1, Math.ceil(missing / perSecond)) };
+  }
+}
+
+/** The answer with the draft's headers (`"default";q=…;w=1` and `"default";r=…;t=…`), and `Retry-After` on a refusal. */
+function withRateLimitHeaders(response: Response, perSecond: number, remaining: number, resetSeconds: number, refused: boolean): Response {
+  const headers = new Headers(response.headers);
+  headers.set('ratelimit-policy', `"default";q=${perSecond};w=1`);
+  headers.set('ratelimit', `"default";r=${remaining};t=${resetSeconds}`);
+  if (refused) headers.set('retry-after', String(resetSeconds));
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** The request with a body that calls `onReset` and fails once `limit` bytes have been read from it. */

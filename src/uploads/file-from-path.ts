@@ -8,6 +8,9 @@ import type { FileMetadata } from './types.js';
  * Opens a file on disk as a `File` for `documents.upload`, without reading it: the upload streams
  * it from disk (a file-backed Blob). Name: the path's basename; type: guessed from the extension.
  *
+ * @param path The file's path on disk.
+ * @param options The `filename` and `contentType` to send instead of those the path gives.
+ *
  * @example
  * ```ts
  * import { Client, fileFromPath } from 'svc-sdk';

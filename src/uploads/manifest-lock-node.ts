@@ -71,8 +71,8 @@ const EMPTY_LOCK_MS = 1000;
 async function isAbandonedEmpty(lockPath: string): Promise<boolean> {
   const stats = await stat(lockPath).catch(() => undefined);
   if (!stats || stats.size !== 0) return false;
-  const wait = EMPTY_LOCK_MS - (Date.now() - stats.mtimeMs);
-  // Past already (an old lock): a timer of a negative delay fires at once.
+  // Past already (an old lock): no wait (Node warns of a negative delay, TimeoutNegativeWarning).
+  const wait = Math.max(0, EMPTY_LOCK_MS - (Date.now() - stats.mtimeMs));
   await new Promise((resolve) => setTimeout(resolve, wait));
   const again = await stat(lockPath).catch(() => undefined);
   return again !== undefined && again.size === 0;

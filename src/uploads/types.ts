@@ -21,7 +21,11 @@ export interface FileMetadata {
 
 /** Options of `documents.upload`: the file's metadata, progress, and the usual per-call options. */
 export interface UploadOptions extends RequestOptions, FileMetadata {
-  /** Called as bytes are sent: `{ loaded, total }` (total when known), multipart framing included. */
+  /**
+   * Called as bytes are sent: `{ loaded, total }` (total when known), multipart framing included.
+   *
+   * @param progress The bytes sent so far, and the total when it is known.
+   */
   onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
 }
 

@@ -45,7 +45,11 @@ export interface UploadManyOptions extends RequestOptions {
    * are skipped; files it records as being sent, with no outcome, are `unknown`.
    */
   manifest?: string | undefined;
-  /** Called whenever a file progresses or settles. */
+  /**
+   * Called whenever a file progresses or settles.
+   *
+   * @param progress The files and bytes done so far, and their totals when known.
+   */
   onProgress?: ((progress: UploadManyProgress) => void) | undefined;
   /**
    * Stop starting files after the first `failed` or `unknown` one: files already being sent finish;

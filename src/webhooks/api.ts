@@ -13,6 +13,10 @@ export interface VerifySignature {
    * (or any of several, during a rotation). Compares in constant time; junk input (an empty secret
    * included) gives `false`, never a throw. It does not check the replay window: `verifyWebhook` does.
    *
+   * @param rawBody The exact bytes received, before any JSON parsing.
+   * @param header The `X-Svc-Signature` header (`sha256=<hex>`) as it arrived.
+   * @param secret The endpoint's signing secret, or several during a rotation.
+   *
    * @example
    * ```ts
    * import { verifySignature } from 'svc-sdk/webhooks';
@@ -31,6 +35,11 @@ export interface VerifyWebhook {
    * signature, answer 401; a timestamp outside the window, answer 400) or `WebhookPayloadError`
    * (not a delivery envelope: 400). Deduplicate by `event.delivery_id` as well (`createWebhookHandler` does).
    *
+   * @param rawBody The exact bytes received, before any JSON parsing.
+   * @param header The `X-Svc-Signature` header (`sha256=<hex>`) as it arrived.
+   * @param secret The endpoint's signing secret, or several during a rotation.
+   * @param options The `tolerance`: how old a delivery may be, in ms (default 12 h), or `false`.
+   *
    * @example
    * ```ts
    * import { verifyWebhook } from 'svc-sdk/webhooks';
@@ -46,6 +55,9 @@ export interface VerifyWebhook {
 export interface SignPayload {
   /**
    * The `X-Svc-Signature` value the service would send for this body: `'sha256=<hex>'`. For tests.
+   *
+   * @param rawBody The exact body to sign, as it will be sent.
+   * @param secret The signing secret.
    *
    * @example
    * ```ts
@@ -66,6 +78,8 @@ export interface CreateWebhookHandler {
    * On Node servers (Express, Fastify, Koa, `node:http`) wrap it with `toNodeListener`. The secret
    * is read when the first delivery arrives (`SVC_WEBHOOK_SECRET` when `secret` is omitted), so
    * making the handler never needs it (`next build` loads route modules without it).
+   *
+   * @param options The `secret`, the `on` callback for each verified event, deduplication, and how failures are answered.
    *
    * @example
    * ```ts

@@ -24,6 +24,8 @@ export interface MemoryDedupeStoreOptions {
  * process; a fleet, or more than `maxEntries` deliveries per 12 h, needs a shared store
  * (`createRedisDedupeStore`).
  *
+ * @param options How many ids it remembers (`maxEntries`), and for how long.
+ *
  * @example
  * ```ts
  * const handler = createWebhookHandler({ secret, on, dedupe: createMemoryDedupeStore({ maxEntries: 50_000 }) });

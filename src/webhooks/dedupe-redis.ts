@@ -5,11 +5,25 @@ import { DONE_TTL_MS, PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } fr
  * ioredis client (`new Redis()`). Typed loosely so that both libraries' overloads fit.
  */
 export interface RedisClientLike {
-  /** `SET key value [NX] PX ms`: claims and completions. */
+  /**
+   * `SET key value [NX] PX ms`: claims and completions.
+   *
+   * @param key The delivery id's key, under the store's `prefix`.
+   * @param value The state to record: processing or done.
+   * @param rest `NX`, `XX` and `PX ms`, as the client library spells them.
+   */
   set(key: string, value: string, ...rest: never[]): Promise<unknown>;
-  /** `GET key`: the state of a delivery id. */
+  /**
+   * `GET key`: the state of a delivery id.
+   *
+   * @param key The delivery id's key, under the store's `prefix`.
+   */
   get(key: string): Promise<unknown>;
-  /** `DEL key`: releases a claim. */
+  /**
+   * `DEL key`: releases a claim.
+   *
+   * @param key The delivery id's key, under the store's `prefix`.
+   */
   del(key: string): Promise<unknown>;
 }
 
@@ -34,6 +48,9 @@ type SetPx = (key: string, value: string, ms: number) => Promise<unknown>;
  * crashes), renewed while `on` runs by `SET key processing XX PX <processingTtlMs>`; completion is
  * `SET key done PX <ttlMs>`, release `DEL key`. Every call an answer waits for runs under the
  * handler's `storeTimeoutMs`, so the client needs no timeout of its own for the handler to answer.
+ *
+ * @param client A connected node-redis v4+ or ioredis client.
+ * @param options The key `prefix`, and how long processed ids (`ttlMs`) and claims (`processingTtlMs`) last.
  *
  * @example
  * ```ts

@@ -31,7 +31,12 @@ export class WebhookVerificationError extends SvcError {
   /** Why the delivery was refused, as a stable code to log or branch on. */
   readonly reason: WebhookVerificationReason;
 
-  /** An error with a `[svc-sdk]` message and its reason code. */
+  /**
+   * An error with a `[svc-sdk]` message and its reason code.
+   *
+   * @param message The message, starting `[svc-sdk] `.
+   * @param reason Why the delivery was refused (`invalid_signature` unless said).
+   */
   constructor(message: string, reason: WebhookVerificationReason = 'invalid_signature') {
     super(message);
     this.reason = reason;

@@ -27,13 +27,33 @@ export interface NodeRequestLike {
   readableEnded?: boolean | undefined;
   // One overload per event the listener uses, not on(event: string, ...): @types/node 26 types
   // IncomingMessage.on through an event map, and that accepts these as 22's and 24's overloads do.
-  /** Listens to the body's chunks. */
+  /**
+   * Listens to the body's chunks.
+   *
+   * @param event The body event listened to.
+   * @param listener Called with each chunk of the body.
+   */
   on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
-  /** Listens to the body's end, or its failure (the sender went away). */
+  /**
+   * Listens to the body's end, or its failure (the sender went away).
+   *
+   * @param event The body event listened to.
+   * @param listener Called once the body ended or failed.
+   */
   on(event: 'end' | 'error', listener: () => void): unknown;
-  /** Stops listening to the body's chunks. */
+  /**
+   * Stops listening to the body's chunks.
+   *
+   * @param event The body event listened to.
+   * @param listener The listener given to `on`.
+   */
   removeListener(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
-  /** Stops listening to the body's end or failure. */
+  /**
+   * Stops listening to the body's end or failure.
+   *
+   * @param event The body event listened to.
+   * @param listener The listener given to `on`.
+   */
   removeListener(event: 'end' | 'error', listener: () => void): unknown;
   /** Stops reading the body (when it passes `maxBodyBytes`). */
   pause(): unknown;
@@ -41,15 +61,29 @@ export interface NodeRequestLike {
 
 /** The part of Node's `ServerResponse` the listener uses. */
 export interface NodeResponseLike {
-  /** Sends the status and headers. */
+  /**
+   * Sends the status and headers.
+   *
+   * @param status The HTTP status.
+   * @param headers The response headers.
+   */
   writeHead(status: number, headers: Record<string, string>): unknown;
-  /** Sends the body and ends the response. */
+  /**
+   * Sends the body and ends the response.
+   *
+   * @param body The response body: JSON, or empty.
+   */
   end(body: string): unknown;
   /** Whether the headers went out already. */
   headersSent?: boolean | undefined;
 }
 
-/** A Node `(req, res)` request listener: for `node:http`, Express (`app.post(path, listener)`), Fastify and Koa (their raw req/res). */
+/**
+ * A Node `(req, res)` request listener: for `node:http`, Express (`app.post(path, listener)`), Fastify and Koa (their raw req/res).
+ *
+ * @param req The incoming request: `node:http`'s, or the framework's raw one.
+ * @param res The response to answer on.
+ */
 export type NodeWebhookListener = (req: NodeRequestLike, res: NodeResponseLike) => Promise<void>;
 
 /** Options of `toNodeListener`. */
@@ -74,6 +108,9 @@ const HANDLER_FAILED: Answer = [500, 'handler_failed'];
  * within `bodyTimeoutMs`, so no body parser may run before it (one that did is reported with the
  * fix, answered 500). Any other fetch handler (one wrapping `createWebhookHandler`'s, say) is
  * served too, through a fetch `Request` and `Response`.
+ *
+ * @param handler The handler from `createWebhookHandler` (or any fetch-standard handler).
+ * @param options `bodyTimeoutMs`: how long the body may take to arrive.
  *
  * @example
  * ```ts

@@ -83,6 +83,8 @@ export interface WebhookHandlerOptions {
   /**
    * Processes one verified event; the delivery is acknowledged (200) once it resolves, retried when it
    * throws. Exactly one of `on` and `inbox` is given (checked when the handler is made).
+   *
+   * @param event The verified event, typed by its `event` kind.
    */
   on?: ((event: WebhookEvent) => unknown) | undefined;
   /**
@@ -113,6 +115,9 @@ export interface WebhookHandlerOptions {
    * Hears what `on` threw and dedupe store failures (the answer is 500, so the service retries), and
    * claims `on` may have lost (a renewal failed: the answer stands).
    * Default: `console.error`, so a failing receiver is never silent; the error is never put in the response.
+   *
+   * @param error What `on` threw or rejected with.
+   * @param event The event `on` was processing.
    */
   onError?: ((error: unknown, event: WebhookEvent) => void) | undefined;
   /**
@@ -132,6 +137,9 @@ export interface WebhookHandlerOptions {
    * Hears every delivery refused before `on` (bad signature, replay, oversized or stalled body, not
    * a delivery), with the reason and the request, for your logs; whatever its `Host` or URL. Its
    * errors are ignored.
+   *
+   * @param reason Why the delivery was refused, as a stable code.
+   * @param request The refused request, as it arrived.
    */
   onVerificationError?: ((reason: WebhookRejectReason, request: Request) => void) | undefined;
   /**
@@ -141,6 +149,8 @@ export interface WebhookHandlerOptions {
    * long-lived server (`@hono/node-server`, Bun, Deno), `() => {}`. Without it, or when it throws,
    * the answer waits for the recording (a Redis round trip), since a serverless runtime may freeze
    * once it answers. `toNodeListener` never waits.
+   *
+   * @param promise The recording to keep alive after the answer is sent.
    */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
   /**
@@ -151,7 +161,11 @@ export interface WebhookHandlerOptions {
   hooks?: WebhookHooksOption | undefined;
 }
 
-/** A fetch-standard request handler: Next.js route handlers, Hono, Workers, Bun.serve, Deno.serve. */
+/**
+ * A fetch-standard request handler: Next.js route handlers, Hono, Workers, Bun.serve, Deno.serve.
+ *
+ * @param request The incoming delivery, as the framework hands it over.
+ */
 export type WebhookHandler = (request: Request) => Promise<Response>;
 
 /** What the receiver answers: a status, and for anything but success its error and extra headers. */
@@ -212,6 +226,8 @@ export interface WebhookInbox {
    * Stores the entry durably, keyed by `deliveryId`: an entry already there is kept as it is (the
    * service's retry adds nothing). Resolves once stored; rejects when it could not store it (the
    * receiver then answers 500, so the service tries again).
+   *
+   * @param entry The verified delivery to store: its id, kind, raw body and when it arrived.
    */
   put(entry: InboxEntry): Promise<void>;
 }
@@ -269,11 +285,23 @@ export interface DeliveryOutcome {
  * ```
  */
 export interface WebhookHooks {
-  /** A delivery arrived (its body read, nothing checked yet). */
+  /**
+   * A delivery arrived (its body read, nothing checked yet).
+   *
+   * @param delivery The delivery as it arrived: when the handler started on it, no event yet.
+   */
   onReceive?: ((delivery: DeliveryInfo) => void) | undefined;
-  /** Its signature and payload checked out: `delivery.event` is set (the replay window and dedupe come next). */
+  /**
+   * Its signature and payload checked out: `delivery.event` is set (the replay window and dedupe come next).
+   *
+   * @param delivery The delivery, its `event` now set.
+   */
   onVerified?: ((delivery: DeliveryInfo & { readonly event: WebhookEvent }) => void) | undefined;
-  /** The answer is decided: the outcome, its reason and the time taken. */
+  /**
+   * The answer is decided: the outcome, its reason and the time taken.
+   *
+   * @param outcome The outcome, its reason, the time taken and the delivery.
+   */
   onOutcome?: ((outcome: DeliveryOutcome) => void) | undefined;
 }
 

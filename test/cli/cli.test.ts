@@ -37,14 +37,16 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
 
   it.each([
     [[], /^\[svc-sdk\] a command is required: "emulator", "trigger", "listen", "upload", "inbox", "mcp" \(svc-sdk --help\)\n$/],
-    [['serve'], /^\[svc-sdk\] unknown command "serve"/],
+    [['serve'], /^\[svc-sdk\] unknown command "serve": use one of "emulator"/],
+    [['emultor'], /^\[svc-sdk\] unknown command "emultor": did you mean "emulator"\? use one of "emulator"/],
+    [['emulator', '--prot', '4010'], /^\[svc-sdk\] Unknown option '--prot': did you mean "--port"\? \(svc-sdk emulator --help\)\n$/],
     [['emulator', '--port', 'abc'], /^\[svc-sdk\] --port must be a whole number/],
     [['emulator', '--api-key', 'sk_1'], /^\[svc-sdk\] --api-key must start with "vdr_"/],
     [['emulator', '--api-key', 'vdr_'], /^\[svc-sdk\] --api-key must start with "vdr_" and go on after it/],
     [['emulator', '--page-size', '0'], /^\[svc-sdk\] --page-size must be a whole number from 1 to 1000, got "0"/],
-    [['emulator', '--verbose'], /^\[svc-sdk\] Unknown option '--verbose' \(svc-sdk emulator --help\)/],
+    [['emulator', '--verbose'], /^\[svc-sdk\] Unknown option '--verbose' \(svc-sdk emulator --help\)\n$/],
     [['trigger'], /^\[svc-sdk\] trigger needs an event kind/],
-    [['trigger', 'document.upload', '--url', 'http://127.0.0.1:1/x'], /^\[svc-sdk\] unknown event kind "document.upload": use one of document.uploaded, /],
+    [['trigger', 'document.upload', '--url', 'http://127.0.0.1:1/x'], /^\[svc-sdk\] unknown event kind "document.upload": did you mean "document.uploaded"\? use one of document.uploaded, /],
     [['trigger', 'credit.low', 'extra'], /^\[svc-sdk\] trigger takes one event kind/],
     [['trigger', 'credit.low', '--secret', 's'], /^\[svc-sdk\] --secret goes with --url/],
     [['trigger', 'credit.low', '--url', 'localhost:3000'], /^\[svc-sdk\] --url "localhost:3000" has no scheme: write it with http:\/\/ or https:\/\/, such as http:\/\/localhost:3000\n$/],
@@ -56,7 +58,7 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
     [['trigger', 'credit.low', '--timeout-ms', '0'], /^\[svc-sdk\] --timeout-ms must be a whole number from 1 to 600000/],
     [['listen'], /^\[svc-sdk\] --forward-to is required: pass an absolute URL such as http:\/\/127.0.0.1:3000\/webhooks/],
     [['listen', '--forward-to', 'localhost:3000/hook'], /^\[svc-sdk\] --forward-to "localhost:3000\/hook" has no scheme/],
-    [['listen', '--forward-to', 'http://127.0.0.1:3000/', '--events', 'credit.lo,ping.test'], /^\[svc-sdk\] --events takes event kinds separated by commas; unknown: credit.lo: use any of /],
+    [['listen', '--forward-to', 'http://127.0.0.1:3000/', '--events', 'credit.lo,ping.test'], /^\[svc-sdk\] --events takes event kinds separated by commas; unknown: credit.lo \(did you mean "credit.low"\?\): use any of /],
     [['listen', '--forward-to', 'http://127.0.0.1:3000/'], /^\[svc-sdk\] SVC_API_KEY is not set: set it to your API key/],
   ])('%j exits 2 with a message naming the fix', async (args, message) => {
     const { code, stderr } = await run(args);

@@ -57,6 +57,6 @@ describe('detectRuntime', () => {
   });
 
   it('this test process is Node', () => {
-    expect(detectRuntime()).toEqual({ browserPage: false, browser: false, nodeFetch: true, workerd: false, bun: false, deno: false });
+    expect(detectRuntime()).toEqual({ browserPage: false, browser: false, nodeFetch: true, workerd: false, bun: false, deno: false, undici: process.versions.undici });
   });
 });

@@ -26,6 +26,15 @@ function refusedConstruction(options: ConstructorParameters<typeof Client>[0]): 
 describe('new Client() refuses a malformed API key without echoing it', () => {
   it.each([
     ['a trailing newline', `${API_KEY}\n`],
+    ['a leading space', ` ${API_KEY}`],
+    ['a trailing space and carriage return', `${API_KEY} \r`],
+  ])('an apiKey with %s around it is named as such, not as a wrong prefix', (_, apiKey) => {
+    const error = refusedConstruction({ apiKey });
+    expect(error.message).toBe('[svc-sdk] new Client(): apiKey has a space or line break before or after it: remove it (the key itself starts with "vdr_"). Nothing was sent.');
+    expect(JSON.stringify({ message: error.message, issues: error.issues })).not.toContain('0123456789');
+  });
+
+  it.each([
     ['a space inside', 'vdr_test 0123456789abcdef'],
     ['a tab', `vdr_test\t0123456789`],
     ['a NUL byte', `vdr_test\u00000123456789`],

@@ -184,16 +184,17 @@ describe('debug lines', () => {
     expect(lines[1]).toMatch(/^\[svc-sdk\] GET https:\/\/svc\.test\/api\/v1\/without-id → 200 in \d+ ms \(attempt 1\)$/);
   });
 
-  it("the give-up warning names the status, and nothing after the error's name when there is none", async () => {
+  it("the give-up line (at info) names the status, and nothing after the error's name when there is none", async () => {
     server.use(
       http.get(`${BASE_URL}/api/v1/busy`, unavailable),
       http.get(`${BASE_URL}/api/v1/down`, () => HttpResponse.error()),
     );
     const logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
-    const warning = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, logLevel: 'warn', logger });
-    await failure(warning.request({ method: 'GET', path: '/busy' }));
-    await failure(warning.request({ method: 'GET', path: '/down' }));
-    expect(logger.warn.mock.calls.map(([line]) => line)).toEqual([
+    const informing = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, logLevel: 'info', logger });
+    await failure(informing.request({ method: 'GET', path: '/busy' }));
+    await failure(informing.request({ method: 'GET', path: '/down' }));
+    expect(logger.warn).not.toHaveBeenCalled();
+    expect(logger.info.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('gave up'))).toEqual([
       `[svc-sdk] GET ${BASE_URL}/api/v1/busy gave up after 2 attempts: InternalServerError 503`,
       `[svc-sdk] GET ${BASE_URL}/api/v1/down gave up after 2 attempts: APIConnectionError`,
     ]);

@@ -42,17 +42,36 @@ describe('logging', () => {
     expect(lines[2]!.details[0]).toMatchObject({ status: 200, attempt: 2, requestId: 'req_2' });
   });
 
-  it('warn (the default) logs only a retried call that gave up', async () => {
+  it('warn (the default) prints nothing for a failure the caller is handed, retried or not', async () => {
     const { logger, lines } = recorder();
     server.use(http.get(TRANSACTIONS, () => HttpResponse.json({ error: 'down' }, { status: 500 })));
     await expect(clientWith(undefined, logger, 1).transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(InternalServerError);
-    expect(lines).toEqual([
-      {
-        level: 'warn',
-        message: `[svc-sdk] GET ${TRANSACTIONS}?deal_id=1 gave up after 2 attempts: InternalServerError 500`,
-        details: [{ method: 'GET', url: `${TRANSACTIONS}?deal_id=1`, attempts: 2, error: 'InternalServerError', status: 500 }],
-      },
-    ]);
+    await expect(clientWith('warn', logger, 1).transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(lines).toEqual([]);
+  });
+
+  it('the default logger (console) prints nothing at all for a retried call that fails', async () => {
+    const spies = (['debug', 'info', 'warn', 'error', 'log'] as const).map((method) => vi.spyOn(console, method).mockImplementation(() => {}));
+    try {
+      server.use(http.get(TRANSACTIONS, () => HttpResponse.json({ error: 'down' }, { status: 503, headers: { 'retry-after': '0' } })));
+      const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL });
+      await expect(client.transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(InternalServerError);
+      expect(spies.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0, 0, 0]);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+
+  it('info logs each retry and the call that gave up, by its error\'s name and status', async () => {
+    const { logger, lines } = recorder();
+    server.use(http.get(TRANSACTIONS, () => HttpResponse.json({ error: 'down' }, { status: 500 })));
+    await expect(clientWith('info', logger, 1).transactions.list({ deal_id: 1 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(lines.map(({ level }) => level)).toEqual(['info', 'info']);
+    expect(lines[1]).toEqual({
+      level: 'info',
+      message: `[svc-sdk] GET ${TRANSACTIONS}?deal_id=1 gave up after 2 attempts: InternalServerError 500`,
+      details: [{ method: 'GET', url: `${TRANSACTIONS}?deal_id=1`, attempts: 2, error: 'InternalServerError', status: 500 }],
+    });
   });
 
   it('a call that succeeds, or fails without a retry, logs nothing at warn', async () => {
@@ -117,14 +136,14 @@ describe('logging', () => {
     server.use(
       http.post(`${BASE_URL}/api/v1/webhooks/`, () => HttpResponse.json({ id: 1, secret: SECRET, event_types: null })),
       http.post(`${BASE_URL}/api/v1/webhooks/1/rotate-secret/`, () => HttpResponse.json({ error: `bad ${SECRET}` }, { status: 500 })),
-      // A retried call that gives up is logged at warn: the service's message (which quotes a secret here) is not.
+      // A retried call that gives up is logged at info: the service's message (which quotes a secret here) is not.
       http.get(`${BASE_URL}/api/v1/webhooks/1/`, () => HttpResponse.json({ error: `secret ${SECRET} mismatch` }, { status: 500 })),
     );
     const client = clientWith('debug', logger, 1);
     await client.webhooks.create({ url: 'https://example.com/hook-body-marker', name: 'body-marker', event_types: null });
     await client.webhooks.rotateSecret(1).catch(() => undefined);
     await client.webhooks.retrieve(1).catch(() => undefined);
-    expect(lines.some((line) => line.level === 'warn')).toBe(true);
+    expect(lines.some((line) => line.message.includes('gave up after 2 attempts'))).toBe(true);
     expect(lines.length).toBeGreaterThan(1);
     const text = JSON.stringify(lines);
     for (const forbidden of [API_KEY, SECRET, 'hook-body-marker', 'body-marker']) expect(text).not.toContain(forbidden);

@@ -1,8 +1,10 @@
 // The API reference renders in a browser (part of `npm run test:docs`, after `npm run docs`): headless
 // Chromium opens the built pages from docs/ and the script checks what its scripts rendered, not
 // only the HTML TypeDoc wrote: the landing page is the README, the navigation (filled in by the
-// site's JavaScript) lists the four modules, the Client page shows the class with its constructor,
-// `request` and its resources, the webhook functions are listed as functions with their examples.
+// site's JavaScript) lists the packages and entry points in their order, the library's Client first
+// with its resources under it and the params, responses and other types in collapsed categories
+// (test/docs/typedoc-plugin.mjs), the Client page shows the class with its constructor, `request`
+// and its resources, the webhook functions are listed as functions with their examples.
 //   node test/docs/render.mjs [--screenshot file.png]   also saves a screenshot of the Client page
 // Chromium is a system package: without it the check is skipped locally and fails under CI=true.
 import { spawn } from 'node:child_process';
@@ -25,6 +27,17 @@ const FLAGS = [
   // Let the site's scripts run (navigation, search index) before the DOM is taken.
   '--virtual-time-budget=10000',
 ];
+
+/**
+ * The entries of the sidebar, in the order a reader sees them: the library's entry points as
+ * typedoc.json lists them (another may come between them), then the tool packages.
+ */
+const ENTRIES = ['svc-sdk', 'svc-sdk/webhooks', 'svc-sdk/testing', 'svc-sdk/otel', 'svc-sdk/inbox'];
+const PACKAGES = ['@svc-sdk/mcp'];
+/** The Client's resources, as its properties declare them. */
+const RESOURCES = ['Deals', 'Rooms', 'Transactions', 'Documents', 'Search', 'Webhooks'];
+/** A type of each folded category, where a reader looks for it. */
+const FOLDED = { 'Params and options': 'DealCreateParams', Responses: 'Deal', 'Webhook events': 'DocumentUploadedData', 'Hooks and logging': 'ClientHooks' };
 
 const docs = fileURLToPath(new URL('../../docs/', import.meta.url));
 const screenshotIndex = process.argv.indexOf('--screenshot');
@@ -63,6 +76,9 @@ try {
   for (const member of ['constructor', 'request', 'deals', 'documents', 'webhooks']) {
     expect(client, new RegExp(`id="${member}"`), `the Client page documents ${member}`);
   }
+  // The sidebar, as the page's scripts built it: the entries in order, the Client first, the types folded away.
+  checkNavigation(navigationOf(index), 'the index page', { current: undefined });
+  checkNavigation(navigationOf(client), 'the Client page', { current: 'svc-sdk$Client' });
   // The landing page is the README (typedoc.json "readme"), not an empty page.
   for (const heading of ['quick-start', 'receiving-webhooks', 'command-line']) {
     expect(index, new RegExp(`<h[2-4] id="${heading}"`), `the index page shows the README's section #${heading}`);
@@ -81,7 +97,13 @@ try {
   if (existsSync(rooms)) expect(await chromium(['--dump-dom', pathToFileURL(rooms).href]), /id="create"[\s\S]*<h4[^>]*>Example/, 'the Rooms page shows the example of create');
   else problems.push('the Rooms page is missing');
   if (screenshot) {
-    await chromium([`--screenshot=${screenshot}`, '--window-size=1280,1000', pathToFileURL(clientPage).href]);
+    // A profile of its own: the sidebar as a first visit shows it, not as the pages opened above left it.
+    const fresh = await mkdtemp(path.join(os.tmpdir(), 'svc-sdk-docs-chromium-'));
+    try {
+      await chromium([`--screenshot=${screenshot}`, '--window-size=1280,1000', pathToFileURL(clientPage).href], fresh);
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
     console.log(`test:docs: screenshot of the Client page in ${screenshot}`);
   }
 } finally {
@@ -92,14 +114,64 @@ for (const problem of problems) console.error(`test:docs: ${problem}`);
 console.log(`test:docs: the API reference renders in Chromium: ${problems.length ? `${problems.length} problems` : 'ok'}`);
 process.exitCode = problems.length ? 1 : 0;
 
+function checkNavigation(nav, page, { current }) {
+  const top = nav.map((node) => node.key ?? node.href);
+  const library = top.filter((key) => !key.startsWith('@'));
+  const order = library.filter((key) => ENTRIES.includes(key));
+  if (top[0] !== 'svc-sdk' || order.join() !== ENTRIES.join() || top.slice(library.length).join() !== PACKAGES.join() || top.slice(0, library.length).join() !== library.join()) {
+    problems.push(`${page}: the sidebar lists ${top.join(', ')}; expected ${ENTRIES.join(', ')} (in this order, others between them allowed), then ${PACKAGES.join(', ')}`);
+  }
+  const sdk = nav.find((node) => node.key === 'svc-sdk');
+  if (!sdk) return;
+  const [first, ...rest] = sdk.children;
+  if (first?.key !== 'svc-sdk$Client' || !first.href?.endsWith('classes/svc-sdk.Client.html')) problems.push(`${page}: the Client is not the first entry of svc-sdk (${first?.key ?? first?.href})`);
+  const resources = (first?.children ?? []).map((node) => node.href?.match(/interfaces\/svc-sdk\.(\w+)\.html$/)?.[1]);
+  if (resources.join() !== RESOURCES.join()) problems.push(`${page}: the Client's resources under it are ${resources.join(', ')}; expected ${RESOURCES.join(', ')}`);
+  // Every other entry of svc-sdk is a category, and none is open unless it holds the current page.
+  const loose = rest.filter((node) => !node.key || node.href).map((node) => node.href ?? node.key);
+  if (loose.length) problems.push(`${page}: svc-sdk lists ${loose.length} entries outside a category: ${loose.slice(0, 5).join(', ')}${loose.length > 5 ? ', ...' : ''}`);
+  const open = rest.filter((node) => node.key && !node.href && node.open && node.key !== current).map((node) => node.key);
+  if (open.length) problems.push(`${page}: categories open by default: ${open.join(', ')}`);
+  for (const [category, name] of Object.entries(FOLDED)) {
+    const node = rest.find((n) => n.key === `svc-sdk$${category}`);
+    if (!node) problems.push(`${page}: svc-sdk has no category "${category}"`);
+    else if (!node.children.some((c) => new RegExp(`/svc-sdk\\.${name}\\.html$`).test(c.href ?? ''))) problems.push(`${page}: ${name} is not in the category "${category}"`);
+  }
+  if (sdk.open !== (current !== undefined)) problems.push(`${page}: svc-sdk is ${sdk.open ? 'open' : 'closed'} in the sidebar`);
+}
+
+/**
+ * The sidebar's tree from the DOM the page's scripts built: each item has the accordion key of its
+ * <summary> (the path of titles joined by $), the href of its link, whether it is open, its children.
+ */
+function navigationOf(dom) {
+  const start = dom.indexOf('id="tsd-nav-container"');
+  if (start === -1) return [];
+  const root = { children: [] };
+  const stack = [root];
+  for (const [, close, tag, attributes] of dom.slice(start).matchAll(/<(\/?)(li|details|summary|a|ul)\b([^>]*)>/g)) {
+    const node = stack.at(-1);
+    if (tag === 'ul' && close && stack.length === 1) break;
+    if (tag === 'li' && !close) stack.push({ children: [] });
+    else if (tag === 'li' && node !== root) {
+      stack.pop();
+      stack.at(-1).children.push(node);
+    }
+    else if (tag === 'details' && !close) node.open = /\sopen(=|\s|$)/.test(attributes);
+    else if (tag === 'summary' && !close) node.key = attributes.match(/data-key="([^"]*)"/)?.[1];
+    else if (tag === 'a' && !close) node.href ??= attributes.match(/href="([^"]*)"/)?.[1];
+  }
+  return root.children;
+}
+
 function expect(dom, pattern, what) {
   if (!pattern.test(dom)) problems.push(`expected ${what} (${pattern})`);
 }
 
 /** Runs headless Chromium with its own profile; resolves with what it printed (the DOM for --dump-dom). */
-function chromium(args) {
+function chromium(args, userDataDir = profile) {
   return new Promise((resolve, reject) => {
-    const child = spawn(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(CHROMIUM, [...FLAGS, `--user-data-dir=${userDataDir}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -6,7 +6,7 @@ import * as webhooks from 'svc-sdk/webhooks';
 import * as testing from 'svc-sdk/testing';
 import * as otel from 'svc-sdk/otel';
 import * as inbox from 'svc-sdk/inbox';
-import * as mcp from 'svc-sdk/mcp';
+import * as mcp from '@svc-sdk/mcp';
 
 assert.equal(typeof sdk.Client, 'function', 'svc-sdk exports Client');
 assert.ok(new sdk.NotFoundError({ status: 404, body: null, headers: new Headers(), method: 'GET', url: 'x' }) instanceof sdk.SvcError);
@@ -14,7 +14,7 @@ assert.equal(typeof testing.createEmulator, 'function', 'svc-sdk/testing exports
 assert.deepEqual(Object.keys(otel.clientTelemetry()).sort(), ['afterResponse', 'beforeRequest', 'beforeRetry', 'onError'], 'svc-sdk/otel makes client hooks');
 assert.deepEqual(Object.keys(otel.webhookTelemetry()).sort(), ['onOutcome', 'onReceive'], 'svc-sdk/otel makes receiver hooks');
 assert.deepEqual(Object.keys(inbox).sort(), ['bullmqInbox', 'cloudflareQueueInbox', 'processQueueBatch'], 'svc-sdk/inbox exports its inboxes');
-assert.equal(typeof mcp.createMcpServer, 'function', 'svc-sdk/mcp exports createMcpServer');
+assert.equal(typeof mcp.createMcpServer, 'function', '@svc-sdk/mcp exports createMcpServer');
 // One class per error across entries, so `instanceof` holds whichever entry a user imported it from.
 assert.equal(sdk.WebhookVerificationError, webhooks.WebhookVerificationError);
 const signature = await webhooks.signPayload('{"a":1}', 'whsec_smoke');

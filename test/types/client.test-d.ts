@@ -9,6 +9,7 @@ import type {
   Logger,
   LogLevel,
   PagePromise,
+  RateLimitInfo,
   Room,
   Transaction,
   WebhookCreated,
@@ -63,7 +64,7 @@ describe('types', () => {
   it('every method returns an APIPromise: awaited it is the data, withResponse() and asResponse() are typed', () => {
     expectTypeOf(client.rooms.create({ name: 'r', room_type: 'x' })).toEqualTypeOf<APIPromise<Room>>();
     expectTypeOf(client.rooms.create({ name: 'r', room_type: 'x' }).withResponse()).resolves.toEqualTypeOf<WithResponse<Room>>();
-    expectTypeOf<WithResponse<Room>>().toEqualTypeOf<{ data: Room; response: Response; requestId: string | undefined }>();
+    expectTypeOf<WithResponse<Room>>().toEqualTypeOf<{ data: Room; response: Response; requestId: string | undefined; rateLimit: RateLimitInfo | undefined }>();
     expectTypeOf(client.webhooks.delete(1).asResponse()).resolves.toEqualTypeOf<Response>();
     expectTypeOf(client.deals.create(params, { ephemeral: true }).withResponse()).resolves.toEqualTypeOf<WithResponse<DealPreview>>();
     expectTypeOf(client.request<{ ok: boolean }>({ method: 'GET', path: '/status' })).resolves.toEqualTypeOf<{ ok: boolean }>();

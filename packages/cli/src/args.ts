@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parseUrl } from 'svc-sdk/internal';
 import { UsageError } from './command.js';
+import { didYouMean } from './suggest.js';
 
 /** The flags and positionals of one command line. */
 export interface ParsedArgs {
@@ -15,7 +16,11 @@ export function parseCommandArgs(command: string, args: string[], options: Parse
     const parsed = parseArgs({ args, options, allowPositionals, strict: true });
     return { values: parsed.values as ParsedArgs['values'], positionals: parsed.positionals };
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\. To specify.*$/s, '')} (svc-sdk ${command} --help)`);
+    const message = (error as Error).message.replace(/\. To specify.*$/s, '');
+    // An unknown --flag: the command's own flag nearest to it, when it is a typo of one.
+    const unknown = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(--?[^'=]+)/.exec(message)?.[1] : undefined;
+    const hint = unknown === undefined ? '' : didYouMean(unknown, Object.keys(options).map((name) => `--${name}`));
+    throw new UsageError(`${message}${hint ? `: ${hint.trimEnd()}` : ''} (svc-sdk ${command} --help)`);
   }
 }
 

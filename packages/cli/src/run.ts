@@ -2,6 +2,7 @@
 import { VERSION } from 'svc-sdk/internal';
 import { UsageError, type CliCommand, type CliIO } from './command.js';
 import { println } from './signals.js';
+import { didYouMean } from './suggest.js';
 
 /** The global help: every command's name and summary. */
 export function globalHelp(commands: readonly CliCommand[]): string {
@@ -42,7 +43,7 @@ export async function runCli(argv: readonly string[], io: CliIO, commands: reado
       return print(io, topic?.help ?? globalHelp(commands));
     }
     const command = commands.find((candidate) => candidate.name === name);
-    if (command === undefined) throw new UsageError(`unknown command "${name}": use one of ${names} (svc-sdk --help)`);
+    if (command === undefined) throw new UsageError(`unknown command "${name}": ${didYouMean(name, commands.map((known) => known.name))}use one of ${names} (svc-sdk --help)`);
     if (asksForHelp(args)) return print(io, command.help);
     return await command.run(args, io);
   } catch (error) {

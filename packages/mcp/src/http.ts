@@ -22,9 +22,18 @@ export interface McpHttpOptions extends McpServerOptions {
 
 /** The MCP server over HTTP: a fetch handler, the same as a Node listener, and its close. */
 export interface McpHttpHandler {
-  /** Answers one request (Streamable HTTP, stateless; Host/Origin checked, body capped). */
+  /**
+   * Answers one request (Streamable HTTP, stateless; Host/Origin checked, body capped).
+   *
+   * @param request The MCP request (a POST of JSON-RPC).
+   */
   fetch(request: Request): Promise<Response>;
-  /** The same as a `node:http` listener. */
+  /**
+   * The same as a `node:http` listener.
+   *
+   * @param req The incoming request.
+   * @param res The response to answer on.
+   */
   listener(req: IncomingMessage, res: ServerResponse): void;
   /** Closes the server behind it. */
   close(): Promise<void>;
@@ -33,6 +42,8 @@ export interface McpHttpHandler {
 /**
  * A fetch handler (`Request` → `Response`) serving the MCP server over stateless Streamable HTTP,
  * and a Node listener of it. The options are checked once, here (a bad tool name throws now).
+ *
+ * @param options The server's options, and the `allowedHosts`, `allowedOrigins` and `maxBodyBytes` of its HTTP side.
  */
 export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandler {
   const { allowedHosts, allowedOrigins, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, ...serverOptions } = options;
@@ -62,7 +73,13 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
   };
 }
 
-/** Listens on 127.0.0.1:`port` (0: any free port) with `listener`; resolves with the server and its MCP endpoint URL. */
+/**
+ * Listens on 127.0.0.1:`port` (0: any free port) with `listener`; resolves with the server and its MCP endpoint URL.
+ *
+ * @param listener The Node listener to serve, e.g. `createMcpHttpHandler().listener`.
+ * @param port The port; 0 picks a free one.
+ * @param host The address to listen on; `127.0.0.1` unless said.
+ */
 export async function listenMcp(listener: (req: IncomingMessage, res: ServerResponse) => void, port: number, host = '127.0.0.1'): Promise<{ server: Server; url: string }> {
   const server = createServer(listener);
   await new Promise<void>((resolve, reject) => {

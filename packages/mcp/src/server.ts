@@ -50,6 +50,8 @@ Typical flow: deal_create → room_create → transaction_create → transaction
  * The official SDK's `McpServer` with svc's tools: read-only unless `allowWrites`, destructive
  * tools only with `allowDestructive` as well, every write previewed before it is committed.
  *
+ * @param options The `client` the tools call, which tools are offered (`allowWrites`, `allowDestructive`, `tools`, `excludeTools`) and the `uploadRoots`.
+ *
  * @example
  * ```ts
  * import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';

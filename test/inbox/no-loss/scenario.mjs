@@ -253,7 +253,10 @@ async function ledgerRuns(ledger, ids) {
     slice.forEach((id, index) => {
       const [error, entries] = answers[index];
       if (error) throw error;
-      runs.set(id, entries.map((entry) => ({ pid: Number(entry.split(' ')[0]), at: Number(entry.split(' ')[1]) })));
+      // One run per run id: ioredis resends a command whose answer a Redis restart cut off, which Redis may
+      // have carried out already (the same RPUSH twice, not on() twice).
+      const once = [...new Set(entries)];
+      runs.set(id, once.map((entry) => ({ pid: Number(entry.split(' ')[0]), at: Number(entry.split(' ')[1]) })));
     });
   }
   return runs;

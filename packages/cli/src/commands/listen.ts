@@ -9,6 +9,7 @@ import { APIConnectionError, APIError, Client } from 'svc-sdk';
 import { randomHex, parseUrl, describeFetchFailure, refusalAnswer, type RefusalReason } from 'svc-sdk/internal';
 import { WEBHOOK_EVENT_KINDS, type EventKind, signPayload, verifyWebhook, WebhookVerificationError } from 'svc-sdk/webhooks';
 import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
+import { didYouMean } from '../suggest.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { forwardTarget, type ForwardTarget } from '../forward-target.js';
 import { readPreview, statusLine, unreachable } from '../http.js';
@@ -134,7 +135,8 @@ function parseEvents(raw: string | undefined): EventKind[] | null {
   const kinds = raw.split(',').map((kind) => kind.trim()).filter(Boolean);
   const unknown = kinds.filter((kind) => !(WEBHOOK_EVENT_KINDS as readonly string[]).includes(kind));
   if (kinds.length === 0 || unknown.length > 0) {
-    throw new UsageError(`--events takes event kinds separated by commas${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}: use any of ${WEBHOOK_EVENT_KINDS.join(', ')}`);
+    const hints = unknown.map((kind) => didYouMean(kind, WEBHOOK_EVENT_KINDS).trimEnd()).filter(Boolean);
+    throw new UsageError(`--events takes event kinds separated by commas${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}${hints.length ? ` (${hints.join(' ')})` : ''}: use any of ${WEBHOOK_EVENT_KINDS.join(', ')}`);
   }
   return kinds as EventKind[];
 }

@@ -3,6 +3,7 @@
 import { WEBHOOK_EVENT_KINDS, type EventKind, signPayload } from 'svc-sdk/webhooks';
 import { buildEventBody, sampleEventData, CONTROL_EVENTS_PATH } from 'svc-sdk/internal';
 import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
+import { didYouMean } from '../suggest.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { readPreview, statusLine, unreachable } from '../http.js';
 import { println } from '../signals.js';
@@ -53,7 +54,7 @@ export const triggerCommand: CliCommand = {
     // A typo would otherwise send `{}` data under a kind no receiver handles; code that wants to test
     // unknown kinds can call emulator.trigger('any.kind') instead.
     if (!(WEBHOOK_EVENT_KINDS as readonly string[]).includes(kind)) {
-      throw new UsageError(`unknown event kind "${kind}": use one of ${WEBHOOK_EVENT_KINDS.join(', ')}`);
+      throw new UsageError(`unknown event kind "${kind}": ${didYouMean(kind, WEBHOOK_EVENT_KINDS)}use one of ${WEBHOOK_EVENT_KINDS.join(', ')}`);
     }
     const data = parseData(stringFlag(parsed, 'data'), kind);
     const timeoutMs = integerFlag(stringFlag(parsed, 'timeout-ms') ?? String(DEFAULT_TIMEOUT_MS), '--timeout-ms', 1, 600_000);

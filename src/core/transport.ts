@@ -1,0 +1,144 @@
+/**
+ * The route and trust of a client's requests, as its options and the environment set them: a
+ * proxy (the `proxy` option, else `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`), the certificates it
+ * trusts (`ca`, the system store) and presents (`cert` / `key`), or an undici dispatcher of the
+ * caller's. Read once per client, here; the dispatcher itself is made on Node, with the first
+ * attempt that needs it (transport-node.ts: undici is an optional peer, loaded then).
+ */
+import { SvcError, ValidationError, type Issue } from './errors.js';
+import { parseUrl } from '../shared/parse-url.js';
+import { runtime } from '../shared/runtime.js';
+
+/** The network options of a `Client`. */
+export interface TransportOptions {
+  /**
+   * The proxy every request goes through (`http://proxy:3128`, `http://user:password@proxy:3128`), or
+   * `false` to go direct whatever the environment says. Default: `HTTPS_PROXY` / `HTTP_PROXY` (either
+   * case), with `NO_PROXY`'s exceptions, matched as Node's own fetch does. Needs the `undici` package
+   * of the runtime's major (Node 22: 6, Node 24: 7, Node 26: 8) unless Node routes fetch itself
+   * (`NODE_USE_ENV_PROXY=1`) and no other option here is set.
+   */
+  proxy?: string | false | undefined;
+  /**
+   * Certificates (PEM) to trust besides Node's bundled ones and `NODE_EXTRA_CA_CERTS` (a corporate CA
+   * a proxy intercepts TLS with), or `'system'` for the operating system's store besides them.
+   */
+  ca?: string | readonly string[] | 'system' | undefined;
+  /** A client certificate (PEM) for mutual TLS; with `key`. */
+  cert?: string | undefined;
+  /** The private key (PEM) of `cert`. */
+  key?: string | undefined;
+  /**
+   * An undici dispatcher of your own, handed to fetch for every request. It must come from the undici
+   * major the runtime's fetch is built on (`process.versions.undici`): another is refused with an
+   * `UndiciMismatchError`, as their internals differ. Exclusive with the options above.
+   */
+  dispatcher?: object | undefined;
+}
+
+/** What a client's requests go through, resolved once: what transport-node.ts builds a dispatcher from. */
+export interface TransportSettings {
+  /** An explicit proxy URL; `undefined` with `fromEnv` for the environment's. */
+  readonly proxy: string | undefined;
+  /** The environment's proxies apply (no `proxy` option, and one of HTTPS_PROXY / HTTP_PROXY is set). */
+  readonly fromEnv: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly ca: readonly string[] | 'system' | undefined;
+  readonly cert: string | undefined;
+  readonly key: string | undefined;
+  readonly dispatcher: object | undefined;
+}
+
+/** A client's requests' route and trust, resolved (transport-node.ts): what attempt.ts hands fetch, and what errors say. */
+export interface Transport {
+  /** The fetch to call: undici's own, paired with `dispatcher`, or the runtime's for a caller's dispatcher. */
+  readonly fetch: typeof globalThis.fetch;
+  readonly dispatcher: object;
+  /** `direct`, `through the proxy http://proxy:3128`, `through HTTPS_PROXY http://… (NO_PROXY: …)`: never a password. */
+  readonly route: string;
+  /** `Node's bundled CAs and NODE_EXTRA_CA_CERTS`, `the ca option (1 certificate) besides …`. */
+  readonly trust: string;
+}
+
+/** What transport-node.ts provides: registered by the `node` entry, so no other runtime's bundle carries it (or undici). */
+interface TransportModule {
+  createTransport(settings: TransportSettings): Promise<Transport>;
+}
+let registered: (() => Promise<TransportModule>) | undefined;
+
+/** Registers the loader of this runtime's transport (the `node` entry does). @internal */
+export function useTransport(load: () => Promise<TransportModule>): void {
+  registered = load;
+}
+
+/** The registered transport module, or an SvcError off Node (where proxies and certificates are the runtime's). */
+export function loadTransport(): Promise<TransportModule> {
+  if (registered) return registered();
+  return Promise.reject(new SvcError("[svc-sdk] proxy, ca, cert, key and dispatcher are Node options: in this runtime, its fetch's own proxy and trust settings apply"));
+}
+
+/** The environment's proxy variables, in the precedence Node and undici read them (lower case first). */
+function envProxy(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return env.https_proxy || env.HTTPS_PROXY || env.http_proxy || env.HTTP_PROXY || undefined;
+}
+
+/** Whether Node itself routes fetch through the environment's proxies (`NODE_USE_ENV_PROXY=1`, `--use-env-proxy`). */
+function nodeRoutesEnv(env: Readonly<Record<string, string | undefined>>): boolean {
+  const execArgv = (globalThis as { process?: { execArgv?: string[] } }).process?.execArgv ?? [];
+  return env.NODE_USE_ENV_PROXY === '1' || execArgv.includes('--use-env-proxy');
+}
+
+/**
+ * How an error names the route and trust of a client without transport settings: the runtime's
+ * fetch on its own (`direct`, or Node's route through the environment's proxy), or nothing off Node.
+ */
+export function defaultRoute(): string | undefined {
+  if (!runtime.nodeFetch) return undefined;
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  // A direct call of the runtime's fetch, as every client made: its usual words say enough.
+  if (!(envProxy(env) && nodeRoutesEnv(env))) return undefined;
+  const extra = env.NODE_EXTRA_CA_CERTS ? ` and NODE_EXTRA_CA_CERTS (${env.NODE_EXTRA_CA_CERTS})` : '';
+  return `route: through the environment's proxy (Node's NODE_USE_ENV_PROXY); trust: Node's bundled CAs${extra}`;
+}
+
+/** What is wrong with a client's network options, one issue each. */
+function transportIssues(options: TransportOptions): Issue[] {
+  const issues: Issue[] = [];
+  const { proxy, ca, cert, key, dispatcher } = options;
+  if (proxy !== undefined && proxy !== false) {
+    const url = typeof proxy === 'string' ? parseUrl(proxy) : undefined;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      issues.push({ path: ['proxy'], message: 'proxy must be an http(s) URL such as http://proxy.example:3128, or false for no proxy' });
+    }
+  }
+  const isPem = (value: unknown) => typeof value === 'string' && value.includes('-----BEGIN ');
+  if (ca !== undefined && ca !== 'system' && !(isPem(ca) || (Array.isArray(ca) && ca.length > 0 && ca.every(isPem)))) {
+    issues.push({ path: ['ca'], message: "ca must be PEM text (-----BEGIN CERTIFICATE-----…), an array of them, or 'system'" });
+  }
+  if ((cert === undefined) !== (key === undefined)) issues.push({ path: [cert === undefined ? 'cert' : 'key'], message: 'cert and key go together: pass both for mutual TLS' });
+  else if (cert !== undefined && !(isPem(cert) && isPem(key))) issues.push({ path: ['cert'], message: 'cert and key must be PEM text (-----BEGIN …-----)' });
+  if (dispatcher !== undefined) {
+    if (typeof (dispatcher as { dispatch?: unknown } | null)?.dispatch !== 'function') issues.push({ path: ['dispatcher'], message: 'dispatcher must be an undici Dispatcher (an Agent, ProxyAgent, …)' });
+    else if (proxy || ca || cert) issues.push({ path: ['dispatcher'], message: 'dispatcher is exclusive with proxy, ca, cert and key: set them on your dispatcher' });
+  }
+  return issues;
+}
+
+/**
+ * The client's transport settings, or `undefined` when fetch's own route is the one (no option, no
+ * proxy in the environment, or Node already routing fetch through it): then nothing is loaded.
+ * Bad options are a ValidationError of `new Client()`.
+ */
+export function transportOf(options: TransportOptions, env: Readonly<Record<string, string | undefined>> | undefined): TransportSettings | undefined {
+  const issues = transportIssues(options);
+  if (issues.length) throw new ValidationError('new Client()', issues);
+  const environment = env ?? {};
+  const { proxy, cert, key, dispatcher } = options;
+  const ca = typeof options.ca === 'string' && options.ca !== 'system' ? [options.ca] : (options.ca as readonly string[] | 'system' | undefined);
+  const tls = ca !== undefined || cert !== undefined;
+  const fromEnv = proxy === undefined && envProxy(environment) !== undefined && (tls || !nodeRoutesEnv(environment));
+  // `proxy: false` where Node itself routes fetch through the environment's proxy needs a dispatcher of its own (a direct one).
+  const direct = proxy === false && nodeRoutesEnv(environment) && envProxy(environment) !== undefined;
+  if (proxy === undefined && !fromEnv && !tls && !direct && dispatcher === undefined) return undefined;
+  return { proxy: proxy === false ? undefined : proxy, fromEnv, env: environment, ca, cert, key, dispatcher };
+}

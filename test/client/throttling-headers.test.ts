@@ -1,0 +1,107 @@
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { Client, ConflictError, InternalServerError, RateLimitError, type RateLimitInfo } from '../../src/index.node.js';
+import { API_KEY, BASE_URL, useMockService } from '../support/msw.js';
+
+const server = useMockService();
+const ROOMS = `${BASE_URL}/api/v1/rooms`;
+const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1 });
+
+const none: RateLimitInfo = { limit: undefined, remaining: undefined, resetMs: undefined, windowMs: undefined, policy: undefined, retryAfterMs: undefined };
+
+/** The `rateLimit` of `withResponse()` for an answer with these headers. */
+async function rateLimitOfAnswer(headers: Record<string, string>): Promise<RateLimitInfo | undefined> {
+  server.use(http.get(ROOMS, () => HttpResponse.json({ success: true, data: [] }, { headers })));
+  return (await client.request({ method: 'GET', path: '/rooms' }).withResponse()).rateLimit;
+}
+
+describe('rateLimit on every response (withResponse)', () => {
+  it.each<[string, Record<string, string>, RateLimitInfo]>([
+    [
+      'the IETF draft (08 on): RateLimit and RateLimit-Policy',
+      { RateLimit: '"default";r=50;t=30', 'RateLimit-Policy': '"default";q=100;w=60' },
+      { ...none, limit: 100, remaining: 50, resetMs: 30_000, windowMs: 60_000, policy: 'default' },
+    ],
+    [
+      'several policies: the one with the fewest requests left binds',
+      { RateLimit: '"day";r=900;t=3600, "burst";r=0;t=5', 'RateLimit-Policy': '"burst";q=10;w=5, "day";q=1000;w=86400' },
+      { ...none, limit: 10, remaining: 0, resetMs: 5_000, windowMs: 5_000, policy: 'burst' },
+    ],
+    [
+      'a policy name with a comma in its quotes',
+      { RateLimit: '"a,b";r=3;t=2', 'RateLimit-Policy': '"a,b";q=9;w=10' },
+      { ...none, limit: 9, remaining: 3, resetMs: 2_000, windowMs: 10_000, policy: 'a,b' },
+    ],
+    [
+      'the draft 03-07 dictionary',
+      { RateLimit: 'limit=100, remaining=4, reset=7', 'RateLimit-Policy': '100;w=60' },
+      { ...none, limit: 100, remaining: 4, resetMs: 7_000, windowMs: 60_000 },
+    ],
+    ['RateLimit-Limit, -Remaining, -Reset', { 'RateLimit-Limit': '60', 'RateLimit-Remaining': '59', 'RateLimit-Reset': '10' }, { ...none, limit: 60, remaining: 59, resetMs: 10_000 }],
+    ['X-RateLimit-* with a reset in seconds', { 'X-RateLimit-Limit': '5000', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '12' }, { ...none, limit: 5000, remaining: 0, resetMs: 12_000 }],
+    ['retry-after-ms before Retry-After', { 'retry-after-ms': '250.5', 'Retry-After': '30' }, { ...none, retryAfterMs: 250.5 }],
+    ['Retry-After in seconds', { 'Retry-After': '3' }, { ...none, retryAfterMs: 3_000 }],
+  ])('%s', async (_, headers, expected) => {
+    expect(await rateLimitOfAnswer(headers)).toEqual(expected);
+  });
+
+  it('X-RateLimit-Reset as a Unix time (GitHub) and Retry-After as an HTTP date are delays from now', async () => {
+    const inAMinute = Date.now() + 60_000;
+    const info = await rateLimitOfAnswer({ 'X-RateLimit-Reset': String(Math.floor(inAMinute / 1000)), 'Retry-After': new Date(inAMinute).toUTCString() });
+    expect(info!.resetMs).toBeGreaterThan(55_000);
+    expect(info!.resetMs).toBeLessThanOrEqual(60_000);
+    expect(info!.retryAfterMs).toBeGreaterThan(55_000);
+    expect(info!.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
+  it('no throttling header, or only junk in them, is undefined', async () => {
+    expect(await rateLimitOfAnswer({})).toBeUndefined();
+    expect(await rateLimitOfAnswer({ 'X-RateLimit-Limit': 'lots', 'Retry-After': 'soon', RateLimit: '"x";r=-1', 'retry-after-ms': '-5' })).toBeUndefined();
+  });
+
+  it('a RateLimitError carries the limits of the refusal', async () => {
+    server.use(http.get(ROOMS, () => HttpResponse.json({ error: 'slow down' }, { status: 429, headers: { RateLimit: '"default";r=0;t=1', 'RateLimit-Policy': '"default";q=10;w=1' } })));
+    const error = await client.request({ method: 'GET', path: '/rooms' }, { maxRetries: 0 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).rateLimit).toEqual({ ...none, limit: 10, remaining: 0, resetMs: 1_000, windowMs: 1_000, policy: 'default' });
+  });
+});
+
+describe('the service decides retries and waits', () => {
+  /** Answers `first` once, then succeeds; reports the attempts and the waits beforeRetry saw. */
+  function once(first: () => Response) {
+    let calls = 0;
+    server.use(http.get(ROOMS, () => (++calls === 1 ? first() : HttpResponse.json({ success: true, data: [] }))));
+    const delays: number[] = [];
+    const waiting = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, hooks: { beforeRetry: ({ delayMs }) => void delays.push(delayMs) } });
+    return { calls: () => calls, delays, client: waiting };
+  }
+
+  it('x-should-retry: false is not retried, even a 503', async () => {
+    const run = once(() => HttpResponse.json({ error: 'maintenance' }, { status: 503, headers: { 'x-should-retry': 'false', 'retry-after': '0' } }));
+    await expect(run.client.request({ method: 'GET', path: '/rooms' })).rejects.toBeInstanceOf(InternalServerError);
+    expect(run.calls()).toBe(1);
+  });
+
+  it('x-should-retry: true retries a status that is not retried otherwise (a 409 lock), with the backoff', async () => {
+    const run = once(() => HttpResponse.json({ error: 'locked' }, { status: 409, headers: { 'x-should-retry': 'true' } }));
+    await run.client.request({ method: 'GET', path: '/rooms' });
+    expect(run.calls()).toBe(2);
+    server.use(http.get(ROOMS, () => HttpResponse.json({ error: 'locked' }, { status: 409 })));
+    await expect(run.client.request({ method: 'GET', path: '/rooms' })).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('retry-after-ms is the wait, before a longer Retry-After', async () => {
+    const run = once(() => HttpResponse.json({ error: 'busy' }, { status: 429, headers: { 'retry-after-ms': '400', 'retry-after': '30' } }));
+    await run.client.request({ method: 'GET', path: '/rooms' });
+    expect(run.calls()).toBe(2);
+    expect(run.delays[0]).toBeGreaterThanOrEqual(390);
+    expect(run.delays[0]).toBeLessThan(5_000);
+  });
+
+  it('a 429 without Retry-After waits for its RateLimit window to reset', async () => {
+    const run = once(() => HttpResponse.json({ error: 'busy' }, { status: 429, headers: { RateLimit: '"default";r=0;t=1' } }));
+    await run.client.request({ method: 'GET', path: '/rooms' });
+    expect(run.delays[0]).toBeGreaterThanOrEqual(990);
+  });
+});

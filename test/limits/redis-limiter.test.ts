@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, SvcError } from '../../src/index.node.js';
+import { redisRateLimiter } from '../../src/limits/index.js';
+import { createEmulator } from '../../src/testing/index.js';
+import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from '../inbox/redis.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const RATE = 10;
+const CALLS_EACH = 30;
+
+reportMissingRedis();
+
+describe.skipIf(!hasRedis)('redisRateLimiter (svc-sdk/limits): one rate for a fleet, through Redis', () => {
+  let redis: TestRedis;
+  let work: string;
+  let script: string;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    // The fleet's process, bundled from the sources (ioredis and rate-limiter-flexible stay the installed ones).
+    work = mkdtempSync(join(root, '.tmp-bundle-limits-'));
+    script = join(work, 'fleet-process.mjs');
+    await build({
+      entryPoints: [join(root, 'test/limits/fleet-process.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: script,
+      external: ['ioredis', 'rate-limiter-flexible'],
+      logLevel: 'error',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await redis?.stop();
+    redis?.remove();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  /** Runs one fleet process against `baseUrl`; resolves with what it printed. */
+  function fleetProcess(baseUrl: string, key: string): Promise<{ sent: number[]; throttled: number; failures: string[] }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [script], {
+        cwd: root,
+        env: { ...process.env, BASE_URL: baseUrl, REDIS_PORT: String(redis.port), CALLS: String(CALLS_EACH), RATE: String(RATE), KEY: key },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk));
+      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`fleet process exited with ${code}: ${err}`))));
+    });
+  }
+
+  it(`two processes sharing one Redis stay under ${RATE} requests a second together, and every call succeeds`, async () => {
+    const emulator = createEmulator({ faults: { rateLimitPerSecond: RATE } });
+    const served = await emulator.listen(0);
+    try {
+      const key = `fleet-${Date.now()}`;
+      const runs = await Promise.all([fleetProcess(served.url, key), fleetProcess(served.url, key)]);
+      expect(runs.flatMap((run) => run.failures)).toEqual([]);
+      const sent = runs.flatMap((run) => run.sent).sort((a, b) => a - b);
+      expect(sent.length).toBeGreaterThanOrEqual(2 * CALLS_EACH);
+      // Together under the limit as a service measures it: a token bucket of RATE a second, holding one second's worth
+      // (the emulator's), never runs dry over the sends of both processes merged on the machine's clock.
+      let tokens = RATE;
+      let refused = 0;
+      for (let index = 0; index < sent.length; index++) {
+        if (index > 0) tokens = Math.min(RATE, tokens + ((sent[index]! - sent[index - 1]!) / 1000) * RATE);
+        if (tokens >= 1 - 1e-9) tokens -= 1;
+        else refused++;
+      }
+      expect(refused).toBe(0);
+      // Over the run, no more than the rate (plus the bucket's first second).
+      expect(sent.length).toBeLessThanOrEqual(RATE * ((sent.at(-1)! - sent[0]!) / 1000 + 1));
+      expect(runs.reduce((sum, run) => sum + run.throttled, 0)).toBe(0);
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+
+  it('works with node-redis as with ioredis, and a Redis that fails is an SvcError of the call', async () => {
+    const nodeRedis = createClient({ socket: { host: '127.0.0.1', port: redis.port } });
+    await nodeRedis.connect();
+    try {
+      const limiter = redisRateLimiter({ redis: nodeRedis, requestsPerSecond: 2, key: `node-redis-${Date.now()}` });
+      const signal = new AbortController().signal;
+      const started = Date.now();
+      for (let permit = 0; permit < 3; permit++) await limiter.acquire(signal);
+      // Two permits a second: the third waits for the next second.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    } finally {
+      await nodeRedis.quit();
+    }
+    const broken = new Redis({ host: '127.0.0.1', port: 9, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    const limiter = redisRateLimiter({ redis: broken, requestsPerSecond: 5 });
+    await expect(limiter.acquire(new AbortController().signal)).rejects.toThrow(/^\[svc-sdk\] the shared rate limit could not be read from Redis: /);
+    broken.disconnect();
+  });
+
+  it.each([
+    [{ redis: undefined, requestsPerSecond: 5 }, '[svc-sdk] redisRateLimiter: redis must be a connected ioredis or node-redis client'],
+    [{ redis: {}, requestsPerSecond: 0.5 }, '[svc-sdk] redisRateLimiter: requestsPerSecond must be a whole number of requests a second, 1 or more'],
+  ])('redisRateLimiter(%j) throws an SvcError naming the field', (options, message) => {
+    expect(() => redisRateLimiter(options as never)).toThrow(SvcError);
+    expect(() => redisRateLimiter(options as never)).toThrow(message);
+  });
+
+  it('a client whose calls wait on the limiter past their timeout fails "while queued", naming the shared limiter', async () => {
+    const limiter = { acquire: (signal: AbortSignal) => new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) };
+    const client = new Client({ apiKey: 'vdr_fleet', baseUrl: 'http://127.0.0.1:9', limiter, timeout: 50, maxRetries: 0 });
+    await expect(client.webhooks.list()).rejects.toThrow("GET /api/v1/webhooks/ timed out after 50 ms while queued behind the client's a shared limiter (nothing was sent)");
+  });
+});

@@ -1,0 +1,306 @@
+// What an integrator gets from a registry, seen whole: every package of the workspace packed and
+// published to a real npm registry on 127.0.0.1 (Verdaccio, test/release/registry.ts) with the pack
+// command the release workflow runs, then installed from it into empty folders outside this
+// repository: the library alone is 2 packages; each `npx` one-liner of the README (read from the
+// README, so the two cannot drift) runs as pasted, and the MCP host configs start under a real MCP
+// client. Needs the build (npm test builds before vitest runs) and the npm registry, which Verdaccio
+// proxies for every name but ours.
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { emptyFolder, installVerdaccio, ROOT, startRegistry, type LocalRegistry } from './registry.js';
+
+const built = ['dist/index.js', 'packages/mcp/dist/index.js', 'packages/cli/dist/cli.js'].every((file) => existsSync(join(ROOT, file)));
+if (!built) console.warn('[svc-sdk] skipping the registry test: a package is not built; run "npm run build" first (npm test does)');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** The release workflow's own steps: the pack command, and the order its publish loop stages the tarballs in. */
+function releaseSteps() {
+  type Step = { name?: string; run?: string };
+  const jobs = (parse(readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')) as { jobs: Record<string, { steps: Step[] }> }).jobs;
+  const pack = jobs.test!.steps.find((step) => step.run?.startsWith('npm pack'))!.run!.trim();
+  const loop = /for tarball in ([^;]+); do/.exec(jobs.publish!.steps.at(-1)!.run!)![1]!.trim().split(/\s+/);
+  // Each shell glob (./svc-sdk-[0-9]*.tgz) as the regular expression it stands for.
+  return { pack, order: loop.map((glob) => new RegExp(`^${glob.replace('./', '').replace(/\./g, '\\.').replace('*', '.*')}$`)) };
+}
+
+/** Every `npx` line of the README that runs @svc-sdk/cli: in sh blocks (comments cut) and in inline code. */
+export function readmeOneLiners(markdown: string): string[] {
+  const lines = new Set<string>();
+  for (const [, block] of markdown.matchAll(/```sh\n([\s\S]*?)```/g)) {
+    for (const line of block!.split('\n')) {
+      const command = line.replace(/\s{2,}#.*$/, '').trim();
+      if (/(^|\s)npx (-y )?@svc-sdk\/cli\b/.test(command) && !command.startsWith('#')) lines.add(command);
+    }
+  }
+  for (const [, code] of markdown.matchAll(/`(npx [^`]+)`/g)) if (/^npx (-y )?@svc-sdk\/cli \w/.test(code!)) lines.add(code!);
+  return [...lines];
+}
+
+/** The MCP host config block of the README (`mcpServers`) and its rehearsal's `args`, as a host reads them. */
+function hostConfigs(markdown: string) {
+  const block = [...markdown.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes('"mcpServers"'))!;
+  const server = Object.values((JSON.parse(block) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers)[0]!;
+  const rehearsal = JSON.parse(`{${/Rehearse first: `("args": \[[^\]]*\])`/.exec(markdown)![1]}}`) as { args: string[] };
+  return { server, rehearsal };
+}
+
+/** Runs one README line with bash in `cwd`, to its end (not spawnSync: this process serves the receivers the lines reach). */
+function runLine(line: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts one README line with bash in `cwd`; resolves once stdout matches `ready`, with a stop that ends its process group. */
+async function startLine(line: string, cwd: string, env: NodeJS.ProcessEnv, ready: RegExp) {
+  const child = spawn('bash', ['-c', `exec ${line}`], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`"${line}" printed no ${ready} in 240 s:\n${stdout}\n${stderr}`)), 240_000);
+    const check = () => {
+      const found = ready.exec(stdout);
+      if (!found) return;
+      clearTimeout(timer);
+      resolve(found);
+    };
+    child.stdout.on('data', check);
+    void exited.then(() => (clearTimeout(timer), reject(new Error(`"${line}" exited before it was ready:\n${stdout}\n${stderr}`))));
+  });
+  return {
+    match,
+    output: () => stdout + stderr,
+    async stop() {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      return exited;
+    },
+  };
+}
+
+/** A receiver on 127.0.0.1:`port` that answers every request 200 and counts them. */
+async function receiver(port: number): Promise<{ server: Server; requests: () => number }> {
+  let count = 0;
+  const server = createServer((request, response) => {
+    count += 1;
+    request.resume().on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+  return { server, requests: () => count };
+}
+
+/** The packages installed in `dir`'s node_modules (scoped ones by their full name). */
+function installedPackages(dir: string): string[] {
+  const modules = join(dir, 'node_modules');
+  return readdirSync(modules)
+    .filter((name) => !name.startsWith('.'))
+    .flatMap((name) => (name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]))
+    .sort();
+}
+
+/** Bytes of every file under `dir`. */
+function sizeOf(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((total, entry) => {
+    const path = join(dir, entry.name);
+    return total + (entry.isDirectory() ? sizeOf(path) : entry.isFile() ? statSync(path).size : 0);
+  }, 0);
+}
+
+describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and installed from it', { timeout: 600_000 }, () => {
+  let registry: LocalRegistry;
+  const tarballs: string[] = [];
+
+  beforeAll(async () => {
+    installVerdaccio();
+    registry = await startRegistry();
+    // Packed as the release workflow packs (its own command), then published in its order.
+    const { pack, order } = releaseSteps();
+    const packs = join(registry.home, 'packs');
+    mkdirSync(packs);
+    const packed = spawnSync('bash', ['-c', `${pack} --pack-destination ${packs} --json`], { cwd: ROOT, env: registry.env, encoding: 'utf8' });
+    expect(packed.status, packed.stderr).toBe(0);
+    const files = readdirSync(packs);
+    expect(files.sort()).toEqual([`svc-sdk-${VERSION}.tgz`, `svc-sdk-cli-${VERSION}.tgz`, `svc-sdk-mcp-${VERSION}.tgz`]);
+    tarballs.push(...order.flatMap((glob) => files.filter((file) => glob.test(file))));
+    for (const tarball of tarballs) {
+      // `npm stage publish` is npmjs.com's; a registry of one's own takes the same tarball by `npm publish`.
+      const published = spawnSync('npm', ['publish', join(packs, tarball), '--access', 'public'], { cwd: registry.home, env: registry.env, encoding: 'utf8' });
+      expect(published.status, published.stderr).toBe(0);
+    }
+  }, 600_000);
+
+  afterAll(async () => {
+    await registry?.stop();
+  }, 120_000);
+
+  it('publishes the library first, then the MCP server, then the CLI that depends on both', () => {
+    expect(tarballs).toEqual([`svc-sdk-${VERSION}.tgz`, `svc-sdk-mcp-${VERSION}.tgz`, `svc-sdk-cli-${VERSION}.tgz`]);
+    const view = spawnSync('npm', ['view', '@svc-sdk/cli', 'bin', 'dependencies', '--json'], { cwd: registry.home, env: registry.env, encoding: 'utf8' });
+    const { bin, dependencies } = JSON.parse(view.stdout) as { bin: Record<string, string>; dependencies: Record<string, string> };
+    expect(bin).toEqual({ 'svc-sdk': 'dist/cli.js' });
+    expect(dependencies).toMatchObject({ 'svc-sdk': VERSION, '@svc-sdk/mcp': VERSION });
+  });
+
+  it('npm install svc-sdk in an empty folder installs 2 packages, svc-sdk and zod, in under 12 MB', async () => {
+    const app = emptyFolder(registry, 'library-app');
+    const install = await runLine('npm install svc-sdk', app, registry.env);
+    expect(install.code, install.stderr).toBe(0);
+    expect(installedPackages(app)).toEqual(['svc-sdk', 'zod']);
+    expect(existsSync(join(app, 'node_modules', '.bin', 'svc-sdk'))).toBe(false);
+    const bytes = sizeOf(join(app, 'node_modules'));
+    console.log(`[registry] npm install svc-sdk: 2 packages, ${(bytes / 1e6).toFixed(1)} MB`);
+    expect(bytes).toBeLessThan(12e6);
+  });
+
+  describe("the README's one-liners, as pasted, from an empty folder", () => {
+    const lines = readmeOneLiners(README);
+    let app: string;
+    let emulator: Awaited<ReturnType<typeof startLine>>;
+    let env: NodeJS.ProcessEnv;
+
+    beforeAll(async () => {
+      app = emptyFolder(registry, 'cli-app');
+      // The first line of the Quick start, exactly: the emulator the other lines run against.
+      emulator = await startLine('npx @svc-sdk/cli emulator', app, registry.env, /SVC_BASE_URL=(\S+)[\s\S]*SVC_API_KEY=(\S+)/);
+      env = { ...registry.env, SVC_BASE_URL: emulator.match[1], SVC_API_KEY: emulator.match[2] };
+    }, 600_000);
+    afterAll(async () => {
+      await emulator?.stop();
+    }, 60_000);
+
+    it('finds the lines the README promises: the emulator, listen, trigger, upload and mcp', () => {
+      for (const command of ['emulator', 'listen', 'trigger', 'upload', 'mcp']) expect(lines.some((line) => line.includes(`@svc-sdk/cli ${command}`)), command).toBe(true);
+    });
+
+    it('each emulator line starts an emulator that answers on the SVC_BASE_URL it prints', async () => {
+      await emulator.stop();
+      for (const line of lines.filter((candidate) => / emulator\b/.test(candidate) && !candidate.includes(' -- '))) {
+        const running = await startLine(line, app, registry.env, /SVC_BASE_URL=(\S+)/);
+        const answer = await fetch(`${running.match[1]}/api/v1/webhooks/`, { headers: { authorization: `Bearer ${/--api-key (\S+)/.exec(line)?.[1] ?? 'vdr_any'}` } });
+        expect(answer.status, line).toBe(200);
+        await running.stop();
+      }
+      emulator = await startLine('npx @svc-sdk/cli emulator', app, registry.env, /SVC_BASE_URL=(\S+)[\s\S]*SVC_API_KEY=(\S+)/);
+      env = { ...registry.env, SVC_BASE_URL: emulator.match[1], SVC_API_KEY: emulator.match[2] };
+    });
+
+    it('listen forwards the deliveries that trigger fires to the app, and trigger --url reaches a receiver', async () => {
+      const app3000 = await receiver(3000);
+      try {
+        const listenLine = lines.find((line) => line.includes(' listen --forward-to'))!;
+        const listen = await startLine(listenLine, app, env, /Forwarding to/);
+        for (const line of lines.filter((candidate) => candidate.includes(' trigger ') && !candidate.includes('--url'))) {
+          const run = await runLine(line, app, env);
+          expect(run.code, `${line}\n${run.stderr}`).toBe(0);
+        }
+        await expect.poll(() => app3000.requests(), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+        // Stopped as Ctrl+C stops it (SIGTERM to its process group): it deletes its registration on the way out.
+        await listen.stop();
+        expect(listen.output()).toMatch(/SIGTERM: deleted webhook \d+, stopped/);
+        const before = app3000.requests();
+        for (const line of lines.filter((candidate) => candidate.includes(' trigger ') && candidate.includes('--url'))) {
+          const run = await runLine(line, app, env);
+          expect(run.code, `${line}\n${run.stderr}`).toBe(0);
+          expect(run.stdout).toContain('200');
+        }
+        expect(app3000.requests()).toBe(before + 1);
+      } finally {
+        app3000.server.close();
+      }
+    });
+
+    it('the upload lines upload a folder to room 7, resumably, and keep their manifest', async () => {
+      const client = { headers: { authorization: `Bearer ${env.SVC_API_KEY}`, 'content-type': 'application/json' } };
+      for (let room = 1; room <= 7; room++) await fetch(`${env.SVC_BASE_URL}/api/v1/rooms`, { method: 'POST', ...client, body: JSON.stringify({ name: `Room ${room}`, room_type: 'company_investment' }) });
+      mkdirSync(join(app, 'deal-docs'));
+      for (const name of ['memo.txt', 'model.csv']) writeFileSync(join(app, 'deal-docs', name), `${name}\n`);
+      const uploads = lines.filter((line) => line.includes(' upload '));
+      expect(uploads.length).toBeGreaterThanOrEqual(3);
+      for (const line of uploads) {
+        const run = await runLine(line, app, env);
+        expect(run.code, `${line}\n${run.stdout}${run.stderr}`).toBe(0);
+      }
+      expect(existsSync(join(app, 'deal-docs.jsonl'))).toBe(true);
+    });
+
+    it('mcp --http lines serve the tools to the official v2 client', async () => {
+      for (const line of lines.filter((candidate) => candidate.includes(' mcp --http'))) {
+        const server = await startLine(line, app, env, /listening on (http:\S+)/);
+        try {
+          const client = new McpClient({ name: 'readme-http', version: '1.0.0' });
+          await client.connect(new StreamableHTTPClientTransport(new URL(server.match[1]!)));
+          const names = (await client.listTools()).tools.map((tool) => tool.name);
+          expect(names, line).toContain('room_ask');
+          expect(names.includes('deal_create'), line).toBe(line.includes('--allow-writes'));
+          await client.close();
+        } finally {
+          await server.stop();
+        }
+      }
+    });
+
+    it('leaves no one-liner untried except the Inspector line (test/mcp/hosts.test.ts runs the Inspector against the built CLI)', () => {
+      const tried = (line: string) => / (emulator|listen|trigger|upload)\b/.test(line) || line.includes(' mcp --http');
+      expect(lines.filter((line) => !tried(line))).toEqual([expect.stringMatching(/^npx @modelcontextprotocol\/inspector --cli /)]);
+    });
+  });
+
+  describe("the README's MCP host config, started by a real MCP client as a desktop host starts it", () => {
+    const { server, rehearsal } = hostConfigs(README);
+    let home: string;
+
+    beforeAll(() => {
+      home = emptyFolder(registry, 'host-home');
+    });
+
+    it('the rehearsal (--emulator) starts and lists its tools', async () => {
+      const client = new McpClient({ name: 'desktop-host', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command: server.command, args: rehearsal.args, cwd: home, env: registry.env as Record<string, string>, stderr: 'pipe' }));
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['deal_create', 'room_create', 'room_ask', 'webhook_list']));
+      await client.close();
+    });
+
+    it('the config itself, with its env set to a service (an emulator here), answers a read tool', async () => {
+      const service = await startLine('npx @svc-sdk/cli emulator --port 0', home, registry.env, /SVC_BASE_URL=(\S+)[\s\S]*SVC_API_KEY=(\S+)/);
+      try {
+        const client = new McpClient({ name: 'desktop-host', version: '1.0.0' });
+        const env = { ...registry.env, ...Object.fromEntries(Object.keys(server.env).map((name) => [name, name === 'SVC_API_KEY' ? service.match[2]! : service.match[1]!])) };
+        await client.connect(new StdioClientTransport({ command: server.command, args: server.args, cwd: home, env: env as Record<string, string>, stderr: 'pipe' }));
+        const result = (await client.callTool({ name: 'webhook_list', arguments: {} })) as { isError?: boolean };
+        expect(result.isError ?? false).toBe(false);
+        await client.close();
+      } finally {
+        await service.stop();
+      }
+    });
+  });
+});
+
+// Kept apart from the run above: the extraction itself, on a README of three lines.
+describe('readmeOneLiners', () => {
+  it('takes npx lines of @svc-sdk/cli from sh blocks (comments cut) and inline code, once each', () => {
+    const markdown = ['Run `npx @svc-sdk/cli emulator` first.', '```sh', 'npx @svc-sdk/cli emulator   # same', 'npm install x', '# npx @svc-sdk/cli nope', 'SVC_X=1 npx @svc-sdk/cli trigger a --url u', '```'].join('\n');
+    expect(readmeOneLiners(markdown).sort()).toEqual(['SVC_X=1 npx @svc-sdk/cli trigger a --url u', 'npx @svc-sdk/cli emulator']);
+  });
+});
+
