@@ -1,5 +1,5 @@
 // Mutation testing (`npm run test:mutation`): Stryker changes one thing at a time in the code the
-// tests claim to guard (src/core, src/webhooks, src/resources, src/otel, src/uploads, and the one
+// tests claim to guard (src/core, src/webhooks, src/resources, src/otel, src/uploads, src/actions, and the one
 // redaction rule in src/shared/redact.ts) and runs the tests that cover it; a
 // mutant that no test notices ("survived") is a test that cannot fail for what it claims.
 // Stryker itself lives in test/mutation/package.json (installed on demand, not by the root install)
@@ -25,15 +25,19 @@ export default {
     'src/shared/state-dir.ts',
     'src/limits/**/*.ts',
     'src/testing/faults.ts',
+    'src/actions/**/*.ts',
     // Entry points that only re-export: nothing to mutate that a test could observe.
     '!src/webhooks/index.ts',
     '!src/webhooks/index.node.ts',
     '!src/webhooks/exports.ts',
     '!src/otel/index.ts',
     '!src/limits/index.ts',
+    '!src/actions/index.ts',
     // Types only: nothing that runs.
     '!src/uploads/types.ts',
     '!src/uploads/upload-many-types.ts',
+    '!src/actions/types.ts',
+    '!src/actions/store.ts',
   ],
   // CI machines have 2 cores; more runners than cores only makes timeouts.
   concurrency: 2,

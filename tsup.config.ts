@@ -41,6 +41,8 @@ export default defineConfig({
     // the build for other runtimes (Workers) has the Cloudflare Queues inbox only.
     'inbox.node': 'src/inbox/index.ts',
     inbox: 'src/inbox/edge.ts',
+    // svc-sdk/actions: the agent-action ledger; its Redis store takes the user's client (no peer to load).
+    actions: 'src/actions/index.ts',
     // svc-sdk/internal: what the tool packages (@svc-sdk/cli, @svc-sdk/mcp) share with the library.
     internal: 'src/internal.ts',
     // svc-sdk/limits: its peer rate-limiter-flexible stays external, loaded by this entry alone.

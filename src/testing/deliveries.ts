@@ -2,6 +2,7 @@ import { signPayload } from '../webhooks/index.js';
 import type { EventKind } from '../webhooks/event-kinds.js';
 import { buildEventBody } from './events.js';
 import { describeFetchFailure } from '../shared/fetch-failure.js';
+import type { EmulatorFaults } from './faults.js';
 
 /** One attempt the emulator made to deliver an event to an endpoint. */
 export interface DeliveryAttempt {
@@ -43,6 +44,8 @@ interface SchedulerOptions {
   maxAttempts?: number | undefined;
   /** Called each time an attempt is dropped for `maxAttempts`. */
   onDropped?: (() => void) | undefined;
+  /** The delivery faults, read live at each delivery: `deliveryJitterMs`, `duplicateRate`. */
+  faults?: Pick<EmulatorFaults, 'deliveryJitterMs' | 'duplicateRate'> | undefined;
 }
 
 /** How long one attempt may wait for the receiver before it counts as a network failure. */
@@ -72,6 +75,7 @@ export class DeliveryScheduler {
   }
 
   #recorded = 0;
+  #delivered = 0;
   readonly #options: SchedulerOptions;
   readonly #pending = new Set<Pending>();
   readonly #listeners = new Set<() => void>();
@@ -94,8 +98,18 @@ export class DeliveryScheduler {
   deliver(target: DeliveryTarget, kind: EventKind, data: Record<string, unknown>): ScheduledDelivery {
     const deliveryId = crypto.randomUUID();
     const body = buildEventBody(kind, data, deliveryId);
-    this.#schedule(this.#options.deliveryDelayMs, () => this.#attempt(target, kind, deliveryId, body, 1));
+    const { deliveryJitterMs = 0, duplicateRate = 0 } = this.#options.faults ?? {};
+    const first = () => this.#options.deliveryDelayMs + Math.random() * deliveryJitterMs;
+    this.#schedule(first(), () => this.#attempt(target, kind, deliveryId, body, 1));
+    const index = this.#delivered++;
+    // The same delivery sent again, as a whole chain of attempts: what a receiver's deduplication is for.
+    if (Math.floor((index + 1) * duplicateRate) > Math.floor(index * duplicateRate)) this.#schedule(first(), () => this.#attempt(target, kind, deliveryId, body, 1));
     return { webhookId: target.id, deliveryId };
+  }
+
+  /** Runs `run` once the emulator's clock is `delayMs` further (walked by `advance` as attempts are); cancelled by `reset`. */
+  later(delayMs: number, run: () => Promise<void>): void {
+    this.#schedule(delayMs, run);
   }
 
   /** The emulator's clock: `Date.now()` plus every `advance` so far. */

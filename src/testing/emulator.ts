@@ -6,6 +6,7 @@ import { createFaults, withFaults, type EmulatorFaults, type ServedBy } from './
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
 import { createControlHandlers } from './control.js';
+import { createEmulatorActions, type EmulatorActions, type EmulatorActionsOptions } from './actions.js';
 import { hostName, misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
 import { MAX_PAGE_SIZE } from './pages.js';
@@ -52,6 +53,8 @@ export interface EmulatorOptions {
    * Default 10 000; `Infinity` keeps all.
    */
   maxRecords?: number | undefined;
+  /** The emulated agents: expiry windows per kind, credits and their cost per proposal (see `emulator.actions`). */
+  actions?: EmulatorActionsOptions | undefined;
 }
 
 /** Options of `waitForDelivery`. */
@@ -83,6 +86,12 @@ export interface Emulator {
    * @param port The port to listen on; 0 (the default) picks a free one.
    */
   listen(port?: number): Promise<ListeningEmulator>;
+  /**
+   * The service's side of agent actions: `propose` fires `action.approval_required`, `approve`,
+   * `reject` and `expire` (and the kind's window, on the emulator's clock) fire the decision, each
+   * proposal consumes credits (`credit.low`, `credit.exhausted`).
+   */
+  readonly actions: EmulatorActions;
   /**
    * Sends an event of any kind to every subscribed endpoint of every key; sample data when `data` is omitted.
    *
@@ -154,7 +163,9 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
 
   const maxRecords = checkMaxRecords(options.maxRecords) ?? DEFAULT_MAX_RECORDS;
   const store = new Store(maxRecords);
+  const faults = createFaults(options.faults);
   const scheduler = new DeliveryScheduler({
+    faults,
     deliveryDelayMs,
     retryDelaysMs,
     onAttempt: options.onDelivery,
@@ -164,7 +175,10 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
   const handlers = [...createControlHandlers(context), ...createHandlers(context)]; // control route first: svc-sdk trigger (control.ts)
   const servers = new Set<ListeningEmulator>();
-  const faults = createFaults(options.faults);
+  const actions = createEmulatorActions(
+    { fire: (kind, data) => dispatch(context, store.webhooks.values(), kind, data), now: () => scheduler.now(), later: (delayMs, run) => scheduler.later(delayMs, run) },
+    options.actions,
+  );
   // Faults wrap the whole answer, in process and over HTTP (where a reset reaches the socket); their
   // 503s are given outside the routes, so the request id is added after them, as on every answer.
   // Served over HTTP, a request is routed with its body set aside (withBodyAside); in process, as
@@ -177,6 +191,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     handlers,
     deliveries: scheduler.attempts,
     faults,
+    actions,
     fetch(input, init) {
       return served(input instanceof Request && init === undefined ? input : new Request(input, init));
     },
@@ -241,6 +256,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     reset() {
       scheduler.reset();
       store.clear();
+      actions.reset();
     },
     async close() {
       emulator.reset();

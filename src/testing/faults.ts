@@ -27,6 +27,16 @@ export interface EmulatorFaults {
    * and the IETF draft's `RateLimit` / `RateLimit-Policy`; every answer carries the latter two. Default: no limit.
    */
   rateLimitPerSecond?: number | undefined;
+  /**
+   * Delays each delivery's first attempt by a random 0 to this many ms more than `deliveryDelayMs`,
+   * so deliveries arrive out of order (a decision before its `action.approval_required`). Default 0.
+   */
+  deliveryJitterMs?: number | undefined;
+  /**
+   * Share of deliveries, from 0 to 1, sent twice: a second attempt chain with the same delivery_id
+   * and body (as when the service did not hear a 2xx), spread evenly as `unavailableRate` is. Default 0.
+   */
+  duplicateRate?: number | undefined;
 }
 
 /** The live faults of one emulator: checked when set, read on every request. */
@@ -49,11 +59,13 @@ export function createFaults(initial: EmulatorFaults = {}): EmulatorFaults {
   field('unavailableRate', (value) => value >= 0 && value <= 1, 'a share of requests from 0 to 1');
   field('resetAfterBytes', (value) => Number.isSafeInteger(value) && value >= 1, 'a whole number of bytes, 1 or more');
   field('rateLimitPerSecond', (value) => Number.isSafeInteger(value) && value >= 1 && value <= 1_000_000, 'a whole number of requests a second, 1 or more');
+  field('deliveryJitterMs', (value) => Number.isFinite(value) && value >= 0 && value <= 86_400_000, 'a number of milliseconds from 0 to 86400000');
+  field('duplicateRate', (value) => value >= 0 && value <= 1, 'a share of deliveries from 0 to 1');
   Object.seal(faults);
   if (initial === null || typeof initial !== 'object') throw new TypeError('[svc-sdk] createEmulator: faults must be an object such as { latencyMs: 20 }');
   for (const [name, value] of Object.entries(initial)) {
     if (!(name in faults)) {
-      throw new TypeError(`[svc-sdk] createEmulator: unknown fault "${name}": use latencyMs, unavailableRate, resetAfterBytes or rateLimitPerSecond`);
+      throw new TypeError(`[svc-sdk] createEmulator: unknown fault "${name}": use latencyMs, unavailableRate, resetAfterBytes, rateLimitPerSecond, deliveryJitterMs or duplicateRate`);
     }
     faults[name as keyof EmulatorFaults] = value as number | undefined;
   }

@@ -9,5 +9,6 @@ export { createEmulator, type Emulator, type EmulatorOptions, type WaitOptions }
 export type { DeliveryAttempt, ScheduledDelivery } from './deliveries.js';
 export type { ListeningEmulator } from './listen.js';
 export type { EmulatorFaults } from './faults.js';
+export { CreditsExhaustedError, type EmulatorAction, type EmulatorActions, type EmulatorActionsOptions } from './actions.js';
 export type { Citation, SearchAnswer } from './search-index.js';
 export { SAMPLE_EVENT_DATA, sampleEventData, buildEventBody } from './events.js';

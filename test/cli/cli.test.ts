@@ -36,7 +36,7 @@ describe.skipIf(!built)('svc-sdk CLI', () => {
   });
 
   it.each([
-    [[], /^\[svc-sdk\] a command is required: "emulator", "trigger", "listen", "upload", "inbox", "mcp" \(svc-sdk --help\)\n$/],
+    [[], /^\[svc-sdk\] a command is required: "emulator", "trigger", "listen", "upload", "inbox", "actions", "mcp" \(svc-sdk --help\)\n$/],
     [['serve'], /^\[svc-sdk\] unknown command "serve": use one of "emulator"/],
     [['emultor'], /^\[svc-sdk\] unknown command "emultor": did you mean "emulator"\? use one of "emulator"/],
     [['emulator', '--prot', '4010'], /^\[svc-sdk\] Unknown option '--prot': did you mean "--port"\? \(svc-sdk emulator --help\)\n$/],

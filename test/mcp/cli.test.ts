@@ -8,6 +8,9 @@ describe.skipIf(!built)('svc-sdk mcp refuses a bad command line, naming the fix,
     [['--emulator', '--tool', 'deal_create'], /--tool: deal_create changes state: add --allow-writes to list it/],
     [['--emulator', '--allow-writes', '--tool', 'webhook_delete'], /webhook_delete is destructive: add --allow-writes --allow-destructive/],
     [['--emulator', '--no-tool', 'nope'], /--no-tool: no tool is named "nope"/],
+    [['--emulator', '--tool', 'action_wait'], /--tool: action_wait reads an action ledger: add --actions-redis <url>/],
+    [['--emulator', '--actions-prefix', 'x:'], /--actions-prefix is for --actions-redis: add --actions-redis <url> or leave it out/],
+    [['--emulator', '--actions-redis', 'http://x'], /--actions-redis "http:\/\/x" must be a redis:\/\/ or rediss:\/\/ URL/],
     [['--port', '4000'], /--port is for --http: add --http or leave it out/],
     [['--http', '--port', 'x'], /--port must be a whole number from 0 to 65535/],
     [['--frobnicate'], /Unknown option '--frobnicate' \(svc-sdk mcp --help\)/],
@@ -22,6 +25,6 @@ describe.skipIf(!built)('svc-sdk mcp refuses a bad command line, naming the fix,
   it('--help names every flag', async () => {
     const result = await run(['mcp', '--help']);
     expect(result.code).toBe(0);
-    for (const flag of ['--http', '--port', '--allow-writes', '--allow-destructive', '--tool', '--no-tool', '--emulator', '--allowed-host', '--max-body-bytes']) expect(result.stdout).toContain(flag);
+    for (const flag of ['--http', '--port', '--allow-writes', '--allow-destructive', '--tool', '--no-tool', '--emulator', '--allowed-host', '--max-body-bytes', '--actions-redis', '--actions-prefix']) expect(result.stdout).toContain(flag);
   });
 });

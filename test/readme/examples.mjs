@@ -9,6 +9,7 @@ export const EXAMPLES = {
   // Against the built-in emulator when SVC_BASE_URL is not set.
   'typical-flow.mjs': { args: [], env: {} },
   'upload-progress.mjs': { args: [], env: {} },
+  'agent-approvals.mjs': { args: [], env: {} },
   // `--self-test`: the receiver sends itself signed deliveries, checks the answers and exits.
   'express-receiver.mjs': receiver,
   'fastify-receiver.mjs': receiver,

@@ -7,6 +7,7 @@ import * as testing from 'svc-sdk/testing';
 import * as otel from 'svc-sdk/otel';
 import * as inbox from 'svc-sdk/inbox';
 import * as mcp from '@svc-sdk/mcp';
+import * as actions from 'svc-sdk/actions';
 
 assert.equal(typeof sdk.Client, 'function', 'svc-sdk exports Client');
 assert.ok(new sdk.NotFoundError({ status: 404, body: null, headers: new Headers(), method: 'GET', url: 'x' }) instanceof sdk.SvcError);
@@ -15,6 +16,7 @@ assert.deepEqual(Object.keys(otel.clientTelemetry()).sort(), ['afterResponse', '
 assert.deepEqual(Object.keys(otel.webhookTelemetry()).sort(), ['onOutcome', 'onReceive'], 'svc-sdk/otel makes receiver hooks');
 assert.deepEqual(Object.keys(inbox).sort(), ['bullmqInbox', 'cloudflareQueueInbox', 'processQueueBatch'], 'svc-sdk/inbox exports its inboxes');
 assert.equal(typeof mcp.createMcpServer, 'function', '@svc-sdk/mcp exports createMcpServer');
+assert.deepEqual(Object.keys(actions).sort(), ['DEFAULT_WINDOW_MS', 'createActionLedger', 'createMemoryLedgerStore', 'createRedisLedgerStore'], 'svc-sdk/actions exports the ledger and its stores');
 // One class per error across entries, so `instanceof` holds whichever entry a user imported it from.
 assert.equal(sdk.WebhookVerificationError, webhooks.WebhookVerificationError);
 const signature = await webhooks.signPayload('{"a":1}', 'whsec_smoke');

@@ -13,6 +13,7 @@ export const SOURCE_ALIASES: Readonly<Record<string, string>> = {
   'svc-sdk/otel': at('src/otel/index.ts'),
   'svc-sdk/inbox': at('src/inbox/index.ts'),
   'svc-sdk/limits': at('src/limits/index.ts'),
+  'svc-sdk/actions': at('src/actions/index.ts'),
   'svc-sdk/internal': at('src/internal.ts'),
   '@svc-sdk/mcp': at('packages/mcp/src/index.ts'),
 };

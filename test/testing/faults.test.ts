@@ -113,7 +113,7 @@ describe('emulator faults', () => {
     [{ unavailableRate: -0.1 }, '[svc-sdk] emulator faults: unavailableRate must be a share of requests from 0 to 1, or undefined for none'],
     [{ resetAfterBytes: 0 }, '[svc-sdk] emulator faults: resetAfterBytes must be a whole number of bytes, 1 or more, or undefined for none'],
     [{ resetAfterBytes: 1.5 }, '[svc-sdk] emulator faults: resetAfterBytes must be a whole number of bytes, 1 or more, or undefined for none'],
-    [{ latency: 20 }, '[svc-sdk] createEmulator: unknown fault "latency": use latencyMs, unavailableRate, resetAfterBytes or rateLimitPerSecond'],
+    [{ latency: 20 }, '[svc-sdk] createEmulator: unknown fault "latency": use latencyMs, unavailableRate, resetAfterBytes, rateLimitPerSecond, deliveryJitterMs or duplicateRate'],
   ])('createEmulator({ faults: %j }) throws, naming the fault and its range', (faults, message) => {
     expect(() => createEmulator({ faults: faults as never })).toThrow(new TypeError(message));
   });

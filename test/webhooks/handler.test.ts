@@ -156,13 +156,16 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
   });
 
   test('default dedupe: a delivery whose on() threw is processed on retry (nothing lost)', async () => {
-    const on = vi.fn().mockRejectedValueOnce(new Error('transient')).mockResolvedValue(undefined);
-    const handler = sdk.createWebhookHandler({ secret: SECRET, on });
+    const transient = new Error('transient');
+    const on = vi.fn().mockRejectedValueOnce(transient).mockResolvedValue(undefined);
+    const onError = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on, onError });
     const body = envelope('d-retry');
     expect((await handler(delivery(body))).status).toBe(500);
     expect((await handler(delivery(body))).status).toBe(200);
     expect((await handler(delivery(body))).status).toBe(200);
     expect(on).toHaveBeenCalledTimes(2);
+    expect(onError.mock.calls.map(([error]) => error)).toEqual([transient]);
   });
 
   test('default dedupe: a retry arriving while the first attempt runs gets 409 with Retry-After', async () => {
@@ -192,22 +195,28 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ secret, on, dedupe })',
 
   test('a DedupeStore: claim → on → complete; done → 200 only; processing → 409; on throws → release', async () => {
     const { store, calls } = scriptedStore(['claimed', 'done', 'processing', 'claimed']);
-    const on = vi.fn().mockResolvedValueOnce(undefined).mockRejectedValueOnce(new Error('boom'));
-    const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store });
+    const boom = new Error('boom');
+    const on = vi.fn().mockResolvedValueOnce(undefined).mockRejectedValueOnce(boom);
+    const onError = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store, onError });
     expect((await handler(delivery(envelope('a')))).status).toBe(200);
     expect((await handler(delivery(envelope('b')))).status).toBe(200);
     expect((await handler(delivery(envelope('c')))).status).toBe(409);
     expect((await handler(delivery(envelope('d')))).status).toBe(500);
     expect(calls).toEqual(['claim a', 'complete a', 'claim b', 'claim c', 'claim d', 'release d']);
     expect(on.mock.calls.map(([event]) => (event as WebhookEvent).delivery_id)).toEqual(['a', 'd']);
+    expect(onError).toHaveBeenCalledWith(boom, expect.objectContaining({ delivery_id: 'd' }));
   });
 
   test('a store that fails to claim gets 500 (the service retries), without calling on()', async () => {
     const on = vi.fn();
-    const store: DedupeStore = { claim: () => Promise.reject(new Error('redis down')), complete() {}, release() {} };
-    const response = await sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store })(delivery(envelope()));
+    const down = new Error('redis down');
+    const store: DedupeStore = { claim: () => Promise.reject(down), complete() {}, release() {} };
+    const onError = vi.fn();
+    const response = await sdk.createWebhookHandler({ secret: SECRET, on, dedupe: store, onError })(delivery(envelope()));
     expect(response.status).toBe(500);
     expect(on).not.toHaveBeenCalled();
+    expect(onError.mock.calls.map(([error]) => error)).toEqual([down]);
   });
 
   test('a store whose complete or release rejects changes no answer (200 processed, 500 failed)', async () => {

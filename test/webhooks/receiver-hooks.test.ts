@@ -92,9 +92,11 @@ describe.each(ENTRIES)('%s entry: createWebhookHandler({ hooks })', (_name, sdk)
       complete: async () => {},
       release: async () => {},
     };
-    const handler = sdk.createWebhookHandler({ secret: SECRET, on: () => {}, dedupe: store, hooks, tolerance: 60_000 });
+    const onError = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on: () => {}, dedupe: store, hooks, tolerance: 60_000, onError });
     expect((await handler(delivery(envelope('d-3')))).status).toBe(409);
     expect((await handler(delivery(envelope('d-4')))).status).toBe(500);
+    expect(onError).toHaveBeenCalledTimes(1);
     expect(events).toEqual(['receive:true', 'verified:d-3', 'outcome:duplicate:processing:409', 'receive:true', 'verified:d-4', 'outcome:failed:dedupe_store_failed:500']);
   });
 

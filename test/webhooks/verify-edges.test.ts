@@ -93,13 +93,16 @@ describe.each(ENTRIES)('%s entry: verification edges', (_entry, sdk) => {
 
   test('a dedupe store that throws: 500 with error dedupe_store_failed, and on() is not called', async () => {
     const on = vi.fn();
-    const dedupe = { ttlMs: 86_400_000, claim: () => { throw new Error('redis down'); }, complete: () => {}, release: () => {} };
-    const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe });
+    const down = new Error('redis down');
+    const dedupe = { ttlMs: 86_400_000, claim: () => { throw down; }, complete: () => {}, release: () => {} };
+    const onError = vi.fn();
+    const handler = sdk.createWebhookHandler({ secret: SECRET, on, dedupe, onError });
     const body = envelope(new Date().toISOString());
     const response = await handler(new Request('http://hooks.test/webhooks', { method: 'POST', body, headers: { 'x-svc-signature': sign(body) } }));
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ error: 'dedupe_store_failed' });
     expect(on).not.toHaveBeenCalled();
+    expect(onError.mock.calls.map(([error]) => error)).toEqual([down]);
   });
 
   test('the fetch handler reads a body whose declared Content-Length is exactly maxBodyBytes', async () => {

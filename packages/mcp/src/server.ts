@@ -6,6 +6,7 @@ import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResp
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client, SvcError } from 'svc-sdk';
+import type { ActionLedger } from 'svc-sdk/actions';
 import { VERSION } from 'svc-sdk/internal';
 import { withinBudget } from './budget.js';
 import { confirmationState, DEFAULT_COMMIT_TTL_MS, processLedger, type CommitRefusal } from './commit-tokens.js';
@@ -32,6 +33,11 @@ export interface McpServerOptions {
   stateDir?: string | undefined;
   /** How long a preview's commit token is valid, in ms. Default 5 minutes. */
   commitTtlMs?: number | undefined;
+  /**
+   * An action ledger (svc-sdk/actions): lists the read-only tools `action_pending_list` and `action_wait`. No tool
+   * decides: the interface has no such operation, and a model must not approve.
+   */
+  actions?: ActionLedger | undefined;
   /** Values never to show the model besides the secrets the server sees (the API key when you pass a client). */
   redact?: readonly string[] | undefined;
 }
@@ -67,7 +73,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const client = options.client ?? new Client();
   const stateDir = options.stateDir ?? defaultStateDir();
   const secrets = secretFiles(`${stateDir}/webhook-secrets`, options.redact ?? []);
-  const shared = { client, allowDestructive, secrets, stateDir, uploadRoots: (options.uploadRoots ?? [process.cwd()]).map(realFolder) };
+  const shared = { client, actions: options.actions, allowDestructive, secrets, stateDir, uploadRoots: (options.uploadRoots ?? [process.cwd()]).map(realFolder) };
   const ttlMs = options.commitTtlMs ?? DEFAULT_COMMIT_TTL_MS;
 
   const server = new McpServer(
@@ -78,7 +84,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   );
   for (const tool of tools) {
     const { input, output } = schemasOf(tool);
-    const access = accessOf(tool.operations);
+    const access = tool.needs === 'actions' ? 'read' : accessOf(tool.operations);
     server.registerTool(
       tool.name,
       {
@@ -86,7 +92,8 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
         description: tool.description,
         inputSchema: input,
         outputSchema: output,
-        annotations: { readOnlyHint: access === 'read', destructiveHint: mayDestroy(tool.operations), idempotentHint: tool.idempotent, openWorldHint: true },
+        // A ledger tool reads this process's ledger (its Redis), not the service: a closed world.
+        annotations: { readOnlyHint: access === 'read', destructiveHint: mayDestroy(tool.operations), idempotentHint: tool.idempotent, openWorldHint: tool.needs !== 'actions' },
       },
       async (args: unknown, ctx: ServerContext) => {
         const context: ToolContext = { ...shared, signal: ctx.mcpReq.signal, progress: progressSender(ctx) };
@@ -119,6 +126,11 @@ function chooseTools(options: McpServerOptions, allowWrites: boolean, allowDestr
     }
   }
   return TOOLS.filter((tool) => {
+    if (tool.needs === 'actions') {
+      if (tool.kind !== 'read') throw new Error(`[svc-sdk] MCP tool ${tool.name}: a tool over the action ledger is read-only`);
+      if (options.tools !== undefined && options.tools.includes(tool.name) && !options.actions) throw new Error(`[svc-sdk] tools: ${tool.name} reads an action ledger: pass actions: createActionLedger(...)`);
+      return options.actions !== undefined && (options.tools === undefined || options.tools.includes(tool.name)) && !(options.excludeTools ?? []).includes(tool.name);
+    }
     assertKnownOperations(tool.name, tool.operations);
     const access = accessOf(tool.operations);
     const allowed = access === 'read' || (access === 'write' && allowWrites) || (access === 'destroy' && allowWrites && allowDestructive);

@@ -3,12 +3,15 @@
 // the public Client methods only; it never restates a path.
 import * as z from 'zod/mini';
 import type { Client } from 'svc-sdk';
+import type { ActionLedger } from 'svc-sdk/actions';
 import type { SecretFiles } from './secret-files.js';
 import { toolSchema, type ToolSchema } from './tool-schema.js';
 
 /** What a tool's code gets besides its arguments. */
 export interface ToolContext {
   readonly client: Client;
+  /** The action ledger the server was given (`createMcpServer({ actions })`), if any. */
+  readonly actions: ActionLedger | undefined;
   /** True when the server was created with `allowDestructive` (replacing a link needs it). */
   readonly allowDestructive: boolean;
   /** Where one-time secrets go instead of into a result. */
@@ -32,6 +35,8 @@ interface ToolBase<Args> {
   readonly description: string;
   /** The client operations it calls, by operation-table name (`deals.create`); its annotations derive from them. */
   readonly operations: readonly string[];
+  /** `'actions'`: a tool over the action ledger instead of the service (no operation; listed only with `createMcpServer({ actions })`, never a write). */
+  readonly needs?: 'actions';
   /** True when calling it again with the same arguments has no further effect. */
   readonly idempotent: boolean;
   /** Its arguments: a zod/mini object shape (a write tool gets `commit_token` added). */

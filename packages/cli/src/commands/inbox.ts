@@ -5,8 +5,8 @@ import type { BullmqInbox } from 'svc-sdk/inbox';
 import { parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { escapeControl } from '../terminal-text.js';
+import { DEFAULT_REDIS, redisUrl, withoutPassword } from '../redis-url.js';
 
-const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 
 const HELP = `Usage: svc-sdk inbox stats [--redis <url>] [--queue <name>]
        svc-sdk inbox dead [--redis <url>] [--queue <name>]
@@ -46,8 +46,7 @@ export const inboxCommand: CliCommand = {
     const all = parsed.values.all === true;
     if (action === 'replay' && (target === undefined) === !all) throw new UsageError('inbox replay takes a delivery id or --all (one of them)');
     if (action !== 'replay' && (target !== undefined || all)) throw new UsageError(`inbox ${action} takes no delivery id`);
-    const url = stringFlag(parsed, 'redis') ?? io.env.SVC_INBOX_REDIS ?? DEFAULT_REDIS;
-    if (!/^rediss?:\/\//.test(url)) throw new UsageError(`--redis "${escapeControl(url)}" must be a redis:// or rediss:// URL, such as ${DEFAULT_REDIS}`);
+    const url = redisUrl(stringFlag(parsed, 'redis'), io.env.SVC_INBOX_REDIS);
     const inbox = await openInbox(url, stringFlag(parsed, 'queue'), io);
     if (!inbox) return 1;
     try {
@@ -106,12 +105,6 @@ async function printDead(inbox: BullmqInbox, io: CliIO): Promise<number> {
   }
   io.stdout.write(`${dead.length} dead letter${dead.length === 1 ? '' : 's'}: svc-sdk inbox replay <delivery_id> (or --all) runs them again\n`);
   return 0;
-}
-
-/** `message` with the URL's password, if any, replaced (a connection error may quote the URL). */
-function withoutPassword(message: string, url: string): string {
-  const password = /^rediss?:\/\/[^:@/]*:([^@/]+)@/.exec(url)?.[1];
-  return password ? message.split(password).join('***') : message;
 }
 
 function messageOf(error: unknown): string {

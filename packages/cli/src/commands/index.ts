@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command.js';
+import { actionsCommand } from './actions.js';
 import { emulatorCommand } from './emulator.js';
 import { inboxCommand } from './inbox.js';
 import { listenCommand } from './listen.js';
@@ -7,4 +8,4 @@ import { triggerCommand } from './trigger.js';
 import { upload } from './upload.js';
 
 /** Every `svc-sdk` command, in the order the global help lists them. A new command is one module and one line here. */
-export const COMMANDS: readonly CliCommand[] = [emulatorCommand, triggerCommand, listenCommand, upload, inboxCommand, mcpCommand];
+export const COMMANDS: readonly CliCommand[] = [emulatorCommand, triggerCommand, listenCommand, upload, inboxCommand, actionsCommand, mcpCommand];

@@ -5,6 +5,8 @@ import { randomHex } from 'svc-sdk/internal';
 import { integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
+import { redisUrl } from '../redis-url.js';
+import { DEFAULT_PREFIX, openLedger } from './actions.js';
 
 const HELP = `Usage: svc-sdk mcp [--http [--port 3333]] [--allow-writes [--allow-destructive]] [--tool <name>]… [--no-tool <name>]… [--emulator]
 
@@ -24,6 +26,9 @@ Options:
   --no-tool <name>        Leaves a tool out (repeatable).
   --emulator              Serves against the built-in emulator, in process: rehearse a flow safely.
   --upload-root <dir>     A folder room_documents_upload may read (repeatable). Default: the current one.
+  --actions-redis <url>   Lists action_pending_list and action_wait over the action ledger in this Redis
+                          (svc-sdk/actions); read-only, no tool decides. --actions-prefix <p> sets its
+                          key prefix (default ${DEFAULT_PREFIX}).
   --state-dir <dir>       Where webhook secrets (0600 files) and upload manifests go.
                           Default: $XDG_STATE_HOME/svc-sdk/mcp (~/.local/state/svc-sdk/mcp).
   --http                  Serves over HTTP instead of stdio.
@@ -50,6 +55,8 @@ export const mcpCommand: CliCommand = {
       'state-dir': { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       'max-body-bytes': { type: 'string' },
+      'actions-redis': { type: 'string' },
+      'actions-prefix': { type: 'string' },
     });
     const flag = (name: string) => parsed.values[name] === true;
     const list = (name: string) => parsed.values[name] as unknown as string[] | undefined;
@@ -59,10 +66,14 @@ export const mcpCommand: CliCommand = {
     const port = integerFlag(stringFlag(parsed, 'port') ?? '3333', '--port', 0, 65_535);
     const maxBodyBytes = integerFlag(stringFlag(parsed, 'max-body-bytes') ?? '1048576', '--max-body-bytes', 1024, 1024 ** 3);
 
+    const actionsUrl = stringFlag(parsed, 'actions-redis');
+    if (actionsUrl === undefined && parsed.values['actions-prefix'] !== undefined) throw new UsageError('--actions-prefix is for --actions-redis: add --actions-redis <url> or leave it out');
     const mcp = await loadMcp();
     const { client, apiKey, stop } = await serviceClient(flag('emulator'), io.env);
+    const ledger = actionsUrl === undefined ? undefined : await openLedger(redisUrl(actionsUrl, undefined, '--actions-redis'), stringFlag(parsed, 'actions-prefix') ?? DEFAULT_PREFIX, { oneShot: false });
     const options = {
       client,
+      actions: ledger?.ledger,
       allowWrites: flag('allow-writes'),
       allowDestructive: flag('allow-destructive'),
       tools: list('tool'),
@@ -91,12 +102,21 @@ export const mcpCommand: CliCommand = {
         await Promise.race([untilStopped(), new Promise((resolve) => process.stdin.once('close', resolve).once('end', resolve))]);
       }
     } catch (error) {
+      await ledger?.close().catch(() => undefined);
       if (error instanceof Error && /^\[svc-sdk\] (tools|excludeTools): /.test(error.message)) {
-        throw new UsageError(error.message.replace('[svc-sdk] tools: ', '--tool: ').replace('[svc-sdk] excludeTools: ', '--no-tool: ').replace(/pass allowWrites and allowDestructive/, 'add --allow-writes --allow-destructive').replace(/pass allowWrites/, 'add --allow-writes'));
+        throw new UsageError(
+          error.message
+            .replace('[svc-sdk] tools: ', '--tool: ')
+            .replace('[svc-sdk] excludeTools: ', '--no-tool: ')
+            .replace(/pass allowWrites and allowDestructive/, 'add --allow-writes --allow-destructive')
+            .replace(/pass allowWrites/, 'add --allow-writes')
+            .replace(/pass actions: createActionLedger\(\.\.\.\)/, 'add --actions-redis <url>'),
+        );
       }
       throw error;
     }
     await served.close();
+    await ledger?.close();
     await stop();
     return 0;
   },

@@ -1,5 +1,6 @@
 // Every tool of the MCP server, in the order tools/list shows them (reads first).
 import type { AnyTool } from '../tool.js';
+import { actionPendingList, actionWait } from './actions.js';
 import { dealCreate, dealRoomFind, dealTransactionsList } from './deals.js';
 import { roomDocumentsUpload } from './documents.js';
 import { roomAsk, roomCreate } from './rooms.js';
@@ -12,6 +13,8 @@ export const TOOLS: readonly AnyTool[] = [
   dealTransactionsList,
   roomAsk,
   webhookList,
+  actionPendingList,
+  actionWait,
   dealCreate,
   roomCreate,
   transactionCreate,

@@ -1,0 +1,130 @@
+// The ledger over createRedisLedgerStore on a real redis-server, through both client libraries:
+// the same behaviour as in memory (ledger-suite.ts), each data set a key prefix of its own and each
+// ledger a store object of its own (two processes sharing a Redis), then what only Redis has: the
+// durability check the inbox makes, the state across a restart, scripts loaded again.
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActionLedger, createRedisLedgerStore, type LedgerStore } from '../../src/actions/index.js';
+import { approved, proposed } from './events.js';
+import { ledgerSuite } from './ledger-suite.js';
+import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from '../inbox/redis.js';
+
+reportMissingRedis();
+
+interface Connection {
+  client: unknown;
+  close(): Promise<unknown>;
+}
+
+const CLIENTS: Array<[string, (port: number) => Promise<Connection>]> = [
+  [
+    'node-redis',
+    async (port) => {
+      const client = createClient({ url: `redis://127.0.0.1:${port}` });
+      client.on('error', () => undefined);
+      await client.connect();
+      return { client, close: () => client.close() };
+    },
+  ],
+  [
+    'ioredis',
+    async (port) => {
+      const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
+      client.on('error', () => undefined);
+      await client.connect();
+      return { client, close: () => client.quit() };
+    },
+  ],
+];
+
+describe.skipIf(!hasRedis)('createActionLedger({ store: createRedisLedgerStore(client) }) on a real redis-server', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startTestRedis(['--appendonly', 'yes', '--appendfsync', 'always']);
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    redis?.remove();
+  });
+
+  describe.each(CLIENTS)('with %s', (_name, connect) => {
+    const connections: Connection[] = [];
+    const stores: LedgerStore[] = [];
+    afterAll(async () => {
+      await Promise.all(stores.map((store) => store.close()));
+      await Promise.all(connections.map((connection) => connection.close()));
+    });
+    let client: unknown;
+    beforeAll(async () => {
+      const connection = await connect(redis.port);
+      connections.push(connection);
+      client = connection.client;
+    });
+    ledgerSuite((name) => {
+      const store = createRedisLedgerStore(client as never, { prefix: `test:${name}:` });
+      stores.push(store);
+      return store;
+    });
+
+    it('a restarted Redis (append-only file) gives a new process the same state, and the scripts are loaded again', async () => {
+      const prefix = `restart-${Math.random()}:`;
+      const before = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix }) });
+      await before.record(proposed('kept', { runId: 'r' }));
+      await before.record(approved('kept'));
+      await before.record(proposed('still-pending', { runId: 'r' }));
+      await redis.stop();
+      await redis.restart();
+      // Reconnected by the client (both reconnect by themselves); a fresh connection stands for the new process.
+      const fresh = await connect(redis.port);
+      connections.push(fresh);
+      const after = createActionLedger({ store: createRedisLedgerStore(fresh.client as never, { prefix }) });
+      expect(await after.get('kept')).toMatchObject({ status: 'approved', runId: 'r', decision: { status: 'approved', result: { sent: true } } });
+      expect((await after.run('r')).actions.map((action) => action.actionId).sort()).toEqual(['kept', 'still-pending']);
+      // The first store's scripts were loaded before the restart emptied Redis's cache: NOSCRIPT, loaded again.
+      expect((await before.record(approved('still-pending'))).outcome).toBe('applied');
+      expect(await after.waitForDecision('still-pending', { timeoutMs: 2000 })).toMatchObject({ status: 'approved' });
+      await Promise.all([before.close(), after.close()]);
+    });
+  });
+
+  it('a Redis that evicts keys is refused before anything is recorded, as the inbox refuses it', async () => {
+    const evicting = await startTestRedis(['--maxmemory-policy', 'allkeys-lru']);
+    const client = createClient({ url: `redis://127.0.0.1:${evicting.port}` });
+    await client.connect();
+    try {
+      const ledger = createActionLedger({ store: createRedisLedgerStore(client, { prefix: 'evict:' }) });
+      await expect(ledger.record(proposed('a'))).rejects.toThrow(/^\[svc-sdk\] actions ledger: Redis evicts keys under memory pressure \(maxmemory-policy allkeys-lru\).*noeviction/);
+      expect(await client.keys('evict:*')).toEqual([]);
+    } finally {
+      await client.close();
+      await evicting.stop();
+      evicting.remove();
+    }
+  });
+
+  it('a Redis without an append-only file gets one warning (none with acceptNoPersistence)', async () => {
+    const volatile = await startTestRedis();
+    const client = new Redis({ port: volatile.port, host: '127.0.0.1' });
+    try {
+      const warnings: string[] = [];
+      const ledger = createActionLedger({ store: createRedisLedgerStore(client, { prefix: 'warn:', warn: (message) => warnings.push(message) }) });
+      await ledger.record(proposed('a'));
+      await ledger.record(approved('a'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^\[svc-sdk\] actions ledger: Redis has no append-only file.*acceptNoPersistence/);
+      const quiet: string[] = [];
+      const accepted = createActionLedger({ store: createRedisLedgerStore(client, { prefix: 'quiet:', acceptNoPersistence: true, warn: (message) => quiet.push(message) }) });
+      await accepted.record(proposed('a'));
+      expect(quiet).toEqual([]);
+    } finally {
+      client.disconnect();
+      await volatile.stop();
+      volatile.remove();
+    }
+  });
+
+  it('createRedisLedgerStore refuses what is not a client, naming the fix', () => {
+    expect(() => createRedisLedgerStore({} as never)).toThrow(/^\[svc-sdk\] createRedisLedgerStore: pass a connected node-redis \(createClient\) or ioredis \(new Redis\) client/);
+  });
+});
