@@ -1,4 +1,7 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/index.node.js';
@@ -43,9 +46,9 @@ describe.runIf(process.platform !== 'win32')('openManifest and planted links', (
     symlinkSync(target, manifest);
     const call = openManifest(manifest, SCOPE);
     await expect(call).rejects.toBeInstanceOf(ValidationError);
-    await expect(call).rejects.toThrow(
-      `[svc-sdk] documents.uploadMany: manifest "${manifest}" is a symbolic link: pass the path of the manifest file itself (a link is refused: whoever can write its folder could point it at another file)`,
-    );
+    await expect(call).rejects.toMatchObject({
+      message: `[svc-sdk] documents.uploadMany: manifest "${manifest}" is a symbolic link: pass the path of the manifest file itself (a link is refused: whoever can write its folder could point it at another file). Nothing was sent.`,
+    });
     expect(readFileSync(target, 'utf8')).toBe(before);
     expect(existsSync(`${manifest}.lock`)).toBe(false);
   });
@@ -55,7 +58,26 @@ describe.runIf(process.platform !== 'win32')('openManifest and planted links', (
     const manifest = join(root, 'm.jsonl');
     const target = join(root, 'new.jsonl');
     symlinkSync(target, manifest);
-    await expect(openManifest(manifest, SCOPE)).rejects.toThrow(`manifest "${manifest}" is a symbolic link`);
+    await expect(openManifest(manifest, SCOPE)).rejects.toMatchObject({ message: expect.stringMatching(/manifest ".*" is a symbolic link: pass the path of the manifest file itself \(a link is refused: whoever can write its folder could point it at another file\)\. Nothing was sent\.$/) });
     expect(existsSync(target)).toBe(false);
+  });
+  it.runIf(process.platform === 'linux')('a link swapped in after the check is refused by the open (O_NOFOLLOW), and its target never written', async () => {
+    const root = makeTree({});
+    const manifest = join(root, 'm.jsonl');
+    const target = join(root, 'outside.jsonl');
+    writeFileSync(target, OUTSIDE);
+    writeFileSync(manifest, '');
+    const lock = `${manifest}.lock`;
+    // The lock is a FIFO: the run reads its holder from it, and waits there, past the manifest's check, until a holder is written.
+    expect(spawnSync('mkfifo', [lock]).status).toBe(0);
+    const opening = openManifest(manifest, SCOPE);
+    opening.catch(() => undefined);
+    const writer = await open(lock, 'w');
+    rmSync(manifest);
+    symlinkSync(target, manifest);
+    await writer.write(JSON.stringify({ pid: spawnSync('true').pid, host: hostname() }));
+    await writer.close();
+    await expect(opening).rejects.toMatchObject({ message: expect.stringContaining(`manifest "${manifest}" is a symbolic link: pass the path of the manifest file itself`) });
+    expect(readFileSync(target, 'utf8')).toBe(OUTSIDE);
   });
 });
