@@ -22,6 +22,7 @@ export default {
     'src/otel/**/*.ts',
     'src/uploads/**/*.ts',
     'src/shared/redact.ts',
+    'src/shared/state-dir.ts',
     'src/limits/**/*.ts',
     'src/testing/faults.ts',
     'src/actions/**/*.ts',

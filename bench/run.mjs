@@ -243,6 +243,8 @@ await section({
     'is a pause in src/ in another file than the pause in src/ before it: A → ky → B counts one, A → ky → A none. A node:http',
     'server on 127.0.0.1; each scenario runs twice, the first once the lazily loaded modules are in, and the second counts.',
     'How each file was reached: `call`, `return`, `called by ky`, or `from the event loop` (an event, an await resumed).',
+    'Two counting rules: every switch, and the switches beside calls of leaf helpers (a call from A into B answered by',
+    'B\'s return to A with no switch between counts none: a reader takes it as one line of A). A report, not a gate.',
   ].join('\n'),
   bench: benchFileSwitches,
   summarize: summarizeFileSwitches,

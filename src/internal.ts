@@ -16,8 +16,8 @@ export { VERSION } from './core/version.js';
 export { operations } from './operations.js';
 /** One operation of the table: its method, path, params schema and flags. */
 export type { Operation } from './core/types.js';
-/** The per-user state folder rule (manifests, secret files). */
-export { stateDirectory } from './shared/state-dir.js';
+/** The per-user state folder rule (manifests, secret files): where it is, and how it is made (0700, a link or a wider mode refused). */
+export { ensureStateDirectory, stateDirectory } from './shared/state-dir.js';
 /** The one-line description of a failed fetch (cause, code, timeout), for the CLI's messages. */
 export { describeFetchFailure } from './shared/fetch-failure.js';
 /** A URL parsed the way the library parses one, or undefined. */

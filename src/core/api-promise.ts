@@ -1,5 +1,5 @@
-import { loadPart } from './errors.js';
 import { rateLimitOf, type RateLimitInfo } from './rate-limit.js';
+import { copyResponse } from './response-copy.js';
 import type { Exchange } from './types.js';
 
 export type { Exchange } from './types.js';
@@ -56,15 +56,12 @@ export class APIPromise<T> extends Promise<T> {
    * the call read, so a large answer is not copied before it is read.
    */
   async asResponse(): Promise<Response> {
-    const exchange = await this.#exchange;
-    const { copyResponse } = await loadCopy(exchange);
-    return copyResponse(exchange);
+    return copyResponse(await this.#exchange);
   }
 
   /** The data, the HTTP response (body unread), the service's request id and the limits it announced. */
   async withResponse(): Promise<WithResponse<T>> {
     const [data, exchange] = await Promise.all([this.#parsed(), this.#exchange]);
-    const { copyResponse } = await loadCopy(exchange);
     const response = copyResponse(exchange);
     return { data, response, requestId: response.headers.get('x-request-id') ?? undefined, rateLimit: rateLimitOf(response.headers) };
   }
@@ -97,12 +94,4 @@ export class APIPromise<T> extends Promise<T> {
 /** The executor of every APIPromise's own (unused) settlement: one function, not one closure per call. */
 function settleAtOnce(resolve: (value: never) => void): void {
   resolve(undefined as never);
-}
-
-/**
- * response-copy.ts, which makes the Response of `asResponse()` and `withResponse()`: loaded with the
- * first such call (most code asks for the data only), so a bundle carries it as a chunk of its own.
- */
-function loadCopy({ request, url }: Exchange): Promise<typeof import('./response-copy.js')> {
-  return loadPart(() => import('./response-copy.js'), request.operation.method, url);
 }

@@ -1,6 +1,6 @@
 import { SvcError } from '../shared/svc-error.js';
 import { parseUrl } from '../shared/parse-url.js';
-import { failureText } from './failure-text-loader.js';
+import { answerReason, describeReason, redactBody, redactEveryString, redactUrl, unreached } from './failure-text.js';
 import { rateLimitOf, type RateLimitInfo } from './rate-limit.js';
 
 export { SvcError };
@@ -70,13 +70,13 @@ export class APIError extends SvcError {
    */
   constructor(init: APIErrorInit, message?: string) {
     // A refusal, even of an operation that returns a secret, says why: the one rule hides only credentials.
-    const body = failureText().redactBody(init.body);
+    const body = redactBody(init.body);
     super(message ?? describeFailure({ ...init, body }));
     this.status = init.status;
     this.body = body;
     this.headers = init.headers;
     this.method = init.method;
-    this.url = failureText().redactUrl(init.url);
+    this.url = redactUrl(init.url);
     this.requestId = init.headers.get('x-request-id') ?? undefined;
   }
 
@@ -175,10 +175,10 @@ export class APIConnectionError extends SvcError {
    * @param options The underlying failure (`cause`), a message to use instead of the described one, and why no retry followed (`note`).
    */
   constructor(method: string, url: string, options?: { cause?: unknown; message?: string; note?: string | undefined }) {
-    const message = options?.message ?? `${describeRequest(method, url)} failed: could not reach ${failureText().unreached(parseUrl(url), options?.cause)}`;
+    const message = options?.message ?? `${describeRequest(method, url)} failed: could not reach ${unreached(parseUrl(url), options?.cause)}`;
     super(message + withNote(options?.note), { cause: options?.cause });
     this.method = method;
-    this.url = failureText().redactUrl(url);
+    this.url = redactUrl(url);
   }
 }
 
@@ -234,7 +234,7 @@ export class APIUserAbortError extends SvcError {
    * @param reason The signal's reason (`signal.reason`).
    */
   constructor(method: string, url: string, reason: unknown) {
-    super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${failureText().describeReason(reason)})`, { cause: reason });
+    super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${describeReason(reason)})`, { cause: reason });
     this.method = method;
     this.url = url;
     this.reason = reason;
@@ -289,7 +289,7 @@ export class ResponseValidationError extends SvcError {
   constructor(operation: string, issues: readonly Issue[], body: unknown, secret?: boolean) {
     super(`[svc-sdk] ${operation}: unexpected response from the service: ${formatIssues(issues)}`);
     this.issues = issues;
-    this.body = secret ? failureText().redactEveryString(body) : failureText().redactBody(body);
+    this.body = secret ? redactEveryString(body) : redactBody(body);
   }
 }
 
@@ -305,7 +305,7 @@ function formatIssues(issues: readonly Issue[]): string {
 }
 
 function describeFailure({ status, body, method, url, headers, size, note }: APIErrorInit): string {
-  const reason = failureText().answerReason(body, headers, size);
+  const reason = answerReason(body, headers, size);
   return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}${withNote(note)}`;
 }
 
@@ -333,5 +333,5 @@ export async function loadPart<Part>(load: () => Promise<Part>, method: string, 
 /** `POST /api/v1/rooms`: how messages name a request (the path and query, not the host; credentials in the query redacted). */
 export function describeRequest(method: string, url: string): string {
   const parsed = parseUrl(url);
-  return `${method} ${failureText().redactUrl(parsed ? parsed.pathname + parsed.search : url)}`;
+  return `${method} ${redactUrl(parsed ? parsed.pathname + parsed.search : url)}`;
 }

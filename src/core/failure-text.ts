@@ -1,7 +1,6 @@
-// How the client's errors and log lines show a failure: the redaction rule (shared/redact.ts) and
-// the words of a message (the service's own, a text answer described, where a connection was
-// tried). Loaded after the app's first page, not with it: 3 kB of the Client's bundle that a call
-// that succeeds never needs. failure-text-loader.ts loads it, and stands in for it until it has.
+// How the client's errors and log lines show a failure: the redaction rule (shared/redact.ts, the
+// one rule) and the words of a message (the service's own, a text answer described, where a
+// connection was tried). Imported as any module is: an error made at any moment says the same.
 export { redactBody, redactEveryString, redactUrl } from '../shared/redact.js';
 
 /** What an error answer says, in a few words: the service's own (`error`, `message`, `detail` of a JSON body), or a text answer described; else `undefined`. */

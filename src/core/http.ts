@@ -11,7 +11,6 @@ import { ValidationError, loadPart } from './errors.js';
 import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
 // Types only: the runner itself is loaded on first use (loadHooks), so a client without hooks does not carry it.
 import type { CallHooks } from './hooks.js';
-import { failureTextSettled, loadFailureText } from './failure-text-loader.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
 import { checkSettings, parseParams } from './validate.js';
@@ -311,9 +310,7 @@ export class HttpCore {
 
     let response: Response;
     try {
-      // Once ky is done, failure-text.ts is in too (or could not load): the answer's errors and log lines use it.
-      const sent = ky(request.url, init);
-      response = await (failureTextSettled ? sent : sent.finally(loadFailureText));
+      response = await ky(request.url, init);
     } catch (error) {
       if (isHTTPError(error) && error.response.status === 404 && method === 'DELETE' && request.operation.returnsNothing && call.attempts > 1) {
         // An earlier attempt deleted it and its answer was lost: the retry finding nothing is the success.

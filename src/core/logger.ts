@@ -1,4 +1,4 @@
-import { failureText } from './failure-text-loader.js';
+import { redactUrl } from './failure-text.js';
 import { ValidationError } from './errors.js';
 
 /** How much the client logs: each level includes the ones after it; `'off'` logs nothing. */
@@ -113,5 +113,5 @@ function quote(value: string): string {
  * signature, password, auth, jwt, sid, session, code, …) shown as `[redacted]`.
  */
 export function loggedUrl(url: string): string {
-  return failureText().redactUrl(url);
+  return redactUrl(url);
 }

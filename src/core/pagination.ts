@@ -1,7 +1,6 @@
 import { APIPromise } from './api-promise.js';
 import { readAnswer } from './body.js';
-import { loadPart } from './errors.js';
-import type { PageReader } from './more-pages.js';
+import { morePages, type PageReader } from './more-pages.js';
 import type { Exchange } from './types.js';
 
 export type { ListOptions } from './types.js';
@@ -45,8 +44,7 @@ export class PagePromise<Item> extends APIPromise<Item[]> implements AsyncIterab
 
 /**
  * The pages of a list, from its first answer: a plain array, or a `{ results, next }` page whose
- * `next` is followed until it is null (more-pages.ts: its rules, and why a list stops early). A list
- * of one page, most of them, never loads that module: a bundle carries it as a chunk of its own.
+ * `next` is followed until it is null (more-pages.ts: its rules, and why a list stops early).
  */
 export async function* readPages<Item>(first: Exchange, reader: Omit<PageReader, 'readAnswer'>): AsyncGenerator<Item[]> {
   const answer = readAnswer(first, true);
@@ -54,6 +52,5 @@ export async function* readPages<Item>(first: Exchange, reader: Omit<PageReader,
     yield answer.data as Item[];
     return;
   }
-  const { morePages } = await loadPart(() => import('./more-pages.js'), 'GET', answer.next);
   yield* morePages<Item>(first, answer, { ...reader, readAnswer });
 }

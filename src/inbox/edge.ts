@@ -2,16 +2,7 @@
 // needs Node's sockets. `bullmqInbox` here only says so.
 import type { BullmqInbox, BullmqInboxOptions } from './bullmq.js';
 
-export {
-  cloudflareQueueInbox,
-  processQueueBatch,
-  type CloudflareMessageBatch,
-  type CloudflareQueue,
-  type CloudflareQueueMessage,
-  type ProcessQueueBatchOptions,
-} from './cloudflare.js';
-export type { BullmqInbox, BullmqInboxOptions, BullmqProcessOptions } from './bullmq.js';
-export type { DeadLetter, InboxBackoff, InboxEntry, InboxHandler, InboxOutcome, InboxProcessOptions, InboxStats, InboxWorker, WebhookInbox } from './types.js';
+export * from './exports.js';
 
 /**
  * BullMQ needs Node (or Bun, Deno): this runtime loaded the edge build of svc-sdk/inbox.

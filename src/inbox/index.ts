@@ -6,13 +6,5 @@
  *
  * @module svc-sdk/inbox
  */
-export { bullmqInbox, type BullmqInbox, type BullmqInboxOptions, type BullmqProcessOptions } from './bullmq.js';
-export {
-  cloudflareQueueInbox,
-  processQueueBatch,
-  type CloudflareMessageBatch,
-  type CloudflareQueue,
-  type CloudflareQueueMessage,
-  type ProcessQueueBatchOptions,
-} from './cloudflare.js';
-export type { DeadLetter, InboxBackoff, InboxEntry, InboxHandler, InboxOutcome, InboxProcessOptions, InboxStats, InboxWorker, WebhookInbox } from './types.js';
+export { bullmqInbox } from './bullmq.js';
+export * from './exports.js';

@@ -124,6 +124,18 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
     }
   };
 
+  /** Ends a call's spans, once (its answer, or its failure): what that throws is reported, never thrown into the call. */
+  const close = (call: CallInfo, end: (spans: CallSpans) => void) => {
+    const spans = open.get(call);
+    if (!spans) return;
+    open.delete(call);
+    try {
+      end(spans);
+    } catch (error) {
+      report(error, templatePath(call.operation));
+    }
+  };
+
   return {
     beforeRequest({ call, attempt, url, headers }) {
       let spans = open.get(call);
@@ -180,26 +192,12 @@ export function clientTelemetry(options?: ClientTelemetryOptions): ClientHooks {
     },
 
     afterResponse({ call, response }) {
-      const spans = open.get(call);
-      if (!spans) return;
-      open.delete(call);
-      try {
-        // A retried DELETE answered 404 is a success of the call, but its attempt's status is an error.
-        endCall(call, spans, response.status, response.ok ? undefined : String(response.status), undefined);
-      } catch (error) {
-        report(error, templatePath(call.operation));
-      }
+      // A retried DELETE answered 404 is a success of the call, but its attempt's status is an error.
+      close(call, (spans) => endCall(call, spans, response.status, response.ok ? undefined : String(response.status), undefined));
     },
 
     onError({ call, error }) {
-      const spans = open.get(call);
-      if (!spans) return;
-      open.delete(call);
-      try {
-        endCall(call, spans, statusOf(error), errorTypeOf(error), error);
-      } catch (failure) {
-        report(failure, templatePath(call.operation));
-      }
+      close(call, (spans) => endCall(call, spans, statusOf(error), errorTypeOf(error), error));
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Document } from '../schemas/documents.js';
 import type { Uploadable, UploadOptions } from '../uploads/types.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from '../uploads/upload-many-types.js';
 import { Resource } from './resource.js';
+import { uploadBody } from './upload-body.js';
 
 /** Documents in a data room. */
 export class Documents extends Resource {
@@ -25,10 +26,9 @@ export class Documents extends Resource {
    */
   upload(roomId: number, file: Uploadable, options: UploadOptions = {}): APIPromise<Document> {
     const { filename, contentType, onUploadProgress, ...requestOptions } = options;
-    // The body is built by the core's call once roomId is checked, so a bad id opens no file; its
-    // encoder is loaded then, so a client that never uploads does not carry it.
+    // The body is built by the core's call once roomId is checked, so a bad id opens no file.
     const warn = this.core.log.warn;
-    const body = (call: BodyCall) => import('./upload-body.js').then(({ uploadBody }) => uploadBody({ file, filename, contentType, onUploadProgress, warn, call }));
+    const body = (call: BodyCall) => uploadBody({ file, filename, contentType, onUploadProgress, warn, call });
     return this.core.call(operations['documents.upload'], { path: [roomId], body }, requestOptions);
   }
 

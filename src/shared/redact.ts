@@ -120,27 +120,26 @@ const MAX_DEPTH = 16;
  * body it is the service's error code. Text keeps its words, with `"secret": "…"`-like pairs and
  * secret-looking values replaced. Nested deeper than 16 levels, a branch is replaced whole.
  */
-export function redactBody(body: unknown, marker: string = REDACTED, depth = 0): unknown {
-  if (typeof body === 'string') return redactText(body, marker);
-  if (typeof body !== 'object' || body === null) return body;
-  if (depth > MAX_DEPTH) return marker;
-  if (Array.isArray(body)) return body.map((item) => redactBody(item, marker, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) copy[key] = isSecretField(key) ? marker : redactBody(value, marker, depth + 1);
-  return copy;
+export function redactBody(body: unknown, marker: string = REDACTED): unknown {
+  return redactTree(body, marker, redactText, 0);
 }
 
 /**
  * A body with every string replaced by `marker` (keys, numbers, booleans and nulls kept): for a
  * successful answer of an operation that returns a secret, where the secret may sit under any name.
  */
-export function redactEveryString(body: unknown, marker: string = REDACTED, depth = 0): unknown {
-  if (typeof body === 'string') return marker;
+export function redactEveryString(body: unknown, marker: string = REDACTED): unknown {
+  return redactTree(body, marker, () => marker, 0);
+}
+
+/** The walk of both: a copy of `body`, each string as `text` makes it, each credential field's value `marker`, a branch past MAX_DEPTH `marker` whole. */
+function redactTree(body: unknown, marker: string, text: (value: string, marker: string) => string, depth: number): unknown {
+  if (typeof body === 'string') return text(body, marker);
   if (typeof body !== 'object' || body === null) return body;
   if (depth > MAX_DEPTH) return marker;
-  if (Array.isArray(body)) return body.map((item) => redactEveryString(item, marker, depth + 1));
+  if (Array.isArray(body)) return body.map((item) => redactTree(item, marker, text, depth + 1));
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) copy[key] = isSecretField(key) ? marker : redactEveryString(value, marker, depth + 1);
+  for (const [key, value] of Object.entries(body)) copy[key] = isSecretField(key) ? marker : redactTree(value, marker, text, depth + 1);
   return copy;
 }
 

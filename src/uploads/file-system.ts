@@ -24,9 +24,14 @@ export interface ManifestRecord {
 
 /**
  * The files a manifest keeps beside it, by suffix of its path: its lock (`<manifest>.lock`) and the
- * copy a compaction renames over it (`<manifest>.compact`). Never a folder's files to upload.
+ * copy a compaction renames over it (`<manifest>.compact.<random>`; `<manifest>.compact` in 0.4).
  */
 export const MANIFEST_COMPANIONS = { lock: '.lock', compaction: '.compact' } as const;
+
+/** Whether `path` is the manifest at `manifest` or one of its companions: never a folder's file to upload. */
+export function isManifestFile(path: string, manifest: string): boolean {
+  return path === manifest || path === `${manifest}${MANIFEST_COMPANIONS.lock}` || path.startsWith(`${manifest}${MANIFEST_COMPANIONS.compaction}`);
+}
 
 /** Whose records a run reads and writes: one room of one service. */
 export interface ManifestScope {
@@ -89,7 +94,7 @@ export interface FileSystemSupport {
   /**
    * Every regular file below `directory`, recursively, in code-unit order of its relative path;
    * symlinks are not followed; entries that cannot be sent come as UnlistableEntry, in the same order.
-   * `exclude` holds absolute paths left out (the manifest and its companions), undefined for none.
+   * `exclude` holds the absolute paths of manifests left out with their companions (isManifestFile), undefined for none.
    */
   listFiles(directory: string, exclude: readonly string[] | undefined): Promise<Array<ListedFile | UnlistableEntry>>;
   /**

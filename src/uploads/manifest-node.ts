@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 import { MANIFEST_COMPANIONS, type Manifest, type ManifestRecord, type ManifestScope, type ManifestState } from './file-system.js';
@@ -9,6 +10,12 @@ const OPERATION = 'documents.uploadMany';
 
 /** O_DSYNC where the platform has it (Linux, macOS, the BSDs); undefined on Windows. */
 const DSYNC: number | undefined = (constants as { O_DSYNC?: number }).O_DSYNC;
+
+/**
+ * O_NOFOLLOW where the platform has it (0 on Windows, where making a link takes an administrator):
+ * a link planted at the manifest's path, or at a temporary file's, is refused (ELOOP), never followed.
+ */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 const STATES: readonly ManifestState[] = ['sending', 'uploaded', 'failed', 'unknown'];
 
@@ -33,8 +40,9 @@ const NEWLINE = 0x0a;
  * Opens the JSON Lines manifest of `documents.uploadMany` (created when missing) for one room of one
  * service, locked for this process alone.
  *
- * Safe to point anywhere: anything but a regular file (a FIFO, a directory, a device) is refused
- * before it is opened for writing; a non-empty file whose first line is not a record is refused
+ * Safe to point anywhere: anything but a regular file (a FIFO, a directory, a device, a symbolic
+ * link: whoever can write its folder could point it at another file) is refused before it is opened
+ * for writing, and opened with O_NOFOLLOW (a link swapped in since is refused too); a non-empty file whose first line is not a record is refused
  * with not a byte written; `<path>.lock` beside it refuses a second run (manifest-lock-node.ts).
  *
  * Read line by line (bounded memory however many lines), and compacted on open: when earlier runs
@@ -78,14 +86,18 @@ function refusal(path: string, message: string): ValidationError {
   return new ValidationError(OPERATION, [{ path: ['manifest'], message: `manifest "${path}" ${message}` }]);
 }
 
+const LINK_REFUSED = 'is a symbolic link: pass the path of the manifest file itself (a link is refused: whoever can write its folder could point it at another file)';
+
 /** Refuses a path that exists and is not a regular file, before anything opens it (a FIFO would block an open). */
 async function refuseIfNotRegular(path: string): Promise<void> {
   let kind: string;
   try {
-    const stats = await stat(path);
+    const stats = await lstat(path);
     if (stats.isFile()) return;
+    if (stats.isSymbolicLink()) throw refusal(path, LINK_REFUSED);
     kind = stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : 'a device or other special file';
   } catch (error) {
+    if (error instanceof ValidationError) throw error;
     if ((error as { code?: string }).code === 'ENOENT') return; // created by the open
     throw refusal(path, `cannot be read (${codeOf(error)}): pass the path of a regular file you can write`);
   }
@@ -96,9 +108,11 @@ async function openForAppend(path: string): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     // O_NONBLOCK: a FIFO swapped in since the check opens at once rather than waiting for a writer; fstat then refuses it.
-    const flags = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | (constants.O_NONBLOCK ?? 0) | (DSYNC ?? 0);
+    const flags = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | NOFOLLOW | (constants.O_NONBLOCK ?? 0) | (DSYNC ?? 0);
     handle = await open(path, flags, 0o644);
   } catch (error) {
+    // A link swapped in since the check (ELOOP: O_NOFOLLOW refused it).
+    if ((error as { code?: string }).code === 'ELOOP') throw refusal(path, LINK_REFUSED);
     throw refusal(path, `cannot be opened (${codeOf(error)}): pass the path of a regular file you can write`);
   }
   if (!(await handle.stat()).isFile()) {
@@ -220,28 +234,31 @@ function toLine(record: ManifestRecord): string {
  * renamed over it, the directory synced. A kill at any point leaves the old file or the new one whole.
  */
 async function rewrite(path: string, records: Iterable<ManifestRecord>): Promise<void> {
-  // One name, not one per process: the lock makes this run its only writer, and a copy left by a
-  // kill is overwritten by the next run (uploadMany leaves it out of a folder's files).
-  const temporary = compactionPath(path);
-  const handle = await open(temporary, 'w', 0o644);
+  // A new file of a name nobody can guess, created exclusively and never through a link (O_EXCL |
+  // O_NOFOLLOW): a name known in advance lets whoever can write the folder plant a link there, which
+  // the write would follow and the rename move over the manifest. A copy left by a kill keeps its
+  // own name (uploadMany leaves every `<manifest>.compact…` out of a folder's files).
+  const temporary = `${path}${MANIFEST_COMPANIONS.compaction}.${randomBytes(6).toString('hex')}`;
+  const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
   try {
-    // Written in batches of records (tens of KiB; at most 16 MiB, a line being at most 64 KiB), never
-    // the whole file as one string.
-    const list = [...records];
-    for (let start = 0; start < list.length; start += WRITE_RECORDS) {
-      await handle.write(list.slice(start, start + WRITE_RECORDS).map(toLine).join(''));
+    try {
+      // Written in batches of records (tens of KiB; at most 16 MiB, a line being at most 64 KiB), never
+      // the whole file as one string.
+      const list = [...records];
+      for (let start = 0; start < list.length; start += WRITE_RECORDS) {
+        await handle.write(list.slice(start, start + WRITE_RECORDS).map(toLine).join(''));
+      }
+      await handle.datasync();
+    } finally {
+      await handle.close();
     }
-    await handle.datasync();
-  } finally {
-    await handle.close();
+    await rename(temporary, path);
+  } catch (error) {
+    // A disk full, a rename refused: the manifest stays as it was, and its copy goes.
+    await unlink(temporary).catch(() => undefined);
+    throw error;
   }
-  await rename(temporary, path);
   await syncDirectory(dirname(path));
-}
-
-/** Where a compaction writes before it renames over the manifest. */
-function compactionPath(manifestPath: string): string {
-  return `${manifestPath}${MANIFEST_COMPANIONS.compaction}`;
 }
 
 async function syncDirectory(directory: string): Promise<void> {

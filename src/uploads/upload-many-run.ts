@@ -72,6 +72,8 @@ export class Run {
     const onAbort = () => this.#stop('aborted', `[svc-sdk] ${OPERATION}: aborted by its signal (${messageOf(signal!.reason)}); the files being sent were cut off`, signal!.reason);
     const onStop = () =>
       this.#stop('stopSignal', `[svc-sdk] ${OPERATION}: stopped by its stopSignal; the files being sent finished and no other was started`, stopSignal!.reason);
+    // Aborted or stopped already (while the manifest was opened, the folder listed): no file starts.
+    if (signal?.aborted) onAbort();
     if (stopSignal?.aborted) onStop();
     // Removed in `finally`; a signal aborts once, so no `once` is needed.
     signal?.addEventListener('abort', onAbort);

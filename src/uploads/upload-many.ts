@@ -8,7 +8,7 @@
 // upload means (failed or unknown) is outcome.ts's one rule.
 import { SvcError, ValidationError, type Issue } from '../core/errors.js';
 import type { Write } from '../core/logger.js';
-import { loadFileSystem, MANIFEST_COMPANIONS } from './file-system.js';
+import { loadFileSystem } from './file-system.js';
 import { inputJobs, listedJobs } from './upload-many-jobs.js';
 import { Run, type UploadOne } from './upload-many-run.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from './upload-many-types.js';
@@ -51,7 +51,7 @@ export async function uploadMany(
   const manifest = manifestPath === undefined ? undefined : await fs!.openManifest(manifestPath, { room: roomId, origin: service.origin });
   try {
     // The manifest and the files beside it (its lock, a compaction's copy) are never a folder's files.
-    const exclude = manifestPath === undefined ? undefined : ['', ...Object.values(MANIFEST_COMPANIONS)].map((suffix) => fs!.resolve(`${manifestPath}${suffix}`));
+    const exclude = manifestPath === undefined ? undefined : [fs!.resolve(manifestPath)];
     const jobs = typeof inputs === 'string' ? listedJobs(await fs!.listFiles(inputs, exclude)) : inputJobs(inputs);
     const run = new Run(upload, { fs, manifest, onProgress, stopOnError, retryUnknown, stopSignal, callOptions, warn: service.warn }, jobs.total);
     try {

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ValidationError } from '../core/errors.js';
-import type { ListedFile, UnlistableEntry } from './file-system.js';
+import { isManifestFile, type ListedFile, type UnlistableEntry } from './file-system.js';
 
 const OPERATION = 'documents.uploadMany';
 
@@ -10,7 +10,7 @@ const OPERATION = 'documents.uploadMany';
  * Every regular file below `directory`, recursively, sorted by relative path (code-unit order, `/`
  * between segments, the same on every platform and run). Symbolic links are neither followed nor
  * sent (a link could lead out of the folder, or around in a loop); sockets and devices are skipped.
- * `exclude` (absolute paths: the run's own manifest and its companions; undefined without a manifest) is left out.
+ * `exclude` (absolute paths: the run's own manifest; undefined without one) is left out, with its companions (isManifestFile).
  *
  * Names are read as bytes: one that is not UTF-8 (legal on Linux) cannot be named to the service
  * nor recorded in the manifest, so it comes as an UnlistableEntry (its `failed`), as does an entry
@@ -42,7 +42,7 @@ export async function listFiles(directory: string, exclude: readonly string[] | 
         continue;
       }
       const absolutePath = join(dir, name);
-      if (exclude?.includes(absolutePath)) continue;
+      if (exclude?.some((manifest) => isManifestFile(absolutePath, manifest))) continue;
       let stats: Awaited<ReturnType<typeof lstat>>;
       try {
         // lstat: the entry itself, never what a link points to.

@@ -1,14 +1,13 @@
 // `createWebhookHandler`: the receiver (receiver.ts) served as a fetch handler, a thin adapter: it
 // checks the options (options.ts), reads the body (under maxBodyBytes and bodyTimeoutMs), hands the
-// delivery to receive(), and turns the answer into a Response. Its options are in types.ts. The
-// receiver is loaded when the handler is made, not when the app starts (see `loadReceiver`).
+// delivery to receive(), and turns the answer into a Response. Its options are in types.ts.
 import type { CreateWebhookHandler } from './api.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { checkOptions, webhookHookSets } from './options.js';
-import { receiverParts } from './receiver-parts.js';
+import { createReceiver } from './receiver.js';
 import { readAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER } from './signature.js';
-import type { Answer, BodyFailure, HmacVerify, Receiver, WebhookHandler, WebhookHandlerOptions, WebhookHooks } from './types.js';
+import type { Answer, BodyFailure, HmacVerify, Receiver, WebhookHandler } from './types.js';
 
 // Each handler's receiver, for `toNodeListener`: a registry, not a property on the function, so
 // nothing hidden travels with the handler; a wrapped handler is served through fetch instead.
@@ -24,40 +23,20 @@ export function createWebhookHandlerWith(hmac: HmacVerify): CreateWebhookHandler
   return (options) => {
     checkOptions(options);
     const hookSets = webhookHookSets(options.hooks); // checked after the other options (a TypeError)
-    return fetchHandler(loadReceiver(hmac, options, hookSets));
+    const { maxBodyBytes = 1_048_576, bodyTimeoutMs = 10_000, waitUntil } = options;
+    return fetchHandler({ receive: createReceiver(hmac, options, hookSets), maxBodyBytes, bodyTimeoutMs, waitUntil });
   };
-}
-
-/**
- * The receiver of a handler, its module (receiver.ts, and the checks, events and store it runs)
- * loaded as the handler is made: an app that bundles the handler loads them when it makes one, not
- * with its first page. Until then its `receive` waits for them (a module that could not load fails
- * each delivery with 500, not the process); once loaded, `receive` is the receiver's own, which both
- * adapters call directly from then on.
- */
-function loadReceiver(hmac: HmacVerify, options: WebhookHandlerOptions, hookSets: readonly WebhookHooks[] | undefined): Receiver {
-  const { maxBodyBytes = 1_048_576, bodyTimeoutMs = 10_000, waitUntil } = options;
-  const receiver: Receiver = {
-    receive: (delivery) => loading.then((receive) => receive(delivery), () => [500, 'handler_failed']),
-    maxBodyBytes,
-    bodyTimeoutMs,
-    waitUntil,
-  };
-  const loading = import('./receiver.js').then((module) => (receiver.receive = module.createReceiver(receiverParts(), hmac, options, hookSets)));
-  loading.catch(() => {}); // answered per delivery, above
-  return receiver;
 }
 
 /** The receiver as a fetch handler: reads the body under the limit and the deadline, answers a `Response`. */
 function fetchHandler(receiver: Receiver): WebhookHandler {
-  const { maxBodyBytes, bodyTimeoutMs, waitUntil } = receiver;
+  const { receive, maxBodyBytes, bodyTimeoutMs, waitUntil } = receiver;
   // One timer for every body being read (deadlines.ts), as in the Node listener.
   const deadlines = coarseDeadlines(bodyTimeoutMs);
   const handler = async (request: Request): Promise<Response> => {
     const body = await readBody(request, maxBodyBytes, deadlines);
     const signature = request.headers.get(SIGNATURE_HEADER);
-    // Read per delivery: the receiver's own `receive` once it has loaded (loadReceiver).
-    return toResponse(await receiver.receive({ method: request.method, signature, body, request: () => request, keepAlive: waitUntil }));
+    return toResponse(await receive({ method: request.method, signature, body, request: () => request, keepAlive: waitUntil }));
   };
   receivers.set(handler, receiver);
   return handler;

@@ -135,8 +135,7 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
   if (!(typeof bodyTimeoutMs === 'number' && bodyTimeoutMs > 0 && bodyTimeoutMs <= 2_147_483_647)) {
     throw new TypeError('[svc-sdk] toNodeListener: bodyTimeoutMs must be a number of ms > 0');
   }
-  // Read per delivery: a receiver's own `receive` replaces its loader once loaded (handler.ts).
-  const fetched = receiver ? undefined : viaFetch(handler);
+  const receive = receiver ? receiver.receive : viaFetch(handler);
   const maxBodyBytes = receiver?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const deadlines = coarseDeadlines(bodyTimeoutMs);
   // Settles once the answer is written: frameworks that await their handlers can.
@@ -166,7 +165,7 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
             return;
           }
           const close = body === 'too_large' || body === 'timeout';
-          (fetched ?? receiver!.receive)(delivery).then(
+          receive(delivery).then(
             (answer) => reply(answer, close),
             () => reply(HANDLER_FAILED, close),
           );

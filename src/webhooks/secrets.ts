@@ -3,8 +3,9 @@
 // where the secret is rightly absent; a handler made there must not throw, only answer 500 (naming
 // the fix) to a delivery that arrives while the secret is still missing. Every wait on a secret
 // function has a deadline, and its secret is read again when a signature stops matching (a rotation).
-// The receiver loads this module only for a secret function, SVC_WEBHOOK_SECRET, or a given secret
-// to trim: a handler given clean secrets uses them as they are, and its bundle carries none of this.
+// The receiver makes a source only for a secret function, SVC_WEBHOOK_SECRET, or a given secret to
+// trim: a handler given clean secrets uses them as they are.
+import { malformedSecret } from './options.js';
 import type { SigningSecret, WebhookSecretOption } from './types.js';
 
 /** The environment variable read when `secret` is omitted. */
@@ -35,10 +36,9 @@ export interface SecretSource {
 
 /**
  * The secret source of the `secret` option (checked already); `timeoutMs` bounds every call of a
- * secret function, whose answers are held to `malformedSecret` (options.ts's rule, passed in so this
- * lazily loaded module shares no code with the handler's first chunk).
+ * secret function, whose answers are held to options.ts's `malformedSecret`, as a given secret is.
  */
-export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs: number, malformedSecret: (secret: unknown) => string | undefined): SecretSource {
+export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs: number): SecretSource {
   let warned = false;
   let loggedAt = -Infinity;
   let readAt = 0; // Set by every lookup: a reread always follows one (the delivery's own read).

@@ -2,16 +2,14 @@
 // files refused for the cause that stopped the run are one count on its heels; those that failed for
 // another cause keep a line of their own. What counts as the same cause: the same error, an answer of
 // the same status, a connection failure when the stop was one, or the same words.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { summary } from '../../packages/cli/src/upload-display.js';
 import { APIConnectionError, APIError } from '../../src/core/errors.js';
-import { loadFailureText } from '../../src/core/failure-text-loader.js';
 import type { UploadManyResult } from '../../src/uploads/upload-many-types.js';
 
 const URL_ = 'http://127.0.0.1:4010/api/v1/rooms/9/documents';
 const CONTEXT = { roomId: 9, origin: 'http://127.0.0.1:4010', signal: undefined };
 
-beforeAll(() => loadFailureText());
 
 const refusal = (status: number, message: string) =>
   APIError.generate({ status, body: { success: false, error: message }, headers: new Headers(), method: 'POST', url: URL_ });

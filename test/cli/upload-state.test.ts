@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { upload } from '../../packages/cli/src/commands/upload.js';
@@ -79,7 +79,7 @@ describe('svc-sdk upload without --manifest', () => {
     const env = { SVC_API_KEY: API_KEY, SVC_BASE_URL: server.url, XDG_STATE_HOME: join(root, 'state') };
     const folder = join(root, 'tree');
     const manifest = uploadStatePath(env, { origin: new URL(server.url).origin, roomId, folder: folderKey(folder)! });
-    mkdirSync(join(root, 'state', 'svc-sdk', 'uploads'), { recursive: true });
+    mkdirSync(join(root, 'state', 'svc-sdk', 'uploads'), { recursive: true, mode: 0o700 });
     // An earlier run into the same state manifest whose answers came too late: both files unknown (sent, no answer).
     emulator.faults.latencyMs = 400;
     const earlier = await client.documents.uploadMany(roomId, folder, { manifest, timeout: 100 });
@@ -104,9 +104,38 @@ describe('svc-sdk upload without --manifest', () => {
     const run = io({ SVC_API_KEY: API_KEY, SVC_BASE_URL: service.url, XDG_STATE_HOME: join(root, 'not-a-dir') });
     expect(await upload.run([join(root, 'tree'), '--room', '7'], run.io)).toBe(1);
     expect(run.err()).toBe(
-      `[svc-sdk] cannot create the upload state directory ${join(root, 'not-a-dir', 'svc-sdk', 'uploads')} (ENOTDIR): set XDG_STATE_HOME to a writable directory or pass --manifest <file>\n`,
+      `[svc-sdk] cannot create the state folder ${join(root, 'not-a-dir', 'svc-sdk', 'uploads')} (ENOTDIR): set XDG_STATE_HOME to a writable directory or pass --manifest <file>\n`,
     );
     expect(service.seen).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform !== 'win32')('a state folder planted before the first run', () => {
+  it('a pre-made 0777 folder is refused, naming it and the fix: nothing sent, no manifest written in it', async () => {
+    const root = makeTree({ 'a.txt': 'alpha' });
+    const folder = join(root, 'state', 'svc-sdk', 'uploads');
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o777);
+    const service = await refusingService(() => ({ status: 500, error: 'nothing should arrive' }));
+    const run = io({ SVC_API_KEY: API_KEY, SVC_BASE_URL: service.url, XDG_STATE_HOME: join(root, 'state') });
+    expect(await upload.run([join(root, 'tree'), '--room', '7'], run.io)).toBe(1);
+    expect(run.err()).toBe(
+      `[svc-sdk] the state folder ${folder} can be opened by other users (mode 0777): run chmod 700 '${folder}', or set XDG_STATE_HOME to a writable directory or pass --manifest <file>\n`,
+    );
+    expect([service.seen, readdirSync(folder)]).toEqual([[], []]);
+  });
+
+  it('a symbolic link in its place is refused, and nothing is written where it points', async () => {
+    const root = makeTree({ 'a.txt': 'alpha' });
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(elsewhere, { mode: 0o700 });
+    mkdirSync(join(root, 'state', 'svc-sdk'), { recursive: true, mode: 0o700 });
+    symlinkSync(elsewhere, join(root, 'state', 'svc-sdk', 'uploads'));
+    const service = await refusingService(() => ({ status: 500, error: 'nothing should arrive' }));
+    const run = io({ SVC_API_KEY: API_KEY, SVC_BASE_URL: service.url, XDG_STATE_HOME: join(root, 'state') });
+    expect(await upload.run([join(root, 'tree'), '--room', '7'], run.io)).toBe(1);
+    expect(run.err()).toContain(`[svc-sdk] the state folder ${join(root, 'state', 'svc-sdk', 'uploads')} is a symbolic link`);
+    expect([service.seen, readdirSync(elsewhere)]).toEqual([[], []]);
   });
 });
 

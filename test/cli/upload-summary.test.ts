@@ -1,9 +1,8 @@
 import { PassThrough } from 'node:stream';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../packages/cli/src/command.js';
 import { progressDisplay, summary } from '../../packages/cli/src/upload-display.js';
 import { APIConnectionError, APIError } from '../../src/core/errors.js';
-import { loadFailureText } from '../../src/core/failure-text-loader.js';
 import type { UploadManyFile, UploadManyResult } from '../../src/uploads/upload-many-types.js';
 
 // The summary and the last bar of `svc-sdk upload`, from a result as uploadMany returns it.
@@ -11,8 +10,6 @@ import type { UploadManyFile, UploadManyResult } from '../../src/uploads/upload-
 const URL_ = 'http://127.0.0.1:4010/api/v1/rooms/9/documents';
 const CONTEXT = { roomId: 9, origin: 'http://127.0.0.1:4010', signal: undefined };
 
-// The errors are made by hand here: with the words of a failure loaded, as a call has them (a call waits for them).
-beforeAll(() => loadFailureText());
 
 function refusal(status: number, message: string): APIError {
   return APIError.generate({ status, body: { success: false, error: message }, headers: new Headers(), method: 'POST', url: URL_ });

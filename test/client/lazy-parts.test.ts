@@ -20,35 +20,14 @@ async function clientWithout(part: string) {
 }
 
 afterEach(() => {
-  vi.doUnmock('../../src/core/more-pages.js');
   vi.doUnmock('../../src/core/redirects.js');
   vi.doUnmock('../../src/core/raw-request.js');
-  vi.doUnmock('../../src/core/response-copy.js');
   vi.doUnmock('../../src/shared/fetch-failure.js');
   vi.doUnmock('../../src/core/hooks.js');
   vi.resetModules();
 });
 
 describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
-  it('the pages after the first', async () => {
-    const { sdk, client } = await clientWithout('../../src/core/more-pages.js');
-    service.handle((request, response) =>
-      sendJson(response, 200, request.url!.includes('page=2') ? { results: [{ id: 2 }], next: null } : { results: [{ id: 1 }], next: '/api/v1/svc/transactions?deal_id=1&page=2' }),
-    );
-    const ids: number[] = [];
-    const error = await (async () => {
-      for await (const item of client.transactions.list({ deal_id: 1 })) ids.push(item.id);
-    })().catch((caught: unknown) => caught);
-    // The first page's items wait for the module that reads on: none is handed out twice or lost silently.
-    expect(ids).toEqual([]);
-    expect(error).toBeInstanceOf(sdk.APIConnectionError);
-    expect((error as Error).message).toBe(
-      "GET /api/v1/svc/transactions?deal_id=1&page=2 failed: svc-sdk could not load a part of itself loaded on first use (a chunk of the app's bundle): check the network, and that the app's deployment still serves its chunks",
-    );
-    // The loader's own error is kept as the cause.
-    expect((error as Error).cause).toBeInstanceOf(Error);
-  });
-
   it('a redirect\'s rules', async () => {
     const { sdk, client } = await clientWithout('../../src/core/redirects.js');
     service.handle((_request, response) => {
@@ -68,13 +47,6 @@ describe('a chunk that fails to load is the call\'s APIConnectionError', () => {
     const odd = await client.request({ method: 7 as never, path: '/rooms' }).catch((caught: unknown) => caught);
     expect((odd as Error).message).toMatch(/^GET \/api\/v1\/rooms failed: svc-sdk could not load a part of itself/);
     expect(service.requests).toHaveLength(0);
-  });
-
-  it('the Response of asResponse()', async () => {
-    const { sdk, client } = await clientWithout('../../src/core/response-copy.js');
-    service.handle((_request, response) => sendJson(response, 200, [{ id: 1 }]));
-    const error = await client.transactions.list({ deal_id: 1 }).asResponse().catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(sdk.APIConnectionError);
   });
 
   it('the runner of hooks, for a client that has some', async () => {
@@ -117,13 +89,5 @@ describe('a call that needs no chunk works without it', () => {
     // A 400, the lowest error status, as well.
     service.handle((_request, response) => sendJson(response, 400, { error: 'bad query' }));
     expect(await client.request({ method: 'GET', path: '/rooms' }).catch((caught: unknown) => caught)).toBeInstanceOf(sdk.BadRequestError);
-  });
-
-  it('a list of one page never loads the reader of more pages', async () => {
-    const { client } = await clientWithout('../../src/core/more-pages.js');
-    service.handle((_request, response) => sendJson(response, 200, { results: [{ id: 1 }, { id: 2 }], next: null }));
-    const ids: number[] = [];
-    for await (const item of client.transactions.list({ deal_id: 1 })) ids.push(item.id);
-    expect(ids).toEqual([1, 2]);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connected, structured, tempDir, text } from './support.js';
@@ -66,6 +66,21 @@ describe('the typical flow, driven only through tools', () => {
     const again = await previewThenCommit(t.mcp, 'room_documents_upload', { room_id: room.id, paths: [folder] });
     expect(again.result).toMatchObject({ uploaded: [], skipped: expect.arrayContaining([join(folder, 'term-sheet.txt')]) });
     expect(t.writes().filter((request) => request.path.endsWith('/documents'))).toHaveLength(2);
+    await t.close();
+  });
+
+  it.runIf(process.platform !== 'win32')("a manifest folder others can open, pre-made in the state folder, is refused naming it: no document sent", async () => {
+    const folder = documents();
+    const t = await connected({ allowWrites: true, uploadRoots: [folder] });
+    const manifests = join(t.stateDir, 'upload-manifests');
+    mkdirSync(manifests);
+    chmodSync(manifests, 0o777);
+    const room = (await previewThenCommit(t.mcp, 'room_create', { name: 'R', room_type: 'company_investment' })).result.room;
+    const preview = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: room.id, paths: [folder] } });
+    const commit = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: room.id, paths: [folder], commit_token: structured(preview).commit_token } });
+    expect(commit.isError).toBe(true);
+    expect(text(commit)).toContain(`[svc-sdk] the state folder ${manifests} can be opened by other users (mode 0777): run chmod 700 '${manifests}'`);
+    expect(t.writes().filter((request) => request.path.endsWith('/documents'))).toHaveLength(0);
     await t.close();
   });
 

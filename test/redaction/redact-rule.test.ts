@@ -161,6 +161,14 @@ describe('redactBody', () => {
     expect(kept.a.b).toBe('c');
     kept = redactBody([[{ b: 'c' }]]) as never;
     expect(kept).toEqual([[{ b: 'c' }]]);
+    // Arrays count as levels too: 20 nested arrays are cut at the same depth, for both walks.
+    let list: unknown = 'x';
+    for (let level = 0; level < 20; level++) list = [list];
+    for (const walked of [redactBody(list), redactEveryString(list)]) {
+      let item = walked;
+      for (let level = 0; level < 17; level++) item = (item as unknown[])[0];
+      expect(item).toBe('[redacted]');
+    }
   });
 });
 

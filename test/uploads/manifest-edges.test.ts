@@ -151,7 +151,7 @@ describe('openManifest at its limits', () => {
     symlinkSync(join(root, 'missing', 'm.jsonl'), manifest);
     const call = openManifest(manifest, SCOPE);
     await expect(call).rejects.toBeInstanceOf(ValidationError);
-    await expect(call).rejects.toThrow(`manifest "${manifest}" cannot be opened (ENOENT): pass the path of a regular file you can write`);
+    await expect(call).rejects.toThrow(`manifest "${manifest}" is a symbolic link: pass the path of the manifest file itself`);
     expect(existsSync(`${manifest}.lock`)).toBe(false);
   });
 

@@ -161,6 +161,24 @@ describe('documents.uploadMany: callbacks and stops', () => {
     expect(Math.max(...seen.map((progress) => progress.bytesDone))).toBe(8);
   });
 
+  it('an abort before the first file (while the manifest is being opened): every file notStarted, the run stopped as aborted, nothing sent', async () => {
+    const root = makeTree({ 'a.txt': 'a', 'b.txt': 'b' });
+    const manifest = join(root, 'manifest.jsonl');
+    // An empty lock, just made: the run waits out its second (a kill's leftover?) before it takes it over.
+    writeFileSync(`${manifest}.lock`, '');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user left')), 100);
+    service.handle((_request, response) => sendJson(response, 201, stored(1)));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, join(root, 'tree'), { manifest, signal: controller.signal });
+    expect([result.uploaded, result.failed, result.unknown]).toEqual([[], [], []]);
+    expect(result.notStarted.map((file) => file.path)).toEqual(['a.txt', 'b.txt']);
+    expect(result.stopped).toMatchObject({ reason: 'aborted', message: '[svc-sdk] documents.uploadMany: aborted by its signal (user left); the files being sent were cut off' });
+    expect(service.requests).toHaveLength(0);
+    // Nothing recorded: no file was started.
+    expect(readFileSync(manifest, 'utf8')).toBe('');
+  });
+
   it('skipped files count in bytesSkipped, not in bytesDone', async () => {
     const root = makeTree({ 'a.txt': 'aaaa' });
     const manifest = join(root, 'm.jsonl');

@@ -1,9 +1,9 @@
 // Where `svc-sdk upload` keeps its own manifest when none is given: one file per service origin, room and
 // folder in the user's state directory, so "run the same command again" resumes instead of resending.
 import { createHash } from 'node:crypto';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { posix, resolve, win32 } from 'node:path';
-import { stateDirectory } from 'svc-sdk/internal';
+import { ensureStateDirectory, stateDirectory } from 'svc-sdk/internal';
 
 /** What a state-directory manifest belongs to: one service, one room, one folder. */
 export interface UploadStateKey {
@@ -37,14 +37,9 @@ export function folderKey(dir: string): string | undefined {
 
 /**
  * Creates the manifest's directory, readable by its owner only (file names of the user's folders are
- * in it). Throws a `[svc-sdk]` error naming the directory and the way around it.
+ * in it), or checks the one there (svc-sdk/internal's state-folder rule: a folder others can open, or
+ * a link, is refused). Throws a `[svc-sdk]` error naming the directory and the way around it.
  */
 export function createUploadStateDirectory(manifestPath: string, platform: NodeJS.Platform = process.platform): void {
-  const directory = (platform === 'win32' ? win32 : posix).dirname(manifestPath);
-  try {
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new Error(`[svc-sdk] cannot create the upload state directory ${directory} (${code}): set XDG_STATE_HOME to a writable directory or pass --manifest <file>`, { cause: error });
-  }
+  ensureStateDirectory((platform === 'win32' ? win32 : posix).dirname(manifestPath), 'set XDG_STATE_HOME to a writable directory or pass --manifest <file>');
 }
