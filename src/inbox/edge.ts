@@ -10,8 +10,26 @@ export {
   type CloudflareQueueMessage,
   type ProcessQueueBatchOptions,
 } from './cloudflare.js';
-export type { BullmqInbox, BullmqInboxOptions, BullmqProcessOptions } from './bullmq.js';
-export type { DeadLetter, InboxBackoff, InboxEntry, InboxHandler, InboxOutcome, InboxProcessOptions, InboxStats, InboxWorker, WebhookInbox } from './types.js';
+export type { BullmqInbox, BullmqInboxHandler, BullmqInboxOptions, BullmqProcessOptions, InboxRateLimit } from './bullmq.js';
+export type {
+  DeadLetter,
+  DeadLetterNotice,
+  InboxBackoff,
+  InboxDelivery,
+  InboxEntry,
+  InboxFilter,
+  InboxHandler,
+  InboxListing,
+  InboxListOptions,
+  InboxOutcome,
+  InboxProcessOptions,
+  InboxReplayFilter,
+  InboxRunContext,
+  InboxStats,
+  InboxStatus,
+  InboxWorker,
+  WebhookInbox,
+} from './types.js';
 
 /** BullMQ needs Node (or Bun, Deno): this runtime loaded the edge build of svc-sdk/inbox. */
 export function bullmqInbox(_options: BullmqInboxOptions): BullmqInbox {

@@ -6,7 +6,7 @@
  *
  * @module svc-sdk/inbox
  */
-export { bullmqInbox, type BullmqInbox, type BullmqInboxOptions, type BullmqProcessOptions } from './bullmq.js';
+export { bullmqInbox, type BullmqInbox, type BullmqInboxHandler, type BullmqInboxOptions, type BullmqProcessOptions, type InboxRateLimit } from './bullmq.js';
 export {
   cloudflareQueueInbox,
   processQueueBatch,
@@ -15,4 +15,22 @@ export {
   type CloudflareQueueMessage,
   type ProcessQueueBatchOptions,
 } from './cloudflare.js';
-export type { DeadLetter, InboxBackoff, InboxEntry, InboxHandler, InboxOutcome, InboxProcessOptions, InboxStats, InboxWorker, WebhookInbox } from './types.js';
+export type {
+  DeadLetter,
+  DeadLetterNotice,
+  InboxBackoff,
+  InboxDelivery,
+  InboxEntry,
+  InboxFilter,
+  InboxHandler,
+  InboxListing,
+  InboxListOptions,
+  InboxOutcome,
+  InboxProcessOptions,
+  InboxReplayFilter,
+  InboxRunContext,
+  InboxStats,
+  InboxStatus,
+  InboxWorker,
+  WebhookInbox,
+} from './types.js';
