@@ -88,20 +88,14 @@ export function watchTrouble(connection: ConnectionOptions, timeoutMs: number): 
       try {
         return await Promise.race([operation(), deadline]);
       } catch (error) {
-        if (error instanceof Error && error.message.startsWith('[svc-sdk] ')) throw scrubbed(error, connection);
+        // Ours already say what they mean, naming the address redacted.
+        if (error instanceof Error && error.message.startsWith('[svc-sdk] ')) throw error;
         throw explained(error) ?? new Error(`[svc-sdk] inbox ${what}: ${scrub(messageOf(error), connection)}`, { cause: error });
       } finally {
         clearTimeout(timer);
       }
     },
   };
-}
-
-/** An error of ours with the connection's credentials hidden from its message. */
-function scrubbed(error: Error, connection: ConnectionOptions): Error {
-  const message = scrub(error.message, connection);
-  if (message !== error.message) error.message = message;
-  return error;
 }
 
 /** An error's message, or what was thrown as text. */
