@@ -9,6 +9,7 @@ export {
   type CloudflareQueue,
   type CloudflareQueueMessage,
   type ProcessQueueBatchOptions,
+  type QueueMessageContext,
 } from './cloudflare.js';
 export type { BullmqInbox, BullmqInboxHandler, BullmqInboxOptions, BullmqProcessOptions, InboxRateLimit } from './bullmq.js';
 export type {

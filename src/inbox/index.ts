@@ -14,6 +14,7 @@ export {
   type CloudflareQueue,
   type CloudflareQueueMessage,
   type ProcessQueueBatchOptions,
+  type QueueMessageContext,
 } from './cloudflare.js';
 export type {
   DeadLetter,
