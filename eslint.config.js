@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'docs/', 'node_modules/', '.tmp/', 'coverage/', '.stryker-tmp/', 'reports/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'test/fixtures/', 'docs/', 'node_modules/', '.tmp/', 'coverage/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -41,9 +41,8 @@ export default defineConfig({
     // the build for other runtimes (Workers) has the Cloudflare Queues inbox only.
     'inbox.node': 'src/inbox/index.ts',
     inbox: 'src/inbox/edge.ts',
-    // svc-sdk/mcp: its peer @modelcontextprotocol/server stays external, loaded by this entry (and `svc-sdk mcp`) alone.
-    mcp: 'src/mcp/index.ts',
-    cli: 'src/cli/main.ts',
+    // svc-sdk/internal: what the tool packages (@svc-sdk/cli, @svc-sdk/mcp) share with the library.
+    internal: 'src/internal.ts',
   },
   format: ['esm', 'cjs'],
   // Internals marked @internal (the upload encoder hook) stay out of the published types.

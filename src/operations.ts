@@ -7,7 +7,7 @@
  * Paths are relative to `/api/v1` and name their parameters (`{room_id}`). Webhook management paths
  * other than create's are assumptions (the spec does not show them): see the README.
  *
- * @internal Read-only, for the SDK's own modules; not part of the public API.
+ * Read-only, for the SDK's own modules and tools (svc-sdk/internal); not part of the public API.
  */
 import { defineOperation } from './core/operation.js';
 import { idField } from './schemas/common.js';
@@ -23,7 +23,7 @@ const room_id = idField('roomId');
 const transaction_id = idField('txId');
 const webhook_id = idField('webhookId');
 
-/** The operations, by name. @internal */
+/** The operations, by name (the SDK's own modules and tools read it; not public API). */
 export const operations = Object.freeze({
   'deals.create': defineOperation({
     name: 'deals.create',
@@ -164,5 +164,5 @@ export const operations = Object.freeze({
   }),
 });
 
-/** The name of an operation of the table. @internal */
+/** The name of an operation of the table. */
 export type OperationName = keyof typeof operations;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const root = new URL('../../', import.meta.url);
 
 describe('the built svc-sdk/inbox is the only entry that loads BullMQ', () => {
-  it('of the built entries, only inbox.node reaches bullmq by static imports (the CLI by a lazy import() in its inbox command)', () => {
+  it('of the built entries, only inbox.node reaches bullmq by static imports; the CLI loads svc-sdk/inbox by a lazy import() in its inbox command', () => {
     const dist = new URL('dist/', root);
     const files = readdirSync(dist).filter((name) => /\.(c?js)$/.test(name));
     const text = new Map(files.map((name) => [name, readFileSync(new URL(name, dist), 'utf8')]));
@@ -22,8 +22,12 @@ describe('the built svc-sdk/inbox is the only entry that loads BullMQ', () => {
       return staticImports(name).some((chunk) => reachesBullmq(chunk, seen));
     };
     const entries = files.filter((name) => !/^(chunk|bullmq)-/.test(name));
-    expect(entries).toEqual(expect.arrayContaining(['inbox.js', 'inbox.node.js', 'cli.js', 'index.js']));
+    expect(entries).toEqual(expect.arrayContaining(['inbox.js', 'inbox.node.js', 'internal.js', 'index.js']));
     expect(entries.filter((name) => reachesBullmq(name)).sort()).toEqual(['inbox.node.cjs', 'inbox.node.js']);
+    // @svc-sdk/cli's bin: svc-sdk/inbox (and so bullmq) only by import(), for `svc-sdk inbox` alone.
+    const cli = readFileSync(new URL('packages/cli/dist/cli.js', root), 'utf8');
+    expect(cli).toMatch(/import\(["']svc-sdk\/inbox["']\)/);
+    expect(cli).not.toMatch(/(?:from\s*|^import\s*)["'](?:svc-sdk\/inbox|bullmq)["']/m);
   });
 
   it('importing every other entry loads no bullmq module; svc-sdk/inbox under node does', () => {

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../packages/cli/dist/cli.js', import.meta.url));
 export const built = existsSync(CLI);
 if (!built) console.warn(`[svc-sdk] skipping the CLI tests: ${CLI} is missing; run "npm run build" first (npm test does)`);
 

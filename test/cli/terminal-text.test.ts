@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeControl } from '../../src/cli/terminal-text.js';
+import { escapeControl } from '../../packages/cli/src/terminal-text.js';
 
 describe('escapeControl', () => {
   it.each([

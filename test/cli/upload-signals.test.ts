@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { signalExitCode, stopInTwoSteps, type TwoStepStop } from '../../src/cli/signals.js';
+import { signalExitCode, stopInTwoSteps, type TwoStepStop } from '../../packages/cli/src/signals.js';
 
 // The two-step stop of `svc-sdk upload`, with the signals emitted on this process (no real signal is sent:
 // the listeners are what a real one reaches).

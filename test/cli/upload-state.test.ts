@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { upload } from '../../src/cli/commands/upload.js';
-import { folderKey, uploadStateDirectory, uploadStatePath } from '../../src/cli/upload-state.js';
+import { upload } from '../../packages/cli/src/commands/upload.js';
+import { folderKey, uploadStateDirectory, uploadStatePath } from '../../packages/cli/src/upload-state.js';
 import { API_KEY, emulatorWithRoom, makeTree, memoryIO as io } from '../uploads/upload-many-support.js';
 import { bundleCli, cliEnv, refusingService } from './upload-support.js';
 

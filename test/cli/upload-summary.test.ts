@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/command.js';
-import { progressDisplay, summary } from '../../src/cli/upload-display.js';
+import type { CliIO } from '../../packages/cli/src/command.js';
+import { progressDisplay, summary } from '../../packages/cli/src/upload-display.js';
 import { APIConnectionError, APIError } from '../../src/core/errors.js';
 import { loadFailureText } from '../../src/core/failure-text-loader.js';
 import type { UploadManyFile, UploadManyResult } from '../../src/uploads/upload-many-types.js';

@@ -6,9 +6,9 @@ import { spawn as spawnPty } from '@lydell/node-pty';
 import { onTestFinished } from 'vitest';
 import { bundleForChild } from '../uploads/upload-many-support.js';
 
-/** Bundles src/cli/main.ts into one .mjs of its own (other suites bundle theirs elsewhere, at the same time). */
+/** Bundles packages/cli/src/main.ts into one .mjs of its own (other suites bundle theirs elsewhere, at the same time). */
 export function bundleCli(): Promise<string> {
-  return bundleForChild(new URL('../../src/cli/main.ts', import.meta.url));
+  return bundleForChild(new URL('../../packages/cli/src/main.ts', import.meta.url));
 }
 
 /** The environment of a run: the test's, without the variables the CLI reads, plus `env`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RESULT_BUDGET_CHARS, withinBudget } from '../../src/mcp/budget.js';
-import { accessOf, assertKnownOperations, mayDestroy } from '../../src/mcp/operation-facts.js';
+import { RESULT_BUDGET_CHARS, withinBudget } from '../../packages/mcp/src/budget.js';
+import { accessOf, assertKnownOperations, mayDestroy } from '../../packages/mcp/src/operation-facts.js';
 import { connected, structured } from './support.js';
 
 describe('a result over the budget is cut, with a hint', () => {

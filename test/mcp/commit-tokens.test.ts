@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommitLedger, confirmationState } from '../../src/mcp/commit-tokens.js';
+import { CommitLedger, confirmationState } from '../../packages/mcp/src/commit-tokens.js';
 
 /** A ledger on a clock the test moves. */
 function ledgerAt(start = 1_800_000_000_000) {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { CommitLedger } from '../../src/mcp/commit-tokens.js';
+import { CommitLedger } from '../../packages/mcp/src/commit-tokens.js';
 import { connected, structured, text } from './support.js';
 
 const DEAL = { name: 'Acme', stage: 'sourcing', asset_class: 'equity' };

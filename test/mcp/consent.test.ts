@@ -4,7 +4,7 @@
 // process; its retry is recorded and replayed by hand with the state removed or changed.
 import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { createMcpHttpHandler } from '../../src/mcp/index.js';
+import { createMcpHttpHandler } from '../../packages/mcp/src/index.js';
 import { emulatedClient, tempDir } from './support.js';
 
 const DEAL = { name: 'Acme', stage: 'sourcing', asset_class: 'equity' };

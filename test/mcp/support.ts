@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as McpClient, InMemoryTransport } from '@modelcontextprotocol/client';
 import { Client } from '../../src/client.js';
-import { createMcpServer, type McpServerOptions } from '../../src/mcp/index.js';
+import { createMcpServer, type McpServerOptions } from '../../packages/mcp/src/index.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 
 export const API_KEY = 'vdr_mcp_test_key_0123456789';

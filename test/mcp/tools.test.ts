@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMcpServer, TOOL_NAMES } from '../../src/mcp/index.js';
+import { createMcpServer, TOOL_NAMES } from '../../packages/mcp/src/index.js';
 import { connected, emulatedClient } from './support.js';
 
 const READS = ['deal_room_find', 'deal_transactions_list', 'room_ask', 'webhook_list'];

@@ -56,7 +56,7 @@ export async function createConsumer(root, { first = [] } = {}) {
   const modules = path.join(dir, 'node_modules');
   await mkdir(modules);
   // The root install's packages first; a name both installs hold is linked once, from the root.
-  const linked = new Set(['svc-sdk']);
+  const linked = new Set(['svc-sdk', '@svc-sdk']);
   for (const source of sources) {
     for (const entry of await readdir(source)) {
       if (entry.startsWith('.') || linked.has(entry)) continue;
@@ -78,6 +78,13 @@ export async function createConsumer(root, { first = [] } = {}) {
     // Copied while a build was writing dist/: wait for it to finish.
     if (attempt === 5) throw new Error(`dist/ lacks ${missing.join(', ')}: run \`npm run build\``);
     await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
+  // The tool packages (@svc-sdk/mcp, @svc-sdk/cli) copied the same way, so that their `svc-sdk` is this copy.
+  for (const name of ['mcp', 'cli']) {
+    const tool = path.join(modules, '@svc-sdk', name);
+    await mkdir(tool, { recursive: true });
+    await cp(path.join(root, 'packages', name, 'package.json'), path.join(tool, 'package.json'));
+    await cp(path.join(root, 'packages', name, 'dist'), path.join(tool, 'dist'), { recursive: true });
   }
   await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'readme-blocks', private: true, type: 'module' })}\n`);
   return dir;

@@ -45,7 +45,9 @@ describe('npm publish --dry-run', () => {
   it.runIf(built)('holds every file package.json points at (main, module, types, bin, exports)', () => {
     const paths = new Set(dryRun!.packed!.files.map((file) => file.path));
     const targets = pointedAt(manifest as Parameters<typeof pointedAt>[0]);
-    expect(targets).toContain('dist/cli.js');
+    expect(targets).toContain('dist/internal.js');
+    // The bin `svc-sdk` is @svc-sdk/cli's (packages/cli): the library installs no command.
+    expect(manifest).not.toHaveProperty('bin');
     expect(targets.filter((target) => !paths.has(target))).toEqual([]);
   });
 });

@@ -16,6 +16,8 @@ export interface WorkflowFile {
 
 /** `owner/repo[/path]@<40 hex>`: a commit, which no one can move (a tag or a branch can be). */
 const PINNED = /^[\w.-]+\/[\w.-]+(?:\/[^@\s]+)?@[0-9a-f]{40}$/;
+/** `name[:tag]@sha256:<64 hex>`: an image by its digest, which no one can move (a tag can be). */
+const IMAGE_BY_DIGEST = /^[\w./:-]+@sha256:[0-9a-f]{64}$/;
 /** The version a pinned SHA stands for, as a trailing comment: `# v7.0.1`. */
 const VERSION_COMMENT = /^\s*v\d+(?:\.\d+){0,2}\b/;
 /** Scopes a job may read; writing anything but id-token (and that in the release job only) is refused. */
@@ -175,6 +177,12 @@ export function checkWorkflow(file: WorkflowFile): string[] {
       }
     }
     for (const leak of persistedCredentials(Array.isArray(job.steps) ? job.steps : [])) say(`jobs.${id}.${leak}`);
+    // The build environment, like an action: a tag (debian:bookworm) can be moved to other bytes.
+    const container = job.container;
+    const image = typeof container === 'string' ? container : asObject(container)?.image;
+    if (image !== undefined && (typeof image !== 'string' || !IMAGE_BY_DIGEST.test(image))) {
+      say(`jobs.${id} runs in the container image ${String(image)}, named by tag: pin it by digest (image: debian:bookworm@sha256:<64 hex>)`);
+    }
   }
   if (isRelease && asObject(jobs[RELEASE.job]) === undefined) {
     say(`has no jobs.${RELEASE.job}: the job that publishes (environment ${RELEASE.environment}, id-token: write)`);

@@ -53,7 +53,7 @@ describe('.github/workflows', () => {
   it('the CI runs .ci/run on pull requests and pushes, as root in Debian (apt-get without sudo)', () => {
     const workflow = parse(ci) as { on: Record<string, unknown>; jobs: { test: { container: { image: string }; steps: { run?: string }[] } } };
     expect(Object.keys(workflow.on)).toEqual(['pull_request', 'push']);
-    expect(workflow.jobs.test.container.image).toMatch(/^debian:/);
+    expect(workflow.jobs.test.container.image).toMatch(/^debian:bookworm@sha256:[0-9a-f]{64}$/);
     expect(workflow.jobs.test.steps.at(-1)?.run).toBe('bash .ci/run');
   });
 
@@ -64,13 +64,16 @@ describe('.github/workflows', () => {
     expect(test.slice(3)).toEqual([
       expect.stringContaining('if [ "$TAG" != "v$version" ]'),
       expect.stringContaining('\nbash .ci/run\n'),
-      'npm pack --ignore-scripts',
+      'npm pack --ignore-scripts --workspaces --include-workspace-root',
       'actions/upload-artifact',
     ]);
     const publish = workflow.jobs[RELEASE.job]!;
     expect(publish.needs).toBe('test');
     expect(publish.steps.map((step) => step.uses?.split('@')[0] ?? 'run')).toEqual(['actions/setup-node', 'actions/download-artifact', 'run']);
-    expect(publish.steps.at(-1)?.run).toMatch(/\nnpm publish \.\/svc-sdk-\*\.tgz --provenance --access public\n$/);
+    // Every package, the library first, staged (a maintainer approves each with 2FA), never published by the run.
+    expect(publish.steps.at(-1)?.run).toContain('for tarball in ./svc-sdk-[0-9]*.tgz ./svc-sdk-mcp-*.tgz ./svc-sdk-cli-*.tgz; do');
+    expect(publish.steps.at(-1)?.run).toContain('npm stage publish "$tarball" --provenance --access public');
+    expect(publish.steps.at(-1)?.run).not.toMatch(/^\s*npm publish/m);
   });
 });
 
@@ -168,7 +171,7 @@ describe('checkWorkflow refuses', () => {
   it.each([
     ["setup-node's cache", '          package-manager-cache: false\n          registry-url', '          package-manager-cache: false\n          cache: npm\n          registry-url', "jobs.publish.steps[0] sets setup-node's cache: npm"],
     ["setup-node's automatic cache", '          package-manager-cache: false\n          registry-url', '          registry-url', "jobs.publish.steps[0] leaves setup-node's package-manager-cache on"],
-    ['actions/cache', '      - name: Pack\n', `      - uses: actions/cache@${'0'.repeat(40)} # v4\n        with: { path: ~/.npm, key: npm }\n      - name: Pack\n`, 'jobs.test.steps[5] uses actions/cache'],
+    ['actions/cache', '      - name: Pack every package\n', `      - uses: actions/cache@${'0'.repeat(40)} # v4\n        with: { path: ~/.npm, key: npm }\n      - name: Pack\n`, 'jobs.test.steps[5] uses actions/cache'],
   ])('%s restored into the release', (_what, from, to, message) => {
     expect(check(RELEASE.file, variant(release, from, to))).toEqual([expect.stringContaining(`${message}`)]);
   });
@@ -181,7 +184,8 @@ describe('checkWorkflow refuses', () => {
     ['a stored secret', '          echo "//registry.npmjs.org/:_authToken=${{ secrets.PUBLISH }}" > ~/.npmrc\n'],
     ['an npm token from elsewhere', '          NODE_AUTH_TOKEN="$(cat /tmp/token)" npm whoami\n'],
   ])('%s in the release', (_what, line) => {
-    const hostile = variant(release, '          npm publish ./svc-sdk-*.tgz --provenance --access public\n', `${line}          npm publish ./svc-sdk-*.tgz --provenance --access public\n`);
+    const anchor = '            npm stage publish "$tarball" --provenance --access public\n';
+    const hostile = variant(release, anchor, `${line}${anchor}`);
     expect(check(RELEASE.file, hostile)).toEqual([expect.stringContaining('reads a stored secret or npm token: publish through npm trusted publishing')]);
   });
 
@@ -203,6 +207,17 @@ describe('checkWorkflow refuses', () => {
     ]);
   });
 
+  it.each([
+    ['the release', RELEASE.file, () => release],
+    ['CI', 'ci.yml', () => ci],
+  ])('%s run in a container image named by tag, not by digest', (_what, name, text) => {
+    for (const image of ['debian:bookworm', 'debian:bookworm@sha256:8a8cd02c', 'debian@sha256:XYZ']) {
+      expect(check(name, variant(text(), /image: debian:bookworm@sha256:[0-9a-f]{64}/, `image: ${image}`))).toEqual([
+        expect.stringContaining(`jobs.test runs in the container image ${image}, named by tag: pin it by digest`),
+      ]);
+    }
+  });
+
   it('a file that is not YAML, or not a workflow', () => {
     expect(check('ci.yml', 'on: [push\n')).toEqual([expect.stringContaining('ci.yml: is not valid YAML')]);
     expect(check('ci.yml', '- a\n- b\n')).toEqual([expect.stringContaining('is not a workflow')]);
@@ -218,7 +233,8 @@ describe("the release's own shell steps, run as the runner runs them (bash -e)",
   const dir = mkdtempSync(join(tmpdir(), 'svc-sdk-release-steps-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'svc-sdk', version: '0.2.0' }));
-  writeFileSync(join(dir, 'svc-sdk-0.2.0.tgz'), '');
+  // What `npm pack --workspaces --include-workspace-root` leaves: the library and the two tool packages.
+  for (const tarball of ['svc-sdk-cli-0.2.0.tgz', 'svc-sdk-0.2.0.tgz', 'svc-sdk-mcp-0.2.0.tgz']) writeFileSync(join(dir, tarball), '');
   // A stand-in npm: prints $FAKE_NPM_VERSION for --version, and what it was asked to do otherwise.
   writeFileSync(join(dir, 'npm'), '#!/bin/sh\nif [ "$1" = --version ]; then echo "$FAKE_NPM_VERSION"; else echo "npm $*"; fi\n');
   chmodSync(join(dir, 'npm'), 0o755);
@@ -261,7 +277,12 @@ describe("the release's own shell steps, run as the runner runs them (bash -e)",
   ])('publish with npm %s ends with status %i', (version, status) => {
     const run = runStep(publish, { FAKE_NPM_VERSION: version });
     expect(run.status).toBe(status);
-    if (status === 0) expect(run.stdout).toBe('npm publish ./svc-sdk-0.2.0.tgz --provenance --access public\n');
+    // Each package staged once, the library before the MCP server before the CLI that depends on both.
+    if (status === 0) {
+      expect(run.stdout).toBe(
+        ['svc-sdk-0.2.0.tgz', 'svc-sdk-mcp-0.2.0.tgz', 'svc-sdk-cli-0.2.0.tgz'].map((tarball) => `npm stage publish ./${tarball} --provenance --access public\n`).join(''),
+      );
+    }
     else expect(run.stderr).toContain(`::error::npm ${version} cannot publish through trusted publishing: 11.5.1 or later is needed`);
   });
 });

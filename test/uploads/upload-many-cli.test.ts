@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { upload } from '../../src/cli/commands/upload.js';
-import { UsageError } from '../../src/cli/command.js';
+import { upload } from '../../packages/cli/src/commands/upload.js';
+import { UsageError } from '../../packages/cli/src/command.js';
 import { API_KEY, bundleForChild, emulatorWithRoom, makeTree, memoryIO as io } from './upload-many-support.js';
 
-// `svc-sdk upload`: the command module run in process with its io replaced, and the bin (src/cli.ts,
+// `svc-sdk upload`: the command module run in process with its io replaced, and the bin (packages/cli/src/main.ts,
 // bundled now) in a child process for Ctrl+C and the emulator's fault flags.
 
 
@@ -83,7 +83,7 @@ describe('svc-sdk upload (the command module)', () => {
 describe('svc-sdk (the bin, from the sources)', () => {
   let cli = '';
   beforeAll(async () => {
-    cli = await bundleForChild(new URL('../../src/cli/main.ts', import.meta.url));
+    cli = await bundleForChild(new URL('../../packages/cli/src/main.ts', import.meta.url));
   });
 
   function start(args: string[], env: Record<string, string>) {

@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { onTestFinished } from 'vitest';
 import { sendJson, type useLoopbackServer } from '../support/loopback.js';
-import type { CliIO } from '../../src/cli/command.js';
+import type { CliIO } from '../../packages/cli/src/command.js';
 import { Client, type ClientOptions } from '../../src/index.node.js';
 import { createEmulator, type EmulatorFaults } from '../../src/testing/index.js';
+import { SOURCE_ALIASES } from '../support/source-aliases.js';
 
 export const API_KEY = 'vdr_upload_many_test';
 
@@ -84,6 +85,8 @@ export async function bundleForChild(entry: URL): Promise<string> {
     outdir,
     outExtension: { '.js': '.mjs' },
     external: ['msw', 'msw/*', '@hono/node-server', 'minisearch'],
+    // The tool packages import the library by name: bundled from its sources as they are now.
+    alias: { ...SOURCE_ALIASES },
     logLevel: 'error',
   });
   return join(outdir, `${name}.mjs`);

@@ -3,7 +3,7 @@
 // tools and the transcript. The tool returns the file's path.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stateDirectory } from '../shared/state-dir.js';
+import { stateDirectory } from 'svc-sdk/internal';
 
 /** Writes one-time secrets to files and redacts every secret it has seen (and the API key) from text. */
 export interface SecretFiles {

@@ -2,7 +2,7 @@
 // annotations from the operations it names, and wraps a write in preview → commit. A tool calls
 // the public Client methods only; it never restates a path.
 import * as z from 'zod/mini';
-import type { Client } from '../client.js';
+import type { Client } from 'svc-sdk';
 import type { SecretFiles } from './secret-files.js';
 import { toolSchema, type ToolSchema } from './tool-schema.js';
 

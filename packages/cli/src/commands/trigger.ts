@@ -1,9 +1,7 @@
 // `svc-sdk trigger <kind>`: one event, either through a running emulator (to its subscribers, with
 // the retry schedule) or signed and sent straight at a receiver's URL.
-import { WEBHOOK_EVENT_KINDS, type EventKind } from '../../webhooks/event-kinds.js';
-import { signPayload } from '../../webhooks/index.node.js';
-import { buildEventBody, sampleEventData } from '../../testing/events.js';
-import { CONTROL_EVENTS_PATH } from '../../testing/control-path.js';
+import { WEBHOOK_EVENT_KINDS, type EventKind, signPayload } from 'svc-sdk/webhooks';
+import { buildEventBody, sampleEventData, CONTROL_EVENTS_PATH } from 'svc-sdk/internal';
 import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { readPreview, statusLine, unreachable } from '../http.js';

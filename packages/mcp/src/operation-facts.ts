@@ -4,7 +4,7 @@
 // never written by hand per tool. Whether an operation exists and whether it changes state are read
 // from the SDK's one table of operations (src/operations.ts); what a change destroys or replaces is
 // a judgement of this server's (the table does not say whether a change overwrites or deletes).
-import { operations as table } from '../operations.js';
+import { operations as table } from 'svc-sdk/internal';
 
 /** Facts about one client operation that decide how a tool using it is annotated and gated. */
 export interface OperationFacts {

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import * as z from 'zod/mini';
-import { fileFromPath } from '../../uploads/file-from-path.js';
-import type { UploadManyProgress, UploadManyResult } from '../../uploads/upload-many-types.js';
-import { listFiles } from '../../uploads/walk-node.js';
+import { fileFromPath } from 'svc-sdk';
+import type { UploadManyProgress, UploadManyResult } from 'svc-sdk';
+import { listFiles } from 'svc-sdk/internal';
 import { id, ToolRefusal, type ToolContext, type WriteTool } from '../tool.js';
 
 /** Most paths in one call. */

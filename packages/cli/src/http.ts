@@ -1,5 +1,5 @@
 // What the CLI prints of an HTTP answer: its status, and at most a few KiB of its body.
-import { describeFetchFailure } from '../shared/fetch-failure.js';
+import { describeFetchFailure } from 'svc-sdk/internal';
 
 /** How much of an answer's body the CLI prints: enough to read an error, never a whole download. */
 export const MAX_PRINTED_BYTES = 4096;

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { posix, resolve, win32 } from 'node:path';
-import { stateDirectory } from '../shared/state-dir.js';
+import { stateDirectory } from 'svc-sdk/internal';
 
 /** What a state-directory manifest belongs to: one service, one room, one folder. */
 export interface UploadStateKey {

@@ -1,5 +1,5 @@
 // The dispatcher: global flags, the command's own --help, and how a failure becomes an exit code.
-import { VERSION } from '../core/version.js';
+import { VERSION } from 'svc-sdk/internal';
 import { UsageError, type CliCommand, type CliIO } from './command.js';
 import { println } from './signals.js';
 

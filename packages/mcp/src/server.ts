@@ -5,11 +5,8 @@
 import { acceptedContent, CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, McpServer, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Client } from '../client.js';
-import { VERSION } from '../core/version.js';
-import { SvcError } from '../shared/svc-error.js';
-import { useFileSystem } from '../uploads/file-system.js';
-import { nodeFileSystem } from '../uploads/file-system-node.js';
+import { Client, SvcError } from 'svc-sdk';
+import { VERSION } from 'svc-sdk/internal';
 import { withinBudget } from './budget.js';
 import { confirmationState, DEFAULT_COMMIT_TTL_MS, processLedger, type CommitRefusal } from './commit-tokens.js';
 import { accessOf, assertKnownOperations, mayDestroy } from './operation-facts.js';
@@ -56,7 +53,7 @@ Typical flow: deal_create → room_create → transaction_create → transaction
  * @example
  * ```ts
  * import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
- * import { createMcpServer } from 'svc-sdk/mcp';
+ * import { createMcpServer } from '@svc-sdk/mcp';
  * await createMcpServer({ allowWrites: true }).connect(new StdioServerTransport());
  * ```
  */
@@ -65,8 +62,6 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const allowDestructive = options.allowDestructive === true;
   if (allowDestructive && !allowWrites) throw new Error('[svc-sdk] allowDestructive lists destructive write tools: pass allowWrites: true as well');
   const tools = chooseTools(options, allowWrites, allowDestructive);
-  // Folder uploads read the disk (what svc-sdk's node entry registers; this entry is Node-only).
-  useFileSystem(nodeFileSystem);
   const client = options.client ?? new Client();
   const stateDir = options.stateDir ?? defaultStateDir();
   const secrets = secretFiles(`${stateDir}/webhook-secrets`, options.redact ?? []);

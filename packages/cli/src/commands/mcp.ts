@@ -1,8 +1,7 @@
 // `svc-sdk mcp`: the MCP server of svc-sdk/mcp for agents, over stdio (for a desktop host's
 // config file) or stateless Streamable HTTP. stdout is the protocol's channel in stdio mode: this
 // command writes nothing else there; its own lines go to stderr.
-import { randomHex } from '../../shared/hex.js';
-import { isPeerNotFound, MissingPeerError } from '../../testing/peers.js';
+import { randomHex } from 'svc-sdk/internal';
 import { integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
@@ -31,9 +30,7 @@ Options:
   --port <n>              HTTP port on 127.0.0.1 (0: any free one). Default 3333.
   --allowed-host <name>   Accepts this Host / Origin name besides loopback (repeatable; HTTP only).
   --max-body-bytes <n>    Largest HTTP request body; larger ones get 413. Default 1048576.
-  -h, --help              Shows this help.
-
-Needs the optional peer: npm install @modelcontextprotocol/server`;
+  -h, --help              Shows this help.`;
 
 /** `svc-sdk mcp`. */
 export const mcpCommand: CliCommand = {
@@ -110,22 +107,15 @@ function withLoopback(extra: readonly string[] | undefined): string[] | undefine
   return extra === undefined ? undefined : ['localhost', '127.0.0.1', '[::1]', '::1', ...extra];
 }
 
-/** svc-sdk/mcp and its peer, loaded here so the other commands run without the peer. */
+/** @svc-sdk/mcp and the protocol's stdio transport, loaded here so the other commands start without them. */
 async function loadMcp() {
-  try {
-    const [mcp, http, stdio] = await Promise.all([import('../../mcp/index.js'), import('../../mcp/http.js'), import('@modelcontextprotocol/server/stdio')]);
-    return { ...mcp, listenMcp: http.listenMcp, serveStdio: stdio.serveStdio };
-  } catch (error) {
-    if (isPeerNotFound(error, '@modelcontextprotocol/server')) {
-      throw new MissingPeerError('[svc-sdk] svc-sdk mcp needs @modelcontextprotocol/server (an optional peer dependency, not installed): npm install @modelcontextprotocol/server');
-    }
-    throw error;
-  }
+  const [mcp, stdio] = await Promise.all([import('@svc-sdk/mcp'), import('@modelcontextprotocol/server/stdio')]);
+  return { ...mcp, serveStdio: stdio.serveStdio };
 }
 
 /** The client the tools call: on the built-in emulator (in process), or on SVC_BASE_URL with SVC_API_KEY. */
 async function serviceClient(emulated: boolean, env: NodeJS.ProcessEnv) {
-  const { Client } = await import('../../client.js');
+  const { Client } = await import('svc-sdk');
   if (!emulated) {
     try {
       const apiKey = env.SVC_API_KEY;
@@ -134,7 +124,7 @@ async function serviceClient(emulated: boolean, env: NodeJS.ProcessEnv) {
       throw new UsageError(`${(error as Error).message.replace(/^\[svc-sdk\] /, '')} Or pass --emulator to rehearse against the built-in emulator.`);
     }
   }
-  const { createEmulator } = await import('../../testing/index.js');
+  const { createEmulator } = await import('svc-sdk/testing');
   const emulator = createEmulator({ deliveryDelayMs: 2000 });
   const apiKey = `vdr_emulator_${randomHex(12)}`;
   return { client: new Client({ apiKey, baseUrl: 'http://localhost', fetch: emulator.fetch }), apiKey, stop: () => emulator.close() };

@@ -1,6 +1,6 @@
 // Deal tools: create one (previewed by the service's own dry run), find its rooms, list its transactions.
 import * as z from 'zod/mini';
-import type { DealPreview } from '../../schemas/deals.js';
+import type { DealPreview } from 'svc-sdk';
 import { id, pageArgs, pageFields, pageOf, record, type ReadTool, type WriteTool } from '../tool.js';
 
 const dealArgs = z.object({

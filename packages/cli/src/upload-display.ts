@@ -1,8 +1,8 @@
 // What `svc-sdk upload` prints: the progress (a bar redrawn in place on a terminal, a line per settled
 // file otherwise) and the summary of the run. Every file name and service message goes through
 // escapeControl: a hostile name or answer cannot move the cursor, clear the screen or forge a line.
-import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, NotFoundError, PermissionDeniedError } from '../core/errors.js';
-import type { UploadManyFile, UploadManyProgress, UploadManyResult } from '../uploads/upload-many-types.js';
+import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, NotFoundError, PermissionDeniedError } from 'svc-sdk';
+import type { UploadManyFile, UploadManyProgress, UploadManyResult } from 'svc-sdk';
 import type { CliIO } from './command.js';
 import { escapeControl } from './terminal-text.js';
 

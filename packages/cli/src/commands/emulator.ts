@@ -1,6 +1,5 @@
 // `svc-sdk emulator`: the in-memory emulator of the service, served on 127.0.0.1 until Ctrl+C.
-import { EMULATOR_PEERS, isPeerNotFound, MissingPeerError, missingPeersMessage, type EmulatorPeer } from '../../testing/peers.js';
-import { randomHex } from '../../shared/hex.js';
+import { randomHex } from 'svc-sdk/internal';
 import { integerFlag, parseCommandArgs, stringFlag, type ParsedArgs } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
@@ -21,9 +20,7 @@ Options:
   --latency-ms <ms>        Faults: delays every answer.
   --unavailable-rate <0..1>  Faults: answers that share of requests 503.
   --reset-after-bytes <n>  Faults: resets the connection once n bytes of a request body arrived.
-  -h, --help               Shows this help.
-
-Needs the optional peers: npm install -D msw @hono/node-server minisearch`;
+  -h, --help               Shows this help.`;
 
 /** `svc-sdk emulator`. */
 export const emulatorCommand: CliCommand = {
@@ -49,10 +46,8 @@ export const emulatorCommand: CliCommand = {
     if (apiKey !== undefined && !/^vdr_\S+$/.test(apiKey)) throw new UsageError('--api-key must start with "vdr_" and go on after it');
     const faults = faultsFromFlags(parsed);
 
-    const missing = await missingPeers();
-    if (missing.length > 0) throw new MissingPeerError(missingPeersMessage(missing, 'svc-sdk emulator'));
-    // Loaded here so that the other commands work without the emulator's optional peers.
-    const { createEmulator } = await import('../../testing/index.js');
+    // Loaded here, so that the other commands start without loading msw.
+    const { createEmulator } = await import('svc-sdk/testing');
     const emulator = createEmulator({
       apiKey,
       deliveryDelayMs,
@@ -103,23 +98,4 @@ function faultsFromFlags(parsed: ParsedArgs) {
     unavailableRate: rate === undefined ? undefined : Number(rate),
     resetAfterBytes: reset === undefined ? undefined : integerFlag(reset, '--reset-after-bytes', 1, Number.MAX_SAFE_INTEGER),
   };
-}
-
-/** The emulator's peers that cannot be imported from here (the consumer's node_modules). */
-async function missingPeers(): Promise<EmulatorPeer[]> {
-  const probes: Record<EmulatorPeer, () => Promise<unknown>> = {
-    msw: () => import('msw/http'),
-    '@hono/node-server': () => import('@hono/node-server'),
-    minisearch: () => import('minisearch'),
-  };
-  const missing: EmulatorPeer[] = [];
-  for (const peer of EMULATOR_PEERS) {
-    try {
-      await probes[peer]();
-    } catch (error) {
-      if (!isPeerNotFound(error, peer)) throw error;
-      missing.push(peer);
-    }
-  }
-  return missing;
 }

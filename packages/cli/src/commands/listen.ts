@@ -5,15 +5,9 @@
 // registration when stopped, so no endpoint is left behind that the service keeps retrying.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { APIConnectionError, APIError } from '../../core/errors.js';
-// From client.js, not the node entry: an import of index.node.ts would move its registration of the file system into a shared chunk, which a user's bundler drops (sideEffects names the entry only).
-import { Client } from '../../client.js';
-import { randomHex } from '../../shared/hex.js';
-import { parseUrl } from '../../shared/parse-url.js';
-import { describeFetchFailure } from '../../shared/fetch-failure.js';
-import { WEBHOOK_EVENT_KINDS, type EventKind } from '../../webhooks/event-kinds.js';
-import { refusalAnswer, type RefusalReason } from '../../webhooks/refusals.js';
-import { signPayload, verifyWebhook, WebhookVerificationError } from '../../webhooks/index.node.js';
+import { APIConnectionError, APIError, Client } from 'svc-sdk';
+import { randomHex, parseUrl, describeFetchFailure, refusalAnswer, type RefusalReason } from 'svc-sdk/internal';
+import { WEBHOOK_EVENT_KINDS, type EventKind, signPayload, verifyWebhook, WebhookVerificationError } from 'svc-sdk/webhooks';
 import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { forwardTarget, type ForwardTarget } from '../forward-target.js';

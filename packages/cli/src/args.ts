@@ -1,6 +1,6 @@
 // Reading a command's arguments: node:util parseArgs, strict, with messages that name the fix.
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { parseUrl } from '../shared/parse-url.js';
+import { parseUrl } from 'svc-sdk/internal';
 import { UsageError } from './command.js';
 
 /** The flags and positionals of one command line. */

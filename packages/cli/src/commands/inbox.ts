@@ -1,7 +1,7 @@
 // `svc-sdk inbox stats | dead | replay <delivery_id> | replay --all`: the durable webhook inbox
 // (svc-sdk/inbox on BullMQ) seen and worked from a terminal. BullMQ is loaded when this command
 // runs, from the user's install (an optional peer), never by the other commands.
-import type { BullmqInbox } from '../../inbox/bullmq.js';
+import type { BullmqInbox } from 'svc-sdk/inbox';
 import { parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { escapeControl } from '../terminal-text.js';
@@ -73,9 +73,9 @@ export const inboxCommand: CliCommand = {
 
 /** The inbox on `url`, or undefined (with why on stderr) when bullmq is not installed. */
 async function openInbox(url: string, queue: string | undefined, io: CliIO): Promise<BullmqInbox | undefined> {
-  let module: typeof import('../../inbox/bullmq.js');
+  let module: typeof import('svc-sdk/inbox');
   try {
-    module = await import('../../inbox/bullmq.js');
+    module = await import('svc-sdk/inbox');
   } catch (error) {
     io.stderr.write(`[svc-sdk] inbox needs the bullmq package: npm install bullmq (${escapeControl(messageOf(error))})\n`);
     return undefined;

@@ -3,11 +3,8 @@
 // Every run has a manifest (the user's, or one the CLI keeps in the state directory), so the advice to
 // run the same command again never sends a stored document twice.
 import { parseArgs } from 'node:util';
-import { Client } from '../../client.js';
-import { ValidationError } from '../../core/errors.js';
-import { useFileSystem } from '../../uploads/file-system.js';
-import { nodeFileSystem } from '../../uploads/file-system-node.js';
-import type { UploadManyResult } from '../../uploads/upload-many-types.js';
+import { Client, ValidationError } from 'svc-sdk';
+import type { UploadManyResult } from 'svc-sdk';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { signalExitCode, stopInTwoSteps } from '../signals.js';
 import { escapeControl } from '../terminal-text.js';
@@ -40,8 +37,6 @@ export const upload: CliCommand = {
   summary: 'Uploads a folder to a data room: concurrent, resumable, never a document twice.',
   help: HELP,
   async run(args, io) {
-    // What the node entry registers; the bin does not load that entry (its code stays in the entry's own file).
-    useFileSystem(nodeFileSystem);
     const options = parseOptions(args);
     if (options === 'help') {
       io.stdout.write(`${HELP}\n`);

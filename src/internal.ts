@@ -1,0 +1,36 @@
+/**
+ * `svc-sdk/internal`: the few library internals that svc-sdk's own tools (`@svc-sdk/cli`,
+ * `@svc-sdk/mcp`) share with the library, so that each rule has one home. Node only. Not part of
+ * the public API: names here may change in any release, and only the tool packages of the same
+ * version may import them (their package.json pins `svc-sdk` to exactly that version).
+ *
+ * Everything a tool needs that an integrator could also use (the Client, errors, verify and sign,
+ * the emulator, the inbox) comes from the public entries instead; test/structure.test.ts checks
+ * that the tool packages import nothing else of the library.
+ *
+ * @module svc-sdk/internal
+ */
+/** The library's version, as the tools print it (`svc-sdk --version`, the MCP server's info). */
+export { VERSION } from './core/version.js';
+/** The operation table: the MCP server derives its tools' facts from it. */
+export { operations } from './operations.js';
+/** One operation of the table: its method, path, params schema and flags. */
+export type { Operation } from './core/types.js';
+/** The per-user state folder rule (manifests, secret files). */
+export { stateDirectory } from './shared/state-dir.js';
+/** The one-line description of a failed fetch (cause, code, timeout), for the CLI's messages. */
+export { describeFetchFailure } from './shared/fetch-failure.js';
+/** A URL parsed the way the library parses one, or undefined. */
+export { parseUrl } from './shared/parse-url.js';
+/** Random hex from the platform's CSPRNG. */
+export { randomHex } from './shared/hex.js';
+/** The refusal → status table every receiver uses (`svc-sdk listen` answers with it too). */
+export { refusalAnswer, type RefusalReason } from './webhooks/refusals.js';
+/** A receiver's answer: status, error text, headers. */
+export type { Answer } from './webhooks/types.js';
+/** The emulator's control path for events (`svc-sdk trigger` through a running emulator). */
+export { CONTROL_EVENTS_PATH } from './testing/control-path.js';
+/** Sample events, without loading the emulator's peers (`svc-sdk trigger`). */
+export { buildEventBody, sampleEventData } from './testing/events.js';
+/** The folder upload's listing (what the MCP server's upload preview shows). */
+export { listFiles } from './uploads/walk-node.js';
