@@ -1,6 +1,6 @@
 // Mutation testing (`npm run test:mutation`): Stryker changes one thing at a time in the code the
-// tests claim to guard (src/core, src/webhooks, src/resources, src/otel, src/uploads, and the one
-// redaction rule in src/shared/redact.ts) and runs the tests that cover it; a
+// tests claim to guard (src/core, src/webhooks, src/resources, src/otel, src/uploads, src/inbox, and
+// the one redaction rule in src/shared/redact.ts) and runs the tests that cover it; a
 // mutant that no test notices ("survived") is a test that cannot fail for what it claims.
 // Stryker itself lives in test/mutation/package.json (installed on demand, not by the root install)
 // and runs the project's own vitest. test/mutation/report.mjs turns the JSON report into MUTATION.md.
@@ -21,15 +21,19 @@ export default {
     'src/resources/**/*.ts',
     'src/otel/**/*.ts',
     'src/uploads/**/*.ts',
+    'src/inbox/**/*.ts',
     'src/shared/redact.ts',
     // Entry points that only re-export: nothing to mutate that a test could observe.
     '!src/webhooks/index.ts',
     '!src/webhooks/index.node.ts',
     '!src/webhooks/exports.ts',
     '!src/otel/index.ts',
+    '!src/inbox/index.ts',
+    '!src/inbox/edge.ts',
     // Types only: nothing that runs.
     '!src/uploads/types.ts',
     '!src/uploads/upload-many-types.ts',
+    '!src/inbox/types.ts',
   ],
   // CI machines have 2 cores; more runners than cores only makes timeouts.
   concurrency: 2,
