@@ -74,6 +74,14 @@ export interface BullmqInbox extends WebhookInbox {
   close(): Promise<void>;
 }
 
+/** Each inbox's queue, for the dashboard (bull-board shows a BullMQ queue): not part of the inbox's API. */
+const queues = new WeakMap<BullmqInbox, Queue<EntryData>>();
+
+/** The BullMQ queue of an inbox `bullmqInbox` made, or `undefined`. */
+export function queueOf(inbox: BullmqInbox): Queue<EntryData> | undefined {
+  return queues.get(inbox);
+}
+
 /** The durability check refused this Redis's configuration: no retry helps until it is changed. */
 class NotDurableError extends Error {}
 
@@ -171,7 +179,7 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
     });
   const keptHours = Math.round(keepCompletedMs / 3_600_000);
 
-  return {
+  const inbox: BullmqInbox = {
     async put(entry: InboxEntry) {
       await ready();
       await queue.add(
@@ -227,6 +235,8 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
     // Bounded like the rest: a Redis that never answered leaves BullMQ's close() waiting; the socket is dropped then.
     close: () => trouble.bounded('close', () => queue.close()).catch(() => queue.disconnect()),
   };
+  queues.set(inbox, queue);
+  return inbox;
 
   async function mark(): Promise<void> {
     const redis = await client();

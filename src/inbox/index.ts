@@ -7,6 +7,7 @@
  * @module svc-sdk/inbox
  */
 export { bullmqInbox, type BullmqInbox, type BullmqInboxHandler, type BullmqInboxOptions, type BullmqProcessOptions, type InboxRateLimit } from './bullmq.js';
+export { createInboxDashboard, serveInboxDashboard, type InboxDashboardOptions, type InboxDashboards, type ServedInboxDashboard, type ServeInboxDashboardOptions } from './dashboard.js';
 export {
   cloudflareQueueInbox,
   processQueueBatch,
