@@ -60,10 +60,15 @@ export interface TroubleWatch {
   bounded<T>(what: string, operation: () => Promise<T>): Promise<T>;
 }
 
-/** A watch over the connection `connection`, whose operations end within `timeoutMs`. */
+/**
+ * A watch over the connection `connection`, whose operations end within `timeoutMs`, or as soon as
+ * the connection fails in a way that waiting cannot mend for a person at a terminal (refused,
+ * unknown host, a wrong or missing password): BullMQ would retry it for ever.
+ */
 export function watchTrouble(connection: ConnectionOptions, timeoutMs: number): TroubleWatch {
   const where = describeConnection(connection);
   let last: unknown;
+  const waiting = new Set<(error: Error) => void>();
   const explained = (error: unknown) => {
     const line = explainTrouble(error, where);
     return line === undefined ? undefined : new Error(line, { cause: error });
@@ -71,10 +76,14 @@ export function watchTrouble(connection: ConnectionOptions, timeoutMs: number): 
   return {
     hear: (error) => {
       last = error;
+      const known = explained(error);
+      if (known) for (const fail of waiting) fail(known);
     },
     bounded: async (what, operation) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let fail!: (error: Error) => void;
       const deadline = new Promise<never>((_resolve, reject) => {
+        fail = reject;
         timer = setTimeout(() => {
           reject(
             explained(last) ??
@@ -85,13 +94,15 @@ export function watchTrouble(connection: ConnectionOptions, timeoutMs: number): 
           );
         }, timeoutMs);
       });
+      waiting.add(fail);
       try {
         return await Promise.race([operation(), deadline]);
       } catch (error) {
         // Ours already say what they mean, naming the address redacted.
         if (error instanceof Error && error.message.startsWith('[svc-sdk] ')) throw error;
-        throw explained(error) ?? new Error(`[svc-sdk] inbox ${what}: ${scrub(messageOf(error), connection)}`, { cause: error });
+        throw explained(error) ?? explained(last) ?? new Error(`[svc-sdk] inbox ${what}: ${scrub(messageOf(error), connection)}`, { cause: error });
       } finally {
+        waiting.delete(fail);
         clearTimeout(timer);
       }
     },
