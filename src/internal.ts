@@ -34,3 +34,5 @@ export { CONTROL_EVENTS_PATH } from './testing/control-path.js';
 export { buildEventBody, sampleEventData } from './testing/events.js';
 /** The folder upload's listing (what the MCP server's upload preview shows). */
 export { listFiles } from './uploads/walk-node.js';
+/** The one redaction rule for a URL (user info and credential-named query values hidden), for the CLI's messages. */
+export { redactUrl } from './shared/redact.js';
