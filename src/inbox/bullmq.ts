@@ -131,6 +131,7 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
   });
   const client = () => (queue as unknown as { backend: { client: Promise<RedisCommands> } }).backend.client;
   let checked: { verdict: Promise<void>; at: number } | undefined;
+  let warnedPersistence = false;
   /**
    * The durability check before storing or working, asked again once the last pass is older than
    * `durabilityCheckMs`: a policy switched to evicting keys while the receivers run stops the
@@ -159,7 +160,6 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
     checked = current;
     return current.verdict;
   };
-  let warnedPersistence = false;
   /** Fails with a one-line error when the queue was never used in this Redis: a typo lists nothing, never zeros. */
   const known = async () => {
     const base = `${prefix ?? 'bull'}:${name}`;

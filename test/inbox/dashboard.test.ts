@@ -3,11 +3,10 @@
 // dead letter shown with its delivery_id, kind, attempts and last error, no replay while read-only
 // (no retry button, and the API refuses it), and a replay that runs the delivery once enabled.
 // Mounted in Express, in Hono, in Fastify, and served alone as `svc-sdk inbox ui` does.
-// playwright-core comes from test/runtimes (npm run test:runtimes installs it there).
+// playwright-core comes from test/package.json (npm run test:deps installs it).
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bullmqInbox, createInboxDashboard, serveInboxDashboard, type BullmqInbox } from '../../src/inbox/index.js';
@@ -17,24 +16,23 @@ import { entry, until } from './support.js';
 reportMissingRedis();
 
 const CHROMIUM = '/usr/bin/chromium';
-const runtimes = fileURLToPath(new URL('../runtimes/', import.meta.url));
 const playwrightPath = (() => {
   try {
-    return createRequire(runtimes).resolve('playwright-core');
+    return createRequire(import.meta.url).resolve('playwright-core');
   } catch {
     return undefined;
   }
 })();
 const canBrowse = existsSync(CHROMIUM) && playwrightPath !== undefined;
 if (!canBrowse) {
-  const how = 'skipped: apt-get install chromium, and npm run test:runtimes (it installs playwright-core in test/runtimes)';
+  const how = 'skipped: apt-get install chromium, and npm run test:deps (it installs playwright-core in test/)';
   if (process.env.CI === 'true') throw new Error(`[svc-sdk] the dashboard test needs Chromium and playwright-core: ${how}`);
   console.warn(`[svc-sdk] dashboard test ${how}`);
 }
 
 const CREDENTIAL = 'dashboard-secret-0123456789';
 
-/** The few parts of playwright-core this test drives (its types live in test/runtimes, installed on demand). */
+/** The few parts of playwright-core this test drives (its types live in test/node_modules, installed on demand). */
 interface Locator {
   first(): Locator;
   last(): Locator;
