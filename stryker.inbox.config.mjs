@@ -9,6 +9,4 @@ export default {
   mutate: base.mutate.filter((glob) => glob.startsWith('src/inbox/') || glob.startsWith('!src/inbox/')),
   vitest: { ...base.vitest, configFile: 'test/mutation/vitest.inbox.config.ts' },
   incrementalFile: 'reports/mutation/stryker-inbox-incremental.json',
-  jsonReporter: { fileName: 'reports/mutation/inbox.json' },
-  htmlReporter: { fileName: 'reports/mutation/inbox.html' },
 };

@@ -35,6 +35,9 @@ export function scrub(text: string, connection: ConnectionOptions): string {
   return password ? redacted.split(password).join('[redacted]') : redacted;
 }
 
+/** The connection errors that say nothing listens there (or the name does not resolve). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
 /** A Redis trouble in one line, with its fix; `undefined` when `error` is none of the known ones. */
 export function explainTrouble(error: unknown, where: string): string | undefined {
   const message = error instanceof Error ? error.message : String(error);
@@ -45,8 +48,8 @@ export function explainTrouble(error: unknown, where: string): string | undefine
   if (/^NOAUTH/.test(message)) {
     return `[svc-sdk] inbox: Redis at ${where} needs a password (NOAUTH): pass it in the connection (redis://:<password>@host:port, or --redis)`;
   }
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || /ECONNREFUSED|ENOTFOUND/.test(message)) {
-    const why = typeof code === 'string' ? code : /ECONNREFUSED|ENOTFOUND/.exec(message)?.[0];
+  const why = (typeof code === 'string' && UNREACHABLE.has(code) ? code : undefined) ?? /ECONNREFUSED|ENOTFOUND/.exec(message)?.[0];
+  if (why !== undefined) {
     return `[svc-sdk] inbox: cannot reach Redis at ${where} (${why}): start it (redis-server) or pass its address (connection, or --redis redis://host:port)`;
   }
   return undefined;

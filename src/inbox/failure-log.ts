@@ -25,7 +25,7 @@ export function failureLog(warn: (line: string) => void, intervalMs: number): Fa
     }
   };
   const flush = () => {
-    if (timer) clearTimeout(timer);
+    clearTimeout(timer);
     timer = undefined;
     if (suppressed === 0) return;
     write(`[svc-sdk] inbox worker: ${suppressed} more failure${suppressed === 1 ? '' : 's'} in the last ${Math.round(intervalMs / 1000)} s, not shown (failureLogIntervalMs)`);
@@ -43,7 +43,7 @@ export function failureLog(warn: (line: string) => void, intervalMs: number): Fa
       suppressed++;
       // The count is told once the interval is over, even if no failure follows: an unref'd timer never keeps the process alive.
       timer ??= setTimeout(flush, lastAt + intervalMs - now);
-      timer.unref?.();
+      timer.unref();
     },
     flush,
   };

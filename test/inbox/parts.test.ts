@@ -37,6 +37,7 @@ describe('durabilityOf(info, acceptNoPersistence)', () => {
     // The field anchored at a line's start: a neighbour's name ending the same way is not read.
     expect(durabilityOf(info(['maxmemory_policy:noeviction', 'xaof_enabled:1', 'aof_enabled:0']), false).warn).toBeDefined();
     expect(durabilityOf(info(['xmaxmemory_policy:allkeys-lru', 'maxmemory_policy:noeviction', 'aof_enabled:1']), false)).toEqual({});
+    expect(durabilityOf(info(['maxmemory_policy:noeviction', 'aof_enabled:0', 'x_rdb_last_save_time:1', 'rdb_last_save_time:1700000000']), false).warn).toMatch(/2023-11-14T22:13:20\.000Z/);
   });
 });
 
@@ -149,6 +150,11 @@ describe('Redis trouble, explained and redacted', () => {
       '[svc-sdk] inbox: cannot reach Redis at h:1 (ECONNREFUSED): start it (redis-server) or pass its address (connection, or --redis redis://host:port)',
     );
     expect(explainTrouble(Object.assign(new Error('getaddrinfo ENOTFOUND nope'), { code: 'ENOTFOUND' }), 'h:1')).toMatch(/cannot reach Redis at h:1 \(ENOTFOUND\)/);
+    // The code alone says it, whatever the message.
+    expect(explainTrouble(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'h:1')).toMatch(/\(ECONNREFUSED\)/);
+    expect(explainTrouble(Object.assign(new Error('x'), { code: 'ENOTFOUND' }), 'h:1')).toMatch(/\(ENOTFOUND\)/);
+    expect(explainTrouble(Object.assign(new Error('x'), { code: 'ECONNRESET' }), 'h:1')).toBeUndefined();
+    expect(explainTrouble(new Error('getaddrinfo ENOTFOUND nope'), 'h:1')).toMatch(/\(ENOTFOUND\)/);
     expect(explainTrouble(Object.assign(new Error('x'), { code: 'EHOSTUNREACH' }), 'h:1')).toMatch(/\(EHOSTUNREACH\)/);
     expect(explainTrouble(Object.assign(new Error('x'), { code: 'EAI_AGAIN' }), 'h:1')).toMatch(/\(EAI_AGAIN\)/);
     expect(explainTrouble(new Error('Redis said ECONNREFUSED somewhere'), 'h:1')).toMatch(/\(ECONNREFUSED\)/);
@@ -166,10 +172,17 @@ describe('Redis trouble, explained and redacted', () => {
     await expect(watch.bounded('list', () => Promise.reject(new Error('ERR at redis://:pw@h:1 pw')))).rejects.toThrow('[svc-sdk] inbox list: ERR at redis://[redacted]:[redacted]@h:1 [redacted]');
     watch.hear(new Error('Connection is closed at pw'));
     await expect(watch.bounded('stats', () => new Promise(() => {}))).rejects.toThrow('[svc-sdk] inbox stats: Redis at redis://[redacted]:[redacted]@h:1 did not answer within 50 ms (timeoutMs) (last error: Connection is closed at [redacted])');
-    // A refusal heard while an operation waits ends it at once, explained.
+    // Trouble that waiting may mend (a closed connection) does not end an operation that waits…
+    const patient = watch.bounded('stats', () => new Promise((resolve) => setTimeout(() => resolve('late'), 30)));
+    watch.hear(new Error('Connection is closed'));
+    expect(await patient).toBe('late');
+    // …a refusal heard while an operation waits ends it at once, explained, its cause kept.
     const waiting = watch.bounded('stats', () => new Promise(() => {}));
-    watch.hear(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
-    await expect(waiting).rejects.toThrow(/^\[svc-sdk\] inbox: cannot reach Redis at redis:\/\/\[redacted\]:\[redacted\]@h:1 \(ECONNREFUSED\)/);
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    watch.hear(refused);
+    const error = (await waiting.catch((caught: unknown) => caught)) as Error;
+    expect(error.message).toMatch(/^\[svc-sdk\] inbox: cannot reach Redis at redis:\/\/\[redacted\]:\[redacted\]@h:1 \(ECONNREFUSED\)/);
+    expect(error.cause).toBe(refused);
     // And a later failure of another kind is explained by that refusal.
     await expect(watch.bounded('stats', () => Promise.reject(new Error('Stream isn\'t writeable')))).rejects.toThrow(/cannot reach Redis/);
   });
