@@ -3,7 +3,7 @@
 // log, how Redis trouble is explained and redacted, and how a filter is read.
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { selectionOf } from '../../src/inbox/bullmq-entries.js';
+import { deadLetterOf, deadLetters, listEntries, listingOf, replayEntries, selectionOf, showEntry } from '../../src/inbox/bullmq-entries.js';
 import { describeConnection, explainTrouble, scrub, watchTrouble } from '../../src/inbox/connection-trouble.js';
 import { durabilityOf } from '../../src/inbox/durability.js';
 import { failureLog } from '../../src/inbox/failure-log.js';
@@ -209,5 +209,109 @@ describe('selectionOf(filter)', () => {
     expect(() => selectionOf({ since: Number.NaN }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ since: new Date('x') }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ since: '2026-13-45' }, 'op')).toThrow(/since must be a Date/);
+  });
+});
+
+describe('the entries over a queue (a stand-in for BullMQ\'s Queue: its getJobs pages, getJob, a job\'s getState and retry)', () => {
+  type FakeJob = { id: string; name: string; data: { body: string; receivedAt: number }; attemptsMade: number; failedReason: string; finishedOn?: number; stalledCounter?: number; state: string; retried: unknown[]; getState(): Promise<string>; retry(...args: unknown[]): Promise<void> };
+  const fakeJob = (id: string, fields: Partial<FakeJob> = {}): FakeJob => {
+    const job: FakeJob = {
+      id: `d_${id}`,
+      name: 'ping.test',
+      data: { body: JSON.stringify({ event: 'ping.test', version: '1.0', delivery_id: id, timestamp: '2026-03-01T10:00:00Z', data: {} }), receivedAt: 0 },
+      attemptsMade: 1,
+      failedReason: '',
+      state: 'failed',
+      retried: [],
+      getState: async () => job.state,
+      retry: async (...args) => void job.retried.push(args),
+      ...fields,
+    };
+    return job;
+  };
+  /** A queue holding `jobs` by BullMQ state, answering getJobs(types, start, end) as BullMQ does (end inclusive). */
+  const fakeQueue = (jobs: FakeJob[]) => {
+    const reads: Array<[string, number, number]> = [];
+    const queue = {
+      reads,
+      getJobs: async ([type]: string[], start: number, end: number) => {
+        reads.push([type!, start, end]);
+        return jobs.filter((job) => job.state === type).slice(start, end + 1);
+      },
+      getJob: async (jobId: string) => jobs.find((job) => job.id === jobId),
+    };
+    return queue as typeof queue & never;
+  };
+
+  test('deadLetters: every one across pages of 500 (1 201 here), oldest dead first whatever the order stored; a worker death said as such', async () => {
+    const many = Array.from({ length: 1201 }, (_, n) => fakeJob(`m${n}`, { finishedOn: 5000 - n, data: { body: '{}', receivedAt: n } }));
+    const queue = fakeQueue(many);
+    const dead = await deadLetters(queue);
+    expect(dead).toHaveLength(1201);
+    expect(dead[0]?.deliveryId).toBe('m1200');
+    expect(dead.at(-1)?.deliveryId).toBe('m0');
+    expect(queue.reads).toEqual([
+      ['failed', 0, 499],
+      ['failed', 500, 999],
+      ['failed', 1000, 1499],
+    ]);
+    const crashed = fakeJob('c', { failedReason: 'job stalled more than allowable limit', stalledCounter: 3 });
+    expect(listingOf(crashed as never, 'dead').lastError).toBe('[svc-sdk] inbox: the worker running it died 3 times (its process exited, or hung past lockDuration): a dead letter, not run again (maxWorkerDeaths)');
+    expect(listingOf(fakeJob('e') as never, 'dead').lastError).toBeUndefined();
+    expect(deadLetterOf(fakeJob('e') as never).lastError).toBe('');
+  });
+
+  test('list: oldest stored first across states, at most limit; jobs without an id are skipped', async () => {
+    const queue = fakeQueue([fakeJob('late', { state: 'waiting', data: { body: '{}', receivedAt: 30 } }), fakeJob('early', { state: 'completed', data: { body: '{}', receivedAt: 10 } }), { ...fakeJob('ghost'), id: undefined } as never]);
+    expect((await listEntries(queue, {})).map((item) => [item.deliveryId, item.status])).toEqual([
+      ['early', 'completed'],
+      ['late', 'waiting'],
+    ]);
+    expect((await listEntries(queue, { limit: 1 })).map((item) => item.deliveryId)).toEqual(['early']);
+    await expect(listEntries(queue, { limit: 1.5 })).rejects.toThrow(/limit must be a whole number ≥ 1 \(got 1\.5\)/);
+  });
+
+  test('show: BullMQ\'s prioritized and waiting-children are waiting, failed is dead, an unknown state waiting; worker deaths 0 when unset', async () => {
+    const states: Array<[string, string]> = [
+      ['prioritized', 'waiting'],
+      ['waiting-children', 'waiting'],
+      ['failed', 'dead'],
+      ['delayed', 'delayed'],
+      ['unknown', 'waiting'],
+    ];
+    for (const [state, status] of states) {
+      const shown = await showEntry(fakeQueue([fakeJob('s', { state })]), 's');
+      expect(shown?.status).toBe(status);
+      expect(shown?.workerDeaths).toBe(0);
+    }
+    expect((await showEntry(fakeQueue([fakeJob('s', { stalledCounter: 2 })]), 's'))?.workerDeaths).toBe(2);
+    const notADelivery = await showEntry(fakeQueue([fakeJob('s', { data: { body: 'not json', receivedAt: 0 } })]), 's');
+    expect([notADelivery?.event, notADelivery?.body]).toEqual([undefined, 'not json']);
+    await expect(showEntry(fakeQueue([]), 5 as never)).rejects.toThrow(/pass a delivery id/);
+  });
+
+  test('replay: attempts and starts reset, from the state it is in; worker deaths reset first; one that moved meanwhile is skipped', async () => {
+    const dead = fakeJob('d1', { data: { body: '{}', receivedAt: 1 } });
+    const done = fakeJob('p1', { state: 'completed', data: { body: '{}', receivedAt: 2 } });
+    const moved = fakeJob('m1', { data: { body: '{}', receivedAt: 3 }, retry: async () => Promise.reject(new Error('Job is not in the failed state')) });
+    const reset: string[] = [];
+    const queue = fakeQueue([dead, done, moved]);
+    expect(await replayEntries(queue, 'd1', 24, async (job) => void reset.push(job.id ?? ''))).toEqual(['d1']);
+    expect(dead.retried).toEqual([['failed', { resetAttemptsMade: true, resetAttemptsStarted: true }]]);
+    expect(await replayEntries(queue, 'p1', 24, async () => {})).toEqual(['p1']);
+    expect(done.retried).toEqual([['completed', { resetAttemptsMade: true, resetAttemptsStarted: true }]]);
+    expect(await replayEntries(queue, { all: true }, 24, async (job) => void reset.push(job.id ?? ''))).toEqual(['d1']);
+    expect(dead.retried).toHaveLength(2);
+    expect(await replayEntries(queue, { status: ['dead', 'completed'] }, 24, async () => {})).toEqual(['d1', 'p1']);
+    expect(done.retried[1]).toEqual(['completed', { resetAttemptsMade: true, resetAttemptsStarted: true }]);
+    expect(reset).toEqual(['d_d1', 'd_d1', 'd_m1']);
+    await expect(replayEntries(queue, '', 24, async () => {})).rejects.toThrow('[svc-sdk] inbox.replay: no delivery "" in the inbox (processed ones are kept 24 h)');
+    await expect(replayEntries(queue, 7 as never, 24, async () => {})).rejects.toThrow('(got number)');
+    await expect(replayEntries(queue, { kind: 'ping.test', dryRun: false }, 24, async () => {})).resolves.toEqual(['d1']);
+    const active = fakeJob('a1', { state: 'active' });
+    await expect(replayEntries(fakeQueue([active]), 'a1', 24, async () => {})).rejects.toThrow(/is running now/);
+    await expect(replayEntries(fakeQueue([fakeJob('x', { state: 'unknown' })]), 'x', 24, async () => {})).rejects.toThrow(/is not finished/);
+    await expect(replayEntries(fakeQueue([fakeJob('y', { state: 'delayed' })]), 'y', 24, async () => {})).rejects.toThrow(/is delayed/);
+    expect(active.retried).toEqual([]);
   });
 });
