@@ -178,7 +178,8 @@ export async function replayEntries(queue: Queue<EntryData>, target: ReplayTarge
   for (const status of listOf(filter.status) ?? []) {
     if (status !== 'dead' && status !== 'completed') throw new TypeError(`[svc-sdk] inbox.replay: status must be dead or completed (got ${JSON.stringify(status)}): waiting, delayed and running deliveries run anyway`);
   }
-  const jobs = await jobsOf(queue, selectionOf(all === true ? { status: 'dead' } : filter, 'inbox.replay', ['dead']));
+  // `{ all: true }` carries no filter (refused above with one): its selection is every dead letter, the default.
+  const jobs = await jobsOf(queue, selectionOf(filter, 'inbox.replay', ['dead']));
   if (dryRun) return jobs.map(({ job }) => deliveryIdOf(job.id ?? ''));
   const replayed: string[] = [];
   for (const { job, status } of jobs) {

@@ -42,13 +42,13 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNR
 export function explainTrouble(error: unknown, where: string): string | undefined {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  if (/^WRONGPASS|invalid password|invalid username-password/i.test(message)) {
+  if (/WRONGPASS|invalid password|invalid username-password/i.test(message)) {
     return `[svc-sdk] inbox: Redis at ${where} refused the password (WRONGPASS): pass the right one in the connection (redis://:<password>@host:port, or --redis)`;
   }
-  if (/^NOAUTH/.test(message)) {
+  if (/NOAUTH/.test(message)) {
     return `[svc-sdk] inbox: Redis at ${where} needs a password (NOAUTH): pass it in the connection (redis://:<password>@host:port, or --redis)`;
   }
-  const why = (typeof code === 'string' && UNREACHABLE.has(code) ? code : undefined) ?? /ECONNREFUSED|ENOTFOUND/.exec(message)?.[0];
+  const why = (UNREACHABLE.has(code as string) ? (code as string) : undefined) ?? /ECONNREFUSED|ENOTFOUND/.exec(message)?.[0];
   if (why !== undefined) {
     return `[svc-sdk] inbox: cannot reach Redis at ${where} (${why}): start it (redis-server) or pass its address (connection, or --redis redis://host:port)`;
   }

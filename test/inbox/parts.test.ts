@@ -140,6 +140,9 @@ describe('Redis trouble, explained and redacted', () => {
     expect(scrub('AUTH hunter2 failed', { url: 'redis://:hunter%32@x' })).toBe('AUTH [redacted] failed');
     expect(scrub('nothing here', { url: 'not a url' })).toBe('nothing here');
     expect(scrub('nothing here', { url: 'redis://x' })).toBe('nothing here');
+    // Only a password that is a string and not empty is looked for.
+    expect(scrub('job 123 done', { host: 'x', password: 123 as never })).toBe('job 123 done');
+    expect(scrub('job done', { host: 'x', password: '' })).toBe('job done');
   });
 
   test('explainTrouble: WRONGPASS, NOAUTH, refused or unknown hosts each one line with the fix; anything else undefined', () => {
@@ -169,7 +172,10 @@ describe('Redis trouble, explained and redacted', () => {
     await expect(watch.bounded('stats', () => new Promise(() => {}))).rejects.toThrow('[svc-sdk] inbox stats: Redis at redis://[redacted]:[redacted]@h:1 did not answer within 50 ms (timeoutMs): is it a Redis? check the address (connection, or --redis)');
     const ours = new Error('[svc-sdk] inbox.replay: refused');
     await expect(watch.bounded('replay', () => Promise.reject(ours))).rejects.toBe(ours);
-    await expect(watch.bounded('list', () => Promise.reject(new Error('ERR at redis://:pw@h:1 pw')))).rejects.toThrow('[svc-sdk] inbox list: ERR at redis://[redacted]:[redacted]@h:1 [redacted]');
+    const foreign = new Error('ERR at redis://:pw@h:1 pw');
+    const wrapped = (await watch.bounded('list', () => Promise.reject(foreign)).catch((caught: unknown) => caught)) as Error;
+    expect(wrapped.message).toBe('[svc-sdk] inbox list: ERR at redis://[redacted]:[redacted]@h:1 [redacted]');
+    expect(wrapped.cause).toBe(foreign);
     watch.hear(new Error('Connection is closed at pw'));
     await expect(watch.bounded('stats', () => new Promise(() => {}))).rejects.toThrow('[svc-sdk] inbox stats: Redis at redis://[redacted]:[redacted]@h:1 did not answer within 50 ms (timeoutMs) (last error: Connection is closed at [redacted])');
     // Trouble that waiting may mend (a closed connection) does not end an operation that waits…
@@ -204,6 +210,10 @@ describe('selectionOf(filter)', () => {
 
   test('a bad state, kind or time names the operation, the field and the fix', () => {
     expect(() => selectionOf({ status: 'failed' as never }, 'inbox.list')).toThrow('[svc-sdk] inbox.list: status must be waiting, active, delayed, completed, dead (got "failed")');
+    expect(() => selectionOf({ kind: ['ping.test', 1] as never }, 'inbox.list')).toThrow(/kind must be an event kind/);
+    // Only ISO dates as text: what Date.parse also reads loosely is refused.
+    expect(() => selectionOf({ since: 'March 7, 2026' }, 'op')).toThrow(/since must be a Date/);
+    expect(() => selectionOf({ since: true as never }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ kind: [1] as never }, 'inbox.list')).toThrow('[svc-sdk] inbox.list: kind must be an event kind such as document.uploaded, or a list of them');
     expect(() => selectionOf({ until: 'soon' }, 'inbox.replay')).toThrow('[svc-sdk] inbox.replay: until must be a Date, ms since the epoch or an ISO 8601 date such as 2026-01-31T14:00:00Z (got "soon")');
     expect(() => selectionOf({ since: Number.NaN }, 'op')).toThrow(/since must be a Date/);
@@ -261,7 +271,10 @@ describe('the entries over a queue (a stand-in for BullMQ\'s Queue: its getJobs 
   });
 
   test('list: oldest stored first across states, at most limit; jobs without an id are skipped', async () => {
-    const queue = fakeQueue([fakeJob('late', { state: 'waiting', data: { body: '{}', receivedAt: 30 } }), fakeJob('early', { state: 'completed', data: { body: '{}', receivedAt: 10 } }), { ...fakeJob('ghost'), id: undefined } as never]);
+    // BullMQ's getJobs can hold undefined for a job removed meanwhile, and a job without an id.
+    const queue = fakeQueue([fakeJob('late', { state: 'waiting', data: { body: '{}', receivedAt: 30 } }), fakeJob('early', { state: 'completed', data: { body: '{}', receivedAt: 10 } }), { ...fakeJob('ghost'), id: undefined } as never, { state: 'waiting' } as never]);
+    const sparse = { getJobs: async () => [undefined, fakeJob('only', { state: 'waiting' })] } as never;
+    expect((await listEntries(sparse, { status: 'waiting' })).map((item) => item.deliveryId)).toEqual(['only']);
     expect((await listEntries(queue, {})).map((item) => [item.deliveryId, item.status])).toEqual([
       ['early', 'completed'],
       ['late', 'waiting'],
@@ -311,6 +324,12 @@ describe('the entries over a queue (a stand-in for BullMQ\'s Queue: its getJobs 
     await expect(replayEntries(fakeQueue([active]), 'a1', 24, async () => {})).rejects.toThrow(/is running now/);
     await expect(replayEntries(fakeQueue([fakeJob('x', { state: 'unknown' })]), 'x', 24, async () => {})).rejects.toThrow(/is not finished/);
     await expect(replayEntries(fakeQueue([fakeJob('y', { state: 'delayed' })]), 'y', 24, async () => {})).rejects.toThrow(/is delayed/);
+    await expect(replayEntries(fakeQueue([fakeJob('z', { state: 'prioritized' })]), 'z', 24, async () => {})).rejects.toThrow(/"z" is waiting/);
+    await expect(replayEntries(fakeQueue([fakeJob('w', { state: 'waiting-children' })]), 'w', 24, async () => {})).rejects.toThrow(/"w" is waiting/);
+    await expect(replayEntries(queue, null as never, 24, async () => {})).rejects.toThrow('(got null)');
+    // since or until alone narrow enough.
+    expect(await replayEntries(queue, { since: 2, dryRun: true }, 24, async () => {})).toEqual(['m1']);
+    expect(await replayEntries(queue, { until: 2, dryRun: true }, 24, async () => {})).toEqual(['d1']);
     expect(active.retried).toEqual([]);
   });
 });
