@@ -5,6 +5,7 @@
 // that accepts and never answers, nothing listening, a wrong or missing password, each one line
 // with its fix, no credential in any form of URL.
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { bullmqInbox, type BullmqInbox } from '../../src/inbox/index.js';
 import { freePort } from '../webhooks/redis-server.js';
@@ -157,6 +158,31 @@ describe.skipIf(!hasRedis)('operating the inbox on a real redis-server', () => {
     expect(await inbox.replay('busy')).toEqual(['busy']);
   });
 
+  test('bad bullmqInbox options are refused with the field and the fix; a prefix of its own is used for everything', async () => {
+    const connection = { host: '127.0.0.1', port: redis.port };
+    expect(() => bullmqInbox({ connection: undefined as never })).toThrow(/^\[svc-sdk\] bullmqInbox: connection is missing/);
+    for (const durabilityCheckMs of [0, 1.5, Number.NaN]) expect(() => bullmqInbox({ connection, durabilityCheckMs })).toThrow(`[svc-sdk] bullmqInbox: durabilityCheckMs must be a whole number of ms ≥ 1 (got ${durabilityCheckMs})`);
+    for (const timeoutMs of [0, 2.5]) expect(() => bullmqInbox({ connection, timeoutMs })).toThrow(`[svc-sdk] bullmqInbox: timeoutMs must be a whole number of ms ≥ 1 (got ${timeoutMs})`);
+    for (const integrityKey of ['k'.repeat(15), 42 as never, ''])
+      expect(() => bullmqInbox({ connection, integrityKey })).toThrow('[svc-sdk] bullmqInbox: integrityKey must be a string of at least 16 characters (a random secret shared by the receivers and the workers)');
+    // At the limits: accepted.
+    opened.push(bullmqInbox({ connection, durabilityCheckMs: 1, timeoutMs: 1, integrityKey: 'k'.repeat(16), warn: () => {} }));
+    const own = open({ prefix: 'svcq' });
+    await own.put(entry('prefixed'));
+    const ran: string[] = [];
+    const worker = own.process((event) => void ran.push(event.delivery_id));
+    opened.push(worker);
+    await until(() => ran.length === 1);
+    expect((await own.show('prefixed'))?.status).toBe('completed');
+    const admin = new Redis({ host: '127.0.0.1', port: redis.port });
+    try {
+      expect(await admin.exists(`svcq:o${queueIndex}:d_prefixed`, `svcq:o${queueIndex}:svc-sdk-inbox`)).toBe(2);
+      expect(await admin.exists(`bull:o${queueIndex}:d_prefixed`)).toBe(0);
+    } finally {
+      admin.disconnect();
+    }
+  });
+
   test('an unknown queue is an error naming the queues there, never an empty listing or zeros', async () => {
     const known = await withDeadLetters([['k1', 'ping.test', minutes(0)]]);
     void known;
@@ -178,6 +204,16 @@ describe.skipIf(!hasRedis)('the inbox when its Redis is not there: bounded, one 
   const cleanups: Array<() => Promise<void> | void> = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  test('connection trouble is warned once per kind, not at each reconnect', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port }, warn: (line) => void lines.push(line), timeoutMs: 2500 });
+    cleanups.push(() => inbox.close());
+    await inbox.stats().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(lines).toEqual([`[svc-sdk] inbox: connect ECONNREFUSED 127.0.0.1:${port}`]);
   });
 
   test('a peer that accepts and never answers: each operation ends at timeoutMs with a clear error, and close() too', async () => {
