@@ -1,6 +1,6 @@
 // Mutation testing (`npm run test:mutation`): Stryker changes one thing at a time in the code the
-// tests claim to guard (src/core, src/webhooks, src/resources, src/otel, src/uploads, src/actions, src/limits, the
-// tool packages packages/mcp/src and packages/cli/src, and the one redaction rule in src/shared/redact.ts) and runs the tests that cover it; a
+// tests claim to guard (src/core, src/webhooks, src/resources, src/otel, src/uploads, src/inbox, src/actions, src/limits,
+// the tool packages packages/mcp/src and packages/cli/src, and the one redaction rule in src/shared/redact.ts) and runs the tests that cover it; a
 // mutant that no test notices ("survived") is a test that cannot fail for what it claims.
 // Stryker itself lives in test/mutation/package.json (installed on demand, not by the root install)
 // and runs the project's own vitest. test/mutation/report.mjs turns the JSON report into MUTATION.md.
@@ -21,6 +21,7 @@ export default {
     'src/resources/**/*.ts',
     'src/otel/**/*.ts',
     'src/uploads/**/*.ts',
+    'src/inbox/**/*.ts',
     'src/shared/redact.ts',
     'src/shared/state-dir.ts',
     'src/limits/**/*.ts',
@@ -42,6 +43,10 @@ export default {
     '!src/uploads/upload-many-types.ts',
     '!src/actions/types.ts',
     '!src/actions/store.ts',
+    '!src/inbox/index.ts',
+    '!src/inbox/edge.ts',
+    '!src/inbox/exports.ts',
+    '!src/inbox/types.ts',
   ],
   // CI machines have 2 cores; more runners than cores only makes timeouts.
   concurrency: 2,

@@ -38,3 +38,5 @@ export { identifyApiKey } from './client.js';
 export { mimeFromFilename } from './uploads/mime.js';
 /** The folder upload's listing (what the MCP server's upload preview shows). */
 export { listFiles } from './uploads/walk-node.js';
+/** The one redaction rule for a URL (user info and credential-named query values hidden), for the CLI's messages. */
+export { redactUrl } from './shared/redact.js';

@@ -1,15 +1,19 @@
 // The durable inbox on BullMQ: the receiver puts each verified delivery in a Redis-backed queue,
-// keyed by its delivery_id, and answers 2xx only then; workers on any number of processes run `on`
-// with retries, and a delivery whose attempts are spent stays as a dead letter until replayed.
-//
-// BullMQ sets attempts and backoff per job, when it is added; here they are the worker's
-// (`process(on, { attempts, backoff })`), so a job is added with attempts it never spends and a
-// custom backoff, and the worker ends it with an UnrecoverableError on its last attempt.
-import { Backoffs, Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
-import { readWebhookEvent } from '../webhooks/events.js';
+// keyed by its delivery_id, with a digest of what it stored, and answers 2xx only then; workers
+// (bullmq-worker.ts) on any number of processes run `on` with retries, and a delivery whose attempts
+// are spent stays as a dead letter until replayed. An operator lists, shows and replays deliveries
+// by state, kind and time (bullmq-entries.ts), each operation bounded in time and its trouble said
+// in one line (connection-trouble.ts).
+import { Queue, type ConnectionOptions, type Job } from 'bullmq';
+import { deadLetters, listEntries, replayEntries, showEntry, type EntryData, type ReplayTarget } from './bullmq-entries.js';
+import { startWorker, type BullmqInboxHandler, type BullmqProcessOptions } from './bullmq-worker.js';
+import { messageOf, watchTrouble } from './connection-trouble.js';
 import { durabilityOf } from './durability.js';
-import { deliveryIdOf, jobIdOf } from './job-id.js';
-import type { DeadLetter, InboxEntry, InboxHandler, InboxOutcome, InboxProcessOptions, InboxStats, InboxWorker, WebhookInbox } from './types.js';
+import { digestOf } from './integrity.js';
+import { jobIdOf } from './job-id.js';
+import type { DeadLetter, InboxDelivery, InboxEntry, InboxListing, InboxListOptions, InboxStats, InboxWorker, WebhookInbox } from './types.js';
+
+export type { BullmqInboxHandler, BullmqProcessOptions, InboxRateLimit } from './bullmq-worker.js';
 
 /** 24 hours: completed entries outlive the service's retries (about 10 h 36 min) with room to spare. */
 const DAY_MS = 86_400_000;
@@ -31,17 +35,20 @@ export interface BullmqInboxOptions {
   /** Store deliveries on a Redis without an append-only file, knowing a restart may lose the latest. Default false (a warning). */
   acceptNoPersistence?: boolean | undefined;
   /**
-   * Where the one warning about persistence and workers' connection errors go. Default `console.warn`.
+   * Where the warning about persistence, workers' failures (rate-limited) and connection errors go. Default `console.warn`.
    *
    * @param message The warning, starting `[svc-sdk] `.
    */
   warn?: ((message: string) => void) | undefined;
-}
-
-/** Options of `inbox.process` with BullMQ's worker options for tuning (lock duration, stalled checks). */
-export interface BullmqProcessOptions extends InboxProcessOptions {
-  /** Passed to BullMQ's `Worker` as they are (`lockDuration`, `stalledInterval`, `maxStalledCount`, …). */
-  workerOptions?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun' | 'settings'> | undefined;
+  /** How often the Redis configuration is checked again (a policy switched to evicting stops the storing). Default 60 000 ms. */
+  durabilityCheckMs?: number | undefined;
+  /** The most an operation (stats, list, show, replay, deadLetters, close) may take before it fails with why. Default 10 000 ms. */
+  timeoutMs?: number | undefined;
+  /**
+   * A key for the digest stored with each delivery (an HMAC): a worker then refuses any entry whose
+   * body was written by someone without it. Default none (a SHA-256, which catches edits that did not recompute it).
+   */
+  integrityKey?: string | undefined;
 }
 
 /** A durable webhook inbox on BullMQ: `createWebhookHandler({ secret, inbox })` stores, `process` runs. */
@@ -54,26 +61,34 @@ export interface BullmqInbox extends WebhookInbox {
    * @param on Processes one stored event; a throw retries it later.
    * @param options `concurrency`, `attempts`, `backoff`, `onOutcome`, and BullMQ's `workerOptions`.
    */
-  process(on: InboxHandler, options?: BullmqProcessOptions): InboxWorker;
-  /** The dead letters, oldest first. */
+  process(on: BullmqInboxHandler, options?: BullmqProcessOptions): InboxWorker;
+  /** Every dead letter, oldest first. */
   deadLetters(): Promise<DeadLetter[]>;
+  /** The deliveries a filter selects (`status`, `kind`, `since`, `until`), oldest stored first, at most `limit` (1000). */
+  list(filter?: InboxListOptions): Promise<InboxListing[]>;
+  /** One delivery in full (its body, event, attempts, last error), or `undefined` when the inbox has none of that id. */
+  show(deliveryId: string): Promise<InboxDelivery | undefined>;
   /**
-   * Runs a delivery again, on purpose past deduplication: a dead letter, or one already processed.
-   * `{ all: true }` replays every dead letter. Resolves with the delivery ids queued again.
+   * Runs deliveries again, on purpose past deduplication: one id (a dead letter, or one already
+   * processed; one waiting or running is refused), `{ all: true }` every dead letter, or a filter
+   * (`{ kind, since, until, status }`; an empty one is refused) with `dryRun: true` to count first.
+   * Resolves with the delivery ids queued again (or that would be).
    *
-   * @param target The delivery id to run again, or `{ all: true }` for every dead letter.
+   * @param target The delivery id to run again, `{ all: true }` for every dead letter, or a filter (with `dryRun` to count first).
    */
-  replay(target: string | { all: true }): Promise<string[]>;
+  replay(target: ReplayTarget): Promise<string[]>;
   /** How many deliveries are waiting, running, delayed, processed and dead. */
   stats(): Promise<InboxStats>;
   /** Closes the inbox's connection (workers are closed by their own `close()`). */
   close(): Promise<void>;
 }
 
-/** What each job holds: the body as received and when; its name is the event kind, its id the delivery's. */
-interface EntryData {
-  body: string;
-  receivedAt: number;
+/** Each inbox's queue, for the dashboard (bull-board shows a BullMQ queue): not part of the inbox's API. */
+const queues = new WeakMap<BullmqInbox, Queue<EntryData>>();
+
+/** The BullMQ queue of an inbox `bullmqInbox` made, or `undefined`. */
+export function queueOf(inbox: BullmqInbox): Queue<EntryData> | undefined {
+  return queues.get(inbox);
 }
 
 /** The durability check refused this Redis's configuration: no retry helps until it is changed. */
@@ -102,39 +117,85 @@ class NotDurableError extends Error {}
  * ```
  */
 export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
-  const { connection, queue: name = 'svc-webhooks', prefix, acceptNoPersistence = false, warn = console.warn } = options;
+  const { connection, queue: name = 'svc-webhooks', prefix, acceptNoPersistence = false, warn = console.warn, integrityKey } = options;
   const keepCompletedMs = options.keepCompletedMs ?? DAY_MS;
+  const durabilityCheckMs = options.durabilityCheckMs ?? 60_000;
+  const timeoutMs = options.timeoutMs ?? 10_000;
   if (!connection) throw new TypeError('[svc-sdk] bullmqInbox: connection is missing: pass BullMQ\'s connection ({ host, port } or { url })');
   if (!(keepCompletedMs >= DAY_MS)) {
     throw new RangeError(`[svc-sdk] bullmqInbox: keepCompletedMs must be at least ${DAY_MS} (24 h): the service retries a delivery for about 10 h 36 min, and a processed one must still deduplicate then`);
   }
+  if (!(Number.isInteger(durabilityCheckMs) && durabilityCheckMs >= 1)) throw new RangeError(`[svc-sdk] bullmqInbox: durabilityCheckMs must be a whole number of ms ≥ 1 (got ${String(durabilityCheckMs)})`);
+  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1)) throw new RangeError(`[svc-sdk] bullmqInbox: timeoutMs must be a whole number of ms ≥ 1 (got ${String(timeoutMs)})`);
+  if (integrityKey !== undefined && !(typeof integrityKey === 'string' && integrityKey.length >= 16)) {
+    throw new TypeError('[svc-sdk] bullmqInbox: integrityKey must be a string of at least 16 characters (a random secret shared by the receivers and the workers)');
+  }
+  const trouble = watchTrouble(connection, timeoutMs);
   const queue = new Queue<EntryData>(name, { connection, ...(prefix !== undefined && { prefix }) });
   // BullMQ reports connection trouble as 'error' events: without a listener, Node would throw them.
-  queue.on('error', (error) => warn(`[svc-sdk] inbox: ${messageOf(error)}`));
-  let checked: Promise<void> | undefined;
+  // The last one is kept to say why an operation did not answer; the warning is said once per kind of trouble.
+  let lastWarned: string | undefined;
+  queue.on('error', (error) => {
+    trouble.hear(error);
+    const line = `[svc-sdk] inbox: ${messageOf(error)}`;
+    if (line !== lastWarned) warn((lastWarned = line));
+  });
+  const client = () => (queue as unknown as { backend: { client: Promise<RedisCommands> } }).backend.client;
+  let checked: { verdict: Promise<void>; at: number } | undefined;
+  let warnedPersistence = false;
   /**
-   * The durability check before the first store or worker, remembered once it passed. One that
-   * failed is asked again by the next call: a Redis unreachable for a moment (restarting, or a
-   * connection with `enableOfflineQueue: false` not yet ready) must not leave the inbox refusing
-   * every delivery until the process restarts, and a refused configuration may be fixed meanwhile.
+   * The durability check before storing or working, asked again once the last pass is older than
+   * `durabilityCheckMs`: a policy switched to evicting keys while the receivers run stops the
+   * storing from then on (each delivery answered 500; the service retries). One that failed is asked
+   * again by the next call: a Redis unreachable for a moment (restarting, or a connection with
+   * `enableOfflineQueue: false` not yet ready) must not leave the inbox refusing every delivery
+   * until the process restarts, and a refused configuration may be fixed meanwhile.
    */
-  const ready = () =>
-    (checked ??= (async () => {
-      const client = await (queue as unknown as { backend: { client: Promise<{ info(): Promise<string> }> } }).backend.client;
-      const verdict = durabilityOf(await client.info(), acceptNoPersistence);
-      if (verdict.refuse) throw new NotDurableError(verdict.refuse);
-      if (verdict.warn) warn(verdict.warn);
-    })().catch((error: unknown) => {
-      checked = undefined;
-      throw error;
-    }));
+  const ready = (fresh = false): Promise<void> => {
+    if (checked && !fresh && Date.now() - checked.at < durabilityCheckMs) return checked.verdict;
+    const current = {
+      at: Date.now(),
+      verdict: (async () => {
+        const verdict = durabilityOf(await (await client()).info(), acceptNoPersistence);
+        if (verdict.refuse) throw new NotDurableError(verdict.refuse);
+        // Said once per inbox: repeating it at each check would be noise.
+        if (verdict.warn && !warnedPersistence) {
+          warnedPersistence = true;
+          warn(verdict.warn);
+        }
+      })(),
+    };
+    current.verdict.catch(() => {
+      if (checked === current) checked = undefined;
+    });
+    checked = current;
+    return current.verdict;
+  };
+  /** Fails with a one-line error when the queue was never used in this Redis: a typo lists nothing, never zeros. */
+  const known = async () => {
+    const base = `${prefix ?? 'bull'}:${name}`;
+    const redis = await client();
+    if ((await redis.exists(`${base}:events`, `${base}:${MARK_KEY}`)) > 0) return;
+    const others = await queueNames(redis, prefix ?? 'bull');
+    throw new Error(
+      `[svc-sdk] inbox: no queue ${JSON.stringify(name)} in this Redis (prefix ${prefix ?? 'bull'}): nothing was ever stored in it; pass the receivers' queue (queue option, or --queue)` +
+        (others.length ? `; queues here: ${others.join(', ')}` : ''),
+    );
+  };
+  /** An operator's operation: on a known queue, within `timeoutMs`, its trouble said in one line. */
+  const operate = <T>(what: string, operation: () => Promise<T>) =>
+    trouble.bounded(what, async () => {
+      await known();
+      return operation();
+    });
+  const keptHours = Math.round(keepCompletedMs / 3_600_000);
 
-  return {
+  const inbox: BullmqInbox = {
     async put(entry: InboxEntry) {
       await ready();
       await queue.add(
         entry.kind,
-        { body: entry.body, receivedAt: entry.receivedAt },
+        { body: entry.body, receivedAt: entry.receivedAt, digest: digestOf(entry.deliveryId, entry.kind, entry.body, integrityKey) },
         {
           jobId: jobIdOf(entry.deliveryId),
           attempts: UNSPENT_ATTEMPTS,
@@ -147,148 +208,85 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
     },
 
     process(on, processOptions = {}) {
-      const { concurrency = 1, attempts = 10, backoff = { type: 'exponential', delay: 10_000 }, onOutcome, workerOptions } = processOptions;
-      if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`[svc-sdk] inbox.process: concurrency must be a whole number ≥ 1 (got ${String(concurrency)})`);
-      if (!(Number.isInteger(attempts) && attempts >= 1)) throw new RangeError(`[svc-sdk] inbox.process: attempts must be a whole number ≥ 1 (got ${String(attempts)})`);
-      const delays = Backoffs.normalize(backoff);
-      const tell = (outcome: InboxOutcome) => {
-        try {
-          onOutcome?.(outcome);
-        } catch {
-          // An observer that throws must not change a delivery's fate.
-        }
-      };
-      const worker = new Worker<EntryData>(
-        name,
-        async (job: Job<EntryData>) => {
-          const attempt = job.attemptsMade + 1;
-          const deliveryId = deliveryIdOf(job.id ?? '');
-          const event = readWebhookEvent(job.data.body);
-          // Stored by a receiver that verified it, so only a hand-edited entry gets here: no retry can help.
-          if (typeof event === 'string') throw new UnrecoverableError(`[svc-sdk] inbox: the stored body is not a delivery (${event})`);
-          try {
-            await on(event);
-          } catch (error) {
-            const dead = attempt >= attempts;
-            tell({ deliveryId, kind: job.name, outcome: dead ? 'dead' : 'retried', attempt, error });
-            if (dead) throw new UnrecoverableError(messageOf(error));
-            throw error instanceof Error ? error : new Error(messageOf(error));
-          }
-          tell({ deliveryId, kind: job.name, outcome: 'processed', attempt });
-        },
+      return startWorker(
         {
-          // A worker killed while running `on` leaves its job to the stalled check, which queues it
-          // again; BullMQ's default fails it the second time, which would make a dead letter of a
-          // delivery whose `on` never failed.
-          maxStalledCount: 1000,
-          ...workerOptions,
+          name,
           connection,
-          ...(prefix !== undefined && { prefix }),
-          concurrency,
-          autorun: false,
-          settings: { backoffStrategy: (made, _type, error, job) => (delays && job ? (Backoffs.calculate(delays, made, error ?? new Error(''), job) ?? 0) : 0) },
+          prefix,
+          queue,
+          // A worker marks the queue as one of the inbox's: `inbox ls` on it before any delivery lists nothing, rightly.
+          ready: (fresh) => ready(fresh).then(() => mark()),
+          durabilityCheckMs,
+          warn,
+          integrityKey,
+          isRefusal: (error) => error instanceof NotDurableError,
         },
+        on,
+        processOptions,
       );
-      worker.on('error', (error) => warn(`[svc-sdk] inbox worker: ${messageOf(error)}`));
-      let closed = false;
-      let running = false;
-      let retry: { timer: ReturnType<typeof setTimeout>; wake: () => void } | undefined;
-      // Runs once Redis passed the durability check. A Redis that cannot be reached yet (a worker
-      // started while it restarts) is asked again, 1 s later and then up to every 30 s, until it
-      // answers or the worker is closed; a configuration that is refused stops the worker at once.
-      const started = (async () => {
-        for (let waitMs = 1000; ; waitMs = Math.min(2 * waitMs, 30_000)) {
-          try {
-            await ready();
-            break;
-          } catch (error) {
-            if (error instanceof NotDurableError || closed) {
-              warn(messageOf(error));
-              throw error;
-            }
-            warn(`[svc-sdk] inbox worker: Redis could not be checked (${messageOf(error)}); trying again in ${waitMs / 1000} s`);
-            await new Promise<void>((wake) => (retry = { timer: setTimeout(wake, waitMs), wake }));
-            retry = undefined;
-          }
-        }
-        if (closed) throw new Error('[svc-sdk] inbox worker: closed before it started');
-        running = true;
-        void worker.run().catch((error: unknown) => warn(`[svc-sdk] inbox worker stopped: ${messageOf(error)}`));
-      })();
-      // Awaited by ready(); a refusal is reported there and by the warning, not as an unhandled rejection.
-      started.catch(() => undefined);
-      return {
-        ready: () => started,
-        close: () => {
-          closed = true;
-          if (retry) {
-            clearTimeout(retry.timer);
-            retry.wake();
-          }
-          // A worker that never ran has nothing to finish: closing it while Redis is down (BullMQ then rejects) is not a failure.
-          const closing = worker.close();
-          return running ? closing : closing.catch(() => undefined);
-        },
-      };
     },
 
-    async deadLetters() {
-      const jobs = await queue.getFailed(0, -1);
-      return jobs
-        .filter((job): job is Job<EntryData> => job !== undefined && job.id !== undefined)
-        .map((job) => ({
-          deliveryId: deliveryIdOf(job.id ?? ''),
-          kind: job.name,
-          attempts: job.attemptsMade,
-          lastError: job.failedReason,
-          failedAt: job.finishedOn,
-          receivedAt: job.data.receivedAt,
-        }))
-        .sort((a, b) => (a.failedAt ?? 0) - (b.failedAt ?? 0));
-    },
+    deadLetters: () => operate('deadLetters', () => deadLetters(queue)),
+    list: (filter = {}) => operate('list', () => listEntries(queue, filter)),
+    show: (deliveryId) => operate('show', () => showEntry(queue, deliveryId)),
+    replay: (target) => operate('replay', () => replayEntries(queue, target, keptHours, resetDeaths)),
 
-    async replay(target) {
-      const jobs =
-        typeof target === 'string'
-          ? [await queue.getJob(jobIdOf(target))]
-          : target?.all === true
-            ? await queue.getFailed(0, -1)
-            : invalidTarget(target);
-      const replayed: string[] = [];
-      for (const job of jobs) {
-        if (!job?.id) {
-          if (typeof target === 'string') throw new Error(`[svc-sdk] inbox.replay: no delivery ${JSON.stringify(target)} in the inbox (processed ones are kept ${Math.round(keepCompletedMs / 3_600_000)} h)`);
-          continue;
-        }
-        const state = await job.getState();
-        // Waiting, delayed or running: it will run anyway; replaying it would run it twice.
-        if (state !== 'failed' && state !== 'completed') continue;
-        await job.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
-        replayed.push(deliveryIdOf(job.id));
-      }
-      return replayed;
-    },
+    stats: () =>
+      operate('stats', async () => {
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized');
+        return {
+          waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+          active: counts.active ?? 0,
+          delayed: counts.delayed ?? 0,
+          completed: counts.completed ?? 0,
+          dead: counts.failed ?? 0,
+        } satisfies InboxStats;
+      }),
 
-    async stats() {
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized');
-      return {
-        waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
-        active: counts.active ?? 0,
-        delayed: counts.delayed ?? 0,
-        completed: counts.completed ?? 0,
-        dead: counts.failed ?? 0,
-      };
-    },
-
-    close: () => queue.close(),
+    // Bounded like the rest: a Redis that never answered leaves BullMQ's close() waiting; the socket is dropped then.
+    close: () => trouble.bounded('close', () => queue.close()).catch(() => queue.disconnect()),
   };
+  queues.set(inbox, queue);
+  return inbox;
+
+  async function mark(): Promise<void> {
+    const redis = await client();
+    await redis.set(`${prefix ?? 'bull'}:${name}:${MARK_KEY}`, '1');
+  }
+
+  /** A replayed delivery starts with no worker deaths counted: its `on` may have been fixed. */
+  async function resetDeaths(job: Job<EntryData>): Promise<void> {
+    if (job.stalledCounter) await (await client()).hdel(`${prefix ?? 'bull'}:${name}:${job.id}`, 'stc');
+  }
 }
 
-function invalidTarget(target: unknown): never {
-  throw new TypeError(`[svc-sdk] inbox.replay: pass a delivery id or { all: true } (got ${typeof target})`);
+/** The few Redis commands the inbox sends itself (BullMQ sends the rest). */
+interface RedisCommands {
+  info(): Promise<string>;
+  exists(...keys: string[]): Promise<number>;
+  set(key: string, value: string): Promise<unknown>;
+  hdel(key: string, field: string): Promise<number>;
+  scan(cursor: string, match: 'MATCH', pattern: string, count: 'COUNT', size: number): Promise<[string, string[]]>;
 }
 
-/** An error's message, or what was thrown as text. */
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** The key a worker sets beside the queue's own: the queue is the inbox's even before its first delivery. */
+const MARK_KEY = 'svc-sdk-inbox';
+
+/**
+ * Up to 10 names of the inbox queues under `prefix` in this Redis (a queue that stored a delivery has
+ * its `events`, one a worker ran on has its mark), from a bounded scan, for the message about an
+ * unknown one. Not BullMQ's `meta`: opening a queue of any name writes one.
+ */
+async function queueNames(redis: RedisCommands, prefix: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const suffix of [':events', `:${MARK_KEY}`]) {
+    let cursor = '0';
+    for (let round = 0; round < 20 && names.size < 10; round++) {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*${suffix}`, 'COUNT', 1000);
+      for (const key of keys) names.add(key.slice(prefix.length + 1, -suffix.length));
+      cursor = next;
+      if (cursor === '0') break;
+    }
+  }
+  return [...names].sort().slice(0, 10);
 }

@@ -4,6 +4,7 @@
 // retried (its 2xx lost) is sent twice: the consumer deduplicates by delivery_id.
 import { createMemoryDedupeStore } from '../webhooks/dedupe-memory.js';
 import type { DedupeStore } from '../webhooks/dedupe.js';
+import { redactUrlsInText } from '../shared/redact.js';
 import { readWebhookEvent } from '../webhooks/events.js';
 import type { InboxEntry, InboxHandler, WebhookInbox } from './types.js';
 
@@ -46,8 +47,33 @@ export interface ProcessQueueBatchOptions {
    * Durable Object) to deduplicate across isolates.
    */
   dedupe?: DedupeStore | undefined;
-  /** Seconds before a message whose `on` threw is delivered again. Default 30. */
+  /** Seconds before a message whose `on` threw (or that is not a delivery) is delivered again. Default 30. */
   retryDelaySeconds?: number | undefined;
+  /**
+   * Hears what went wrong with a message: the error `on` threw (the message is retried), or a
+   * message that is not a delivery of this inbox (retried too, so that after the queue's
+   * `max_retries` it reaches its dead-letter queue, where someone can see it, instead of vanishing).
+   * Default: one line on `console.error`, credentials redacted. What it throws is ignored.
+   */
+  onError?: ((error: unknown, context: QueueMessageContext) => void) | undefined;
+}
+
+/** Which message `onError` is about. */
+export interface QueueMessageContext {
+  /** The delivery's id, when the message holds one. */
+  readonly deliveryId: string | undefined;
+  /** The event kind, when the message holds a delivery. */
+  readonly kind: string | undefined;
+  /** 1 for the first delivery of this message to a consumer. */
+  readonly attempts: number;
+  /** `on` threw, or the message is not a delivery of this inbox. */
+  readonly reason: 'handler_failed' | 'not_a_delivery';
+}
+
+/** The default `onError`: one redacted line, for a worker's log. */
+function logQueueError(error: unknown, context: QueueMessageContext): void {
+  const what = context.reason === 'handler_failed' ? `delivery ${context.deliveryId} (${context.kind}) failed on attempt ${context.attempts}` : `a message that is not a delivery (attempt ${context.attempts})`;
+  console.error(redactUrlsInText(`[svc-sdk] processQueueBatch: ${what}, retried: ${error instanceof Error ? error.message : String(error)}`));
 }
 
 /**
@@ -94,7 +120,8 @@ let isolateStore: DedupeStore | undefined;
 /**
  * Runs `on(event)` for each message of a queue consumer's batch, once per `delivery_id`: a message
  * already processed is acknowledged without running `on`; one whose `on` throws is retried (after
- * `retryDelaySeconds`; the queue's `max_retries` and dead-letter queue decide when it stops).
+ * `retryDelaySeconds`; the queue's `max_retries` and dead-letter queue decide when it stops) and
+ * told to `onError`; one that is not a delivery is retried and told as well, never dropped silently.
  *
  * @param batch The batch the queue consumer received.
  * @param on Processes one event; a throw retries its message later.
@@ -116,12 +143,27 @@ let isolateStore: DedupeStore | undefined;
 export async function processQueueBatch(batch: CloudflareMessageBatch, on: InboxHandler, options: ProcessQueueBatchOptions = {}): Promise<void> {
   const store = options.dedupe ?? (isolateStore ??= createMemoryDedupeStore());
   const delaySeconds = options.retryDelaySeconds ?? 30;
+  const onError = options.onError ?? logQueueError;
+  const report = (error: unknown, context: QueueMessageContext) => {
+    try {
+      onError(error, context);
+    } catch {
+      // A reporter that throws must not change a message's fate.
+    }
+  };
   for (const message of batch.messages) {
     const entry = message.body as Partial<InboxEntry> | null;
-    const event = typeof entry?.body === 'string' ? readWebhookEvent(entry.body) : 'no body';
-    // Not an entry of this inbox: retrying cannot help, and keeping it would block nothing; acknowledge it.
+    const event = typeof entry?.body === 'string' ? readWebhookEvent(entry.body) : '[svc-sdk] not a webhook delivery: the message has no body string';
+    // Not an entry of this inbox: retried, so that it ends in the dead-letter queue (where a person sees it), and told.
     if (typeof event === 'string' || typeof entry?.deliveryId !== 'string') {
-      message.ack();
+      const problem = typeof event === 'string' ? event : '[svc-sdk] not a webhook delivery: the message has no deliveryId';
+      report(new Error(`${problem} (a message sent by something other than cloudflareQueueInbox?): retried, so that after max_retries it reaches the queue's dead_letter_queue`), {
+        deliveryId: typeof entry?.deliveryId === 'string' ? entry.deliveryId : undefined,
+        kind: undefined,
+        attempts: message.attempts,
+        reason: 'not_a_delivery',
+      });
+      message.retry({ delaySeconds });
       continue;
     }
     const claim = await store.claim(entry.deliveryId);
@@ -135,7 +177,8 @@ export async function processQueueBatch(batch: CloudflareMessageBatch, on: Inbox
     }
     try {
       await on(event);
-    } catch {
+    } catch (error) {
+      report(error, { deliveryId: entry.deliveryId, kind: event.event, attempts: message.attempts, reason: 'handler_failed' });
       await store.release(entry.deliveryId);
       message.retry({ delaySeconds });
       continue;

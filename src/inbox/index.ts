@@ -7,4 +7,5 @@
  * @module svc-sdk/inbox
  */
 export { bullmqInbox } from './bullmq.js';
+export { createInboxDashboard, serveInboxDashboard, type InboxDashboardOptions, type InboxDashboards, type ServedInboxDashboard, type ServeInboxDashboardOptions } from './dashboard.js';
 export * from './exports.js';

@@ -33,6 +33,17 @@ export interface InboxProcessOptions {
    * @param outcome The delivery's id and kind, its outcome (processed, retried or dead), the attempt and any error.
    */
   onOutcome?: ((outcome: InboxOutcome) => void) | undefined;
+  /**
+   * Hears each delivery that became a dead letter (its attempts spent, its worker dead too often, or
+   * its stored body edited), with the delivery's context, for an alert; what it throws or rejects is ignored.
+   */
+  onDeadLetter?: ((letter: DeadLetterNotice) => unknown) | undefined;
+}
+
+/** A dead letter as `onDeadLetter` hears it: the dead letter and the delivery it holds. */
+export interface DeadLetterNotice extends DeadLetter {
+  /** The stored delivery, typed; `undefined` when the stored body is not one (edited in Redis). */
+  readonly event: WebhookEvent | undefined;
 }
 
 /**
@@ -42,11 +53,76 @@ export interface InboxProcessOptions {
  */
 export type InboxHandler = (event: WebhookEvent) => unknown;
 
+/** What a BullMQ worker tells its handler beside the event. */
+export interface InboxRunContext {
+  /** 1 for the first run of `on` for this delivery (since its last replay). */
+  readonly attempt: number;
+  /** Aborted when the worker gives up waiting for this run (`close()`'s grace period passed): stop, the delivery runs elsewhere. */
+  readonly signal: AbortSignal;
+}
+
+/** The state of a delivery in the inbox: `dead` is a dead letter (BullMQ's `failed`). */
+export type InboxStatus = 'waiting' | 'active' | 'delayed' | 'completed' | 'dead';
+
+/** Which deliveries an operation is about; every field narrows, times compare with when the receiver stored it. */
+export interface InboxFilter {
+  /** One state or several. Default: every state (`list`), `dead` (`replay`). */
+  readonly status?: InboxStatus | readonly InboxStatus[] | undefined;
+  /** One event kind or several (`document.uploaded`). */
+  readonly kind?: string | readonly string[] | undefined;
+  /** Stored at or after: a `Date`, ms since the epoch or an ISO 8601 date. */
+  readonly since?: Date | number | string | undefined;
+  /** Stored before: a `Date`, ms since the epoch or an ISO 8601 date. */
+  readonly until?: Date | number | string | undefined;
+}
+
+/** Options of `inbox.list`: a filter and how many at most. */
+export interface InboxListOptions extends InboxFilter {
+  /** The most entries returned (the oldest first). Default 1000. */
+  readonly limit?: number | undefined;
+}
+
+/** `inbox.replay`'s filter form: which dead (or processed) deliveries to run again, or only how many (`dryRun`). */
+export interface InboxReplayFilter extends InboxFilter {
+  /** `dead` (the default) or `completed`: deliveries waiting, delayed or running will run anyway. */
+  readonly status?: 'dead' | 'completed' | ReadonlyArray<'dead' | 'completed'> | undefined;
+  /** Replays nothing and resolves with the delivery ids that would be replayed. */
+  readonly dryRun?: boolean | undefined;
+}
+
+/** One delivery of the inbox, as `inbox.list` shows it. */
+export interface InboxListing {
+  readonly deliveryId: string;
+  readonly kind: string;
+  readonly status: InboxStatus;
+  /** Runs of `on` made (since its last replay). */
+  readonly attempts: number;
+  /** The message of the last error, for a delivery retried or dead. */
+  readonly lastError: string | undefined;
+  /** When the receiver stored it (ms since the epoch). */
+  readonly receivedAt: number;
+  /** When it was processed or became a dead letter (ms since the epoch). */
+  readonly finishedAt: number | undefined;
+}
+
+/** One delivery in full, as `inbox.show` gives it: its listing, its body as received and the event it holds. */
+export interface InboxDelivery extends InboxListing {
+  /** The body exactly as the receiver verified and stored it. */
+  readonly body: string;
+  /** The body read as a typed event; `undefined` when it is not one. */
+  readonly event: WebhookEvent | undefined;
+  /** How many times the worker running it died (its lock expired) since its last replay. */
+  readonly workerDeaths: number;
+}
+
 /** A running worker of the inbox. */
 export interface InboxWorker {
   /** Resolves once the worker runs: after the inbox's Redis checked out (rejects when it was refused). */
   ready(): Promise<void>;
-  /** Stops taking deliveries and resolves once the ones running have finished (for SIGTERM). */
+  /**
+   * Stops taking deliveries and resolves once the ones running have finished (for SIGTERM); a BullMQ
+   * worker waits at most its `closeGraceMs`, then hands the ones still running back to the queue.
+   */
   close(): Promise<void>;
 }
 

@@ -174,3 +174,14 @@ export function templatePath(path: string): string {
   const bare = end === -1 ? path : path.slice(0, end);
   return MAY_HOLD_ID.test(bare) ? bare.split('/').map((segment) => (ID_SEGMENT.test(segment) ? '{id}' : segment)).join('/') : bare;
 }
+
+// A URL inside a text: a scheme, `://` and what follows up to a space, a quote or a bracket.
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()[\]{}]+/gi;
+
+/**
+ * `text` with every URL in it redacted as `redactUrl` does (`redis://:pw@host` → `redis://[redacted]:[redacted]@host`,
+ * credentials in queries hidden) and every secret-looking value replaced: for messages that quote what they were given.
+ */
+export function redactUrlsInText(text: string, marker: string = REDACTED): string {
+  return redactSecretValues(text.includes('://') ? text.replace(URL_IN_TEXT, (url) => redactUrl(url, marker)) : text, marker);
+}

@@ -128,8 +128,9 @@ describe('processQueueBatch(batch, on, options)', () => {
     expect(busy.release).not.toHaveBeenCalled();
   });
 
-  test('a message that is not an entry of this inbox is acknowledged without running on (retrying cannot help)', async () => {
+  test('a message that is not an entry of this inbox is retried (so it reaches the dead-letter queue) and told to onError, never run nor dropped silently', async () => {
     const on = vi.fn();
+    const onError = vi.fn();
     const strangers = [
       message(null),
       message('text'),
@@ -137,9 +138,43 @@ describe('processQueueBatch(batch, on, options)', () => {
       message({ deliveryId: 'q-y', body: '{"event":"document.uploaded"}' }), // not a delivery: no delivery_id, version, timestamp, data
       message({ body: JSON.parse(JSON.stringify(queued('q-z').body)).body }), // a delivery, but no deliveryId
     ];
-    await processQueueBatch({ messages: strangers }, on, { dedupe: createMemoryDedupeStore() });
+    await processQueueBatch({ messages: strangers }, on, { dedupe: createMemoryDedupeStore(), onError, retryDelaySeconds: 7 });
     expect(on).not.toHaveBeenCalled();
-    expect(strangers.map((m) => [m.acked, m.retried.length])).toEqual(strangers.map(() => [1, 0]));
+    expect(strangers.map((m) => [m.acked, m.retried])).toEqual(strangers.map(() => [0, [{ delaySeconds: 7 }]]));
+    expect(onError).toHaveBeenCalledTimes(5);
+    expect(onError.mock.calls.map(([, context]) => [context.deliveryId, context.reason])).toEqual([
+      [undefined, 'not_a_delivery'],
+      [undefined, 'not_a_delivery'],
+      ['q-x', 'not_a_delivery'],
+      ['q-y', 'not_a_delivery'],
+      [undefined, 'not_a_delivery'],
+    ]);
+    const messages = onError.mock.calls.map(([error]) => (error as Error).message);
+    expect(messages[0]).toMatch(/^\[svc-sdk\] not a webhook delivery: the message has no body string .*retried, so that after max_retries it reaches the queue's dead_letter_queue$/);
+    expect(messages[3]).toMatch(/^\[svc-sdk\] not a webhook delivery: "version" must be a non-empty string/);
+    expect(messages[4]).toMatch(/the message has no deliveryId/);
+  });
+
+  test('a handler error is told to onError with the delivery (and retried); without onError one redacted line on console.error; a throwing onError changes nothing', async () => {
+    const failure = new Error('CRM at https://bot:t0ps3cret@crm.test/api refused');
+    const onError = vi.fn(() => {
+      throw new Error('reporter down');
+    });
+    const failing = queued('q-err', {}, 3);
+    await processQueueBatch({ messages: [failing] }, () => Promise.reject(failure), { dedupe: createMemoryDedupeStore(), onError });
+    expect(onError).toHaveBeenCalledWith(failure, { deliveryId: 'q-err', kind: 'document.uploaded', attempts: 3, reason: 'handler_failed' });
+    expect(failing.retried).toEqual([{ delaySeconds: 30 }]);
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await processQueueBatch({ messages: [queued('q-err2')] }, () => Promise.reject(failure), { dedupe: createMemoryDedupeStore() });
+      await processQueueBatch({ messages: [message(null, 2)] }, () => {}, { dedupe: createMemoryDedupeStore() });
+      expect(printed.mock.calls.map(([line]) => line)).toEqual([
+        '[svc-sdk] processQueueBatch: delivery q-err2 (document.uploaded) failed on attempt 1, retried: CRM at https://[redacted]:[redacted]@crm.test/api refused',
+        expect.stringMatching(/^\[svc-sdk\] processQueueBatch: a message that is not a delivery \(attempt 2\), retried: \[svc-sdk\] not a webhook delivery/),
+      ]);
+    } finally {
+      printed.mockRestore();
+    }
   });
 
   test('without a store, one per isolate remembers a processed delivery across batches', async () => {

@@ -18,7 +18,7 @@ export default mergeConfig(
     root: path.resolve(import.meta.dirname, '../..'),
     test: {
       typecheck: { enabled: false },
-      exclude: ['**/node_modules/**', 'test/cli/demo.test.ts', 'test/cli/peers.test.ts', 'test/cli/upload-kill.test.ts', 'test/cli/upload-pty.test.ts', 'test/build/**', 'test/readme/**', 'test/release/**', 'test/client/core-structure.test.ts', 'test/webhooks/node-types.test.ts', 'test/inbox/no-loss.test.ts', 'test/file-switches.test.ts'],
+      exclude: ['**/node_modules/**', 'test/cli/demo.test.ts', 'test/cli/peers.test.ts', 'test/cli/upload-kill.test.ts', 'test/cli/upload-pty.test.ts', 'test/build/**', 'test/readme/**', 'test/release/**', 'test/client/core-structure.test.ts', 'test/webhooks/node-types.test.ts', 'test/inbox/no-loss.test.ts', 'test/inbox/crash.test.ts', 'test/file-switches.test.ts'],
     },
   }),
 );

@@ -15,6 +15,7 @@ export const EXAMPLES = {
   'fastify-receiver.mjs': receiver,
   'fetch-receiver.mjs': receiver,
   'redis-dedupe.mjs': { skip: 'it serves until stopped and needs a Redis server' },
+  'inbox-quickstart.mjs': { skip: 'it needs a Redis server: test/inbox/quickstart.test.ts runs it against one' },
 };
 
 /** The `examples/*.mjs` files a markdown document links to. */

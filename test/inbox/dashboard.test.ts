@@ -1,0 +1,206 @@
+// The inbox's dashboard (bull-board) in Debian's headless Chromium, driven by playwright-core,
+// against a real redis-server holding a dead letter: behind its credential (401 without it), the
+// dead letter shown with its delivery_id, kind, attempts and last error, no replay while read-only
+// (no retry button, and the API refuses it), and a replay that runs the delivery once enabled.
+// Mounted in Express, in Hono, in Fastify, and served alone as `svc-sdk inbox ui` does.
+// playwright-core comes from test/package.json (npm run test:deps installs it).
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { bullmqInbox, createInboxDashboard, serveInboxDashboard, type BullmqInbox } from '../../src/inbox/index.js';
+import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
+import { entry, until } from './support.js';
+
+reportMissingRedis();
+
+const CHROMIUM = '/usr/bin/chromium';
+const playwrightPath = (() => {
+  try {
+    return createRequire(import.meta.url).resolve('playwright-core');
+  } catch {
+    return undefined;
+  }
+})();
+const canBrowse = existsSync(CHROMIUM) && playwrightPath !== undefined;
+if (!canBrowse) {
+  const how = 'skipped: apt-get install chromium, and npm run test:deps (it installs playwright-core in test/)';
+  if (process.env.CI === 'true') throw new Error(`[svc-sdk] the dashboard test needs Chromium and playwright-core: ${how}`);
+  console.warn(`[svc-sdk] dashboard test ${how}`);
+}
+
+const CREDENTIAL = 'dashboard-secret-0123456789';
+
+/** The few parts of playwright-core this test drives (its types live in test/node_modules, installed on demand). */
+interface Locator {
+  first(): Locator;
+  last(): Locator;
+  count(): Promise<number>;
+  click(): Promise<void>;
+  innerText(): Promise<string>;
+  waitFor(options: { timeout: number }): Promise<void>;
+}
+interface Page {
+  goto(url: string): Promise<unknown>;
+  locator(selector: string): Locator;
+  getByText(text: string, options?: { exact: boolean }): Locator;
+  getByRole(role: 'button', options: { name: RegExp }): Locator;
+  request: { put(url: string): Promise<{ status(): number; text(): Promise<string> }> };
+}
+interface Context {
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+interface Browser {
+  newContext(options: { httpCredentials: { username: string; password: string } }): Promise<Context>;
+  close(): Promise<void>;
+}
+interface Playwright {
+  chromium: { launch(options: { executablePath: string; headless: boolean; args: string[] }): Promise<Browser> };
+}
+
+describe.skipIf(!hasRedis || !canBrowse)('the inbox dashboard in headless Chromium', () => {
+  let redis: TestRedis;
+  let inbox: BullmqInbox;
+  let browser: Browser;
+  const ran: string[] = [];
+  let failing = true;
+  let worker: { close(): Promise<void> };
+  beforeAll(async () => {
+    redis = await startTestRedis(['--appendonly', 'yes']);
+    inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'board', warn: () => {} });
+    await inbox.put(entry('dlv_dead_1', { room_id: 5, document_id: 9, filename: 'nda.pdf', uploader_id: 2 }));
+    worker = inbox.process(
+      (event) => {
+        if (failing) throw new Error('CRM answered 503 for room 5');
+        ran.push(event.delivery_id);
+      },
+      { attempts: 2, backoff: 10 },
+    );
+    await until(async () => (await inbox.stats()).dead === 1);
+    failing = false;
+    const { chromium } = (await import(playwrightPath!)) as Playwright;
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run'] });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await worker?.close();
+    await inbox?.close();
+    await redis?.stop();
+    redis?.remove();
+  });
+
+  /** Opens the failed list of the queue at `base`, signed in, and waits for the dead letter's row. */
+  const openDeadLetters = async (base: string) => {
+    const context = await browser.newContext({ httpCredentials: { username: 'ops', password: CREDENTIAL } });
+    const page = await context.newPage();
+    await page.goto(`${base}queue/board?status=failed`);
+    await page.getByText('dlv_dead_1').first().waitFor({ timeout: 20_000 });
+    return { context, page };
+  };
+
+  test('express, read-only: 401 without the credential; the dead letter shows its delivery_id, kind, attempts and last error; no replay, in the page or the API', async () => {
+    const express = (await import('express')).default;
+    const app = express();
+    app.use('/admin/inbox', await createInboxDashboard(inbox, { framework: 'express', basePath: '/admin/inbox', credential: CREDENTIAL }));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await fetch(`${origin}/admin/inbox/`)).status).toBe(401);
+      const wrong = await fetch(`${origin}/admin/inbox/api/queues`, { headers: { authorization: `Basic ${btoa('ops:not-the-secret')}` } });
+      expect(wrong.status).toBe(401);
+      const { context, page } = await openDeadLetters(`${origin}/admin/inbox/`);
+      try {
+        const text = await page.locator('body').innerText();
+        // Its kind and delivery_id as its name, the attempts it took.
+        expect(text).toContain('document.uploaded · delivery_id dlv_dead_1');
+        expect(text).toContain('attempt #2');
+        // Its last error, in the entry's Error tab.
+        await page.getByText('Error', { exact: true }).first().click();
+        await page.getByText('CRM answered 503 for room 5').first().waitFor({ timeout: 10_000 });
+        expect(await page.getByRole('button', { name: /retry/i }).count()).toBe(0);
+        // The API refuses the replay even when asked directly, signed in.
+        const refused = await page.request.put(`${origin}/admin/inbox/api/queues/board/d_dlv_dead_1/retry/failed`);
+        expect(refused.status()).toBe(403);
+        expect(await refused.text()).toContain('read-only');
+        expect((await inbox.deadLetters()).map((letter) => letter.deliveryId)).toEqual(['dlv_dead_1']);
+      } finally {
+        await context.close();
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
+
+  test('served alone on loopback with replay enabled (svc-sdk inbox ui --allow-replay): the retry button replays the dead letter, and it runs once; other changes stay refused', async () => {
+    const served = await serveInboxDashboard(inbox, { credential: CREDENTIAL, allowReplay: true });
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    try {
+      const { context, page } = await openDeadLetters(served.url);
+      try {
+        const cleaned = await page.request.put(`${served.url}api/queues/board/clean/failed`);
+        expect(cleaned.status()).toBe(403);
+        await page.getByRole('button', { name: /retry/i }).first().click();
+        // bull-board may ask to confirm a retry.
+        const confirm = page.getByRole('button', { name: /^(confirm|retry|ok|yes)$/i });
+        if (await confirm.count()) await confirm.last().click().catch(() => undefined);
+        await until(() => ran.includes('dlv_dead_1'), 15_000);
+        expect(ran).toEqual(['dlv_dead_1']);
+        expect(await inbox.deadLetters()).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every framework', () => {
+  let redis: TestRedis;
+  let inbox: BullmqInbox;
+  beforeAll(async () => {
+    redis = await startTestRedis([]);
+    inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'board2', warn: () => {}, acceptNoPersistence: true });
+    await inbox.put(entry('x1'));
+  });
+  afterAll(async () => {
+    await inbox?.close();
+    await redis?.stop();
+    redis?.remove();
+  });
+
+  test('a missing or short credential, a basePath without /, an unknown framework, not an inbox: refused when made', async () => {
+    await expect(createInboxDashboard(inbox, { framework: 'express', credential: '' })).rejects.toThrow(/credential must be a secret of at least 16 characters/);
+    await expect(createInboxDashboard(inbox, { framework: 'express', credential: CREDENTIAL, basePath: 'admin' })).rejects.toThrow(/basePath must start with \//);
+    await expect(createInboxDashboard(inbox, { framework: 'koa' as never, credential: CREDENTIAL })).rejects.toThrow(/framework must be express, fastify or hono/);
+    await expect(createInboxDashboard({} as BullmqInbox, { framework: 'express', credential: CREDENTIAL })).rejects.toThrow(/pass the inbox bullmqInbox\(\) made/);
+  });
+
+  test('hono and fastify: the same credential and read-only rule, bearer accepted', async () => {
+    const { Hono } = await import('hono');
+    type HonoApp = InstanceType<typeof Hono>;
+    const app = new Hono();
+    app.route('/ops/inbox', (await createInboxDashboard(inbox, { framework: 'hono', basePath: '/ops/inbox', credential: CREDENTIAL })) as unknown as HonoApp);
+    expect((await app.request('/ops/inbox/api/queues')).status).toBe(401);
+    const listed = await app.request('/ops/inbox/api/queues?activeQueue=board2&status=waiting&page=1', { headers: { authorization: `Bearer ${CREDENTIAL}` } });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(await listed.json())).toContain('delivery_id x1');
+    expect((await app.request('/ops/inbox/api/queues/board2/empty', { method: 'PUT', headers: { authorization: `Bearer ${CREDENTIAL}` } })).status).toBe(403);
+
+    const fastify = (await import('fastify')).default();
+    await fastify.register(await createInboxDashboard(inbox, { framework: 'fastify', basePath: '/ops/inbox', credential: CREDENTIAL }), { prefix: '/ops/inbox' });
+    try {
+      expect((await fastify.inject({ method: 'GET', url: '/ops/inbox/api/queues' })).statusCode).toBe(401);
+      const basic = { authorization: `Basic ${Buffer.from(`anyone:${CREDENTIAL}`).toString('base64')}` };
+      expect((await fastify.inject({ method: 'GET', url: '/ops/inbox/api/queues?activeQueue=board2&status=waiting&page=1', headers: basic })).statusCode).toBe(200);
+      expect((await fastify.inject({ method: 'PUT', url: '/ops/inbox/api/queues/board2/retry/failed', headers: basic })).statusCode).toBe(403);
+    } finally {
+      await fastify.close();
+    }
+    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+  });
+});

@@ -1,0 +1,242 @@
+// inbox.process(on) against a real redis-server, where a worker used to get stuck or stay silent: a
+// failing handler logged (rate-limited, redacted), dead letters told with their delivery, a handler
+// that never settles at close(), a per-kind rate limit, a stored body edited in Redis, the
+// durability check asked again while running, and Redis going away under a running worker.
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { bullmqInbox, type BullmqInbox, type DeadLetterNotice } from '../../src/inbox/index.js';
+import { createWebhookHandler, toNodeListener } from '../../src/webhooks/index.js';
+import { deliver, envelope, SECRET, serve } from '../webhooks/wire.js';
+import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
+import { entry, sleep, until } from './support.js';
+
+reportMissingRedis();
+
+describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
+  let redis: TestRedis;
+  let admin: Redis;
+  let queueIndex = 0;
+  const opened: Array<{ close(): Promise<void> }> = [];
+  const open = (options: Partial<Parameters<typeof bullmqInbox>[0]> = {}): BullmqInbox => {
+    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: `w${++queueIndex}`, warn: () => {}, ...options });
+    opened.push(inbox);
+    return inbox;
+  };
+  beforeAll(async () => {
+    redis = await startTestRedis(['--appendonly', 'yes']);
+    admin = new Redis({ host: '127.0.0.1', port: redis.port });
+  });
+  afterEach(async () => {
+    for (const closable of opened.splice(0).reverse()) await closable.close();
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await redis?.stop();
+    redis?.remove();
+  });
+
+  test('a failing handler is logged with its delivery_id and error, one line per interval (the rest counted), credentials hidden', async () => {
+    const lines: string[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line) });
+    for (const id of ['f1', 'f2', 'f3', 'f4', 'f5']) await inbox.put(entry(id));
+    const worker = inbox.process(
+      () => {
+        throw new Error('CRM refused: POST redis://:hunter2@crm.internal:6379 and https://bot:s3cret@crm.test/api?token=abc123 with whsec_abcdef0123');
+      },
+      { attempts: 1, failureLogIntervalMs: 400, concurrency: 5 },
+    );
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).dead === 5);
+    const failures = () => lines.filter((line) => line.includes('inbox worker'));
+    // The first failure at once, with its id, kind, attempt and error.
+    expect(failures()[0]).toMatch(/^\[svc-sdk\] inbox worker: delivery f\d \(document\.uploaded\) failed on attempt 1 of 1: CRM refused: .*now a dead letter/);
+    expect(failures()).toHaveLength(1);
+    // The four others within the interval: counted, and said once it is over, with no failure after.
+    await until(() => failures().length === 2, 2000);
+    expect(failures()[1]).toMatch(/4 more failures in the last 0 s, not shown \(failureLogIntervalMs\)|4 more failures in the last \d s/);
+    const all = lines.join('\n');
+    for (const secret of ['hunter2', 's3cret', 'abc123', 'whsec_abcdef0123']) expect(all).not.toContain(secret);
+    expect(all).toContain('redis://[redacted]:[redacted]@crm.internal:6379');
+  });
+
+  test('onDeadLetter hears each dead letter with the delivery it holds; what it throws changes nothing', async () => {
+    const inbox = open();
+    const notices: DeadLetterNotice[] = [];
+    await inbox.put(entry('doomed', { room_id: 42, document_id: 7, filename: 'q3.xlsx', uploader_id: 1 }));
+    await inbox.put(entry('fine'));
+    const worker = inbox.process(
+      (event) => {
+        if (event.delivery_id === 'doomed') throw new Error('schema drift');
+      },
+      {
+        attempts: 2,
+        backoff: 10,
+        onDeadLetter: (notice) => {
+          notices.push(notice);
+          throw new Error('pager down');
+        },
+      },
+    );
+    opened.push(worker);
+    await until(() => notices.length === 1);
+    await until(async () => (await inbox.stats()).completed === 1);
+    const [notice] = notices;
+    expect(notice).toMatchObject({ deliveryId: 'doomed', kind: 'document.uploaded', attempts: 2, lastError: 'schema drift', failedAt: expect.any(Number), receivedAt: expect.any(Number) });
+    expect(notice?.event?.event === 'document.uploaded' && notice.event.data.filename).toBe('q3.xlsx');
+    expect(await inbox.deadLetters()).toHaveLength(1);
+  });
+
+  test('close() resolves within closeGraceMs with a handler that never settles: it is aborted, and the delivery runs on another worker', async () => {
+    const inbox = open();
+    await inbox.put(entry('hangs'));
+    let signal: AbortSignal | undefined;
+    const stuck = inbox.process((_event, context) => {
+      signal = context.signal;
+      return new Promise(() => {});
+    }, { closeGraceMs: 300 });
+    await until(async () => (await inbox.stats()).active === 1);
+    const closing = Date.now();
+    await stuck.close();
+    expect(Date.now() - closing).toBeLessThan(3000);
+    expect(signal?.aborted).toBe(true);
+    // Handed back at once (not left to its lock's expiry) and no attempt spent.
+    expect(await inbox.stats()).toMatchObject({ active: 0, waiting: 1, dead: 0 });
+    const seen: number[] = [];
+    const next = inbox.process((_event, context) => void seen.push(context.attempt));
+    opened.push(next);
+    await until(() => seen.length === 1);
+    expect(seen).toEqual([1]);
+  });
+
+  test('a per-kind rate limit: at most max deliveries of that kind started per window across workers, the others wait (no attempt spent), other kinds unaffected', async () => {
+    const inbox = open();
+    const started: Array<{ kind: string; at: number }> = [];
+    for (let i = 0; i < 5; i++) await inbox.put(entry(`up-${i}`));
+    for (let i = 0; i < 3; i++) await inbox.put(entry(`ping-${i}`, {}, 'ping.test'));
+    const options = { concurrency: 4, rateLimit: { 'document.uploaded': { max: 2, durationMs: 700 } } };
+    const handler = (event: { event: string }) => void started.push({ kind: event.event, at: Date.now() });
+    opened.push(inbox.process(handler, options), inbox.process(handler, options));
+    await until(() => started.length === 8, 8000);
+    const uploads = started.filter((run) => run.kind === 'document.uploaded');
+    const perWindow = new Map<number, number>();
+    for (const run of uploads) perWindow.set(Math.floor(run.at / 700), (perWindow.get(Math.floor(run.at / 700)) ?? 0) + 1);
+    expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(2);
+    expect(perWindow.size).toBeGreaterThanOrEqual(3);
+    // The pings did not wait for the uploads' windows.
+    const pingsDone = Math.max(...started.filter((run) => run.kind === 'ping.test').map((run) => run.at));
+    expect(pingsDone).toBeLessThan(Math.max(...uploads.map((run) => run.at)));
+    const listed = await inbox.list({ kind: 'document.uploaded' });
+    expect(listed.map((item) => item.attempts)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  test('a stored body edited in Redis never reaches on(): a dead letter saying so (told to onDeadLetter)', async () => {
+    const inbox = open();
+    const seen: string[] = [];
+    const notices: DeadLetterNotice[] = [];
+    await inbox.put(entry('edited', { room_id: 1, document_id: 2, filename: 'a.pdf', uploader_id: 3 }));
+    await inbox.put(entry('swapped'));
+    await inbox.put(entry('intact'));
+    const key = `bull:w${queueIndex}:d_edited`;
+    const data = JSON.parse((await admin.hget(key, 'data'))!) as { body: string };
+    await admin.hset(key, 'data', JSON.stringify({ ...data, body: data.body.replace('a.pdf', 'evil.exe') }));
+    // A body of another delivery, digest and all, stored under this id: caught too.
+    const other = JSON.parse((await admin.hget(`bull:w${queueIndex}:d_intact`, 'data'))!) as object;
+    await admin.hset(`bull:w${queueIndex}:d_swapped`, 'data', JSON.stringify(other));
+    const worker = inbox.process((event) => void seen.push(event.delivery_id), { onDeadLetter: (notice) => void notices.push(notice) });
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).dead === 2);
+    expect(seen).toEqual(['intact']);
+    const dead = await inbox.deadLetters();
+    expect(dead.find((letter) => letter.deliveryId === 'edited')?.lastError).toMatch(/delivery edited not run: its body, kind or delivery id no longer match the digest/);
+    expect(dead.find((letter) => letter.deliveryId === 'swapped')?.lastError).toMatch(/delivery swapped not run/);
+    expect(notices.map((notice) => notice.deliveryId).sort()).toEqual(['edited', 'swapped']);
+  });
+
+  test('with integrityKey, an entry whose digest was recomputed without the key (or removed) is refused as well', async () => {
+    const inbox = open({ integrityKey: 'k'.repeat(32) });
+    const seen: string[] = [];
+    await inbox.put(entry('keyed'));
+    await inbox.put(entry('stripped'));
+    const key = `bull:w${queueIndex}:d_stripped`;
+    const data = JSON.parse((await admin.hget(key, 'data'))!) as { body: string; receivedAt: number };
+    await admin.hset(key, 'data', JSON.stringify({ body: data.body, receivedAt: data.receivedAt }));
+    opened.push(inbox.process((event) => void seen.push(event.delivery_id)));
+    await until(async () => (await inbox.stats()).dead === 1);
+    expect(seen).toEqual(['keyed']);
+    expect((await inbox.deadLetters())[0]?.lastError).toMatch(/stripped not run: it has no digest/);
+    expect(() => bullmqInbox({ connection: { port: redis.port }, integrityKey: 'short' })).toThrow(/integrityKey must be a string of at least 16 characters/);
+  });
+
+  test('the durability check is asked again: a policy switched to allkeys-lru while running stops the storing (answered 500, the service retries), and switching back resumes it', async () => {
+    const lines: string[] = [];
+    const inbox = open({ durabilityCheckMs: 100, warn: (line) => void lines.push(line) });
+    const worker = inbox.process(() => {});
+    opened.push(worker);
+    await worker.ready();
+    const server = await serve(toNodeListener(createWebhookHandler({ secret: SECRET, inbox })));
+    try {
+      expect((await deliver(server.url, envelope('before'))).status).toBe(200);
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      await sleep(150);
+      expect(await deliver(server.url, envelope('while-evicting'))).toEqual({ status: 500, body: { error: 'inbox_failed' } });
+      await expect(inbox.put(entry('direct'))).rejects.toThrow(/maxmemory-policy allkeys-lru.*noeviction/);
+      // The running worker says so too (it keeps draining what is stored).
+      await until(() => lines.some((line) => /maxmemory-policy allkeys-lru/.test(line)), 3000);
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      expect((await deliver(server.url, envelope('after'))).status).toBe(200);
+      expect((await inbox.list({ status: ['waiting', 'active', 'completed'] })).map((item) => item.deliveryId).sort()).toEqual(['after', 'before']);
+    } finally {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await server.close();
+    }
+  });
+
+  test('bad process() options are refused with the field named', () => {
+    const inbox = open();
+    expect(() => inbox.process(() => {}, { maxWorkerDeaths: 0 })).toThrow(/maxWorkerDeaths must be a whole number ≥ 1/);
+    expect(() => inbox.process(() => {}, { closeGraceMs: -1 })).toThrow(/closeGraceMs must be a whole number ≥ 0/);
+    expect(() => inbox.process(() => {}, { rateLimit: { 'ping.test': { max: 0, durationMs: 10 } } })).toThrow(/rateLimit\["ping\.test"\] must be \{ max, durationMs \}/);
+    expect(() => inbox.process(() => {}, { failureLogIntervalMs: 0.5 })).toThrow(/failureLogIntervalMs must be a whole number/);
+  });
+});
+
+describe.skipIf(!hasRedis)('a worker whose Redis goes away', () => {
+  let redis: TestRedis;
+  afterAll(async () => {
+    await redis?.stop();
+    redis?.remove();
+  });
+
+  test('no hot retry loop: while Redis is down the worker reconnects about once a second, says so a few times, and resumes once it is back', async () => {
+    redis = await startTestRedis(['--appendonly', 'yes']);
+    const lines: string[] = [];
+    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'down', warn: (line) => void lines.push(line) });
+    const seen: string[] = [];
+    const worker = inbox.process((event) => void seen.push(event.delivery_id), { failureLogIntervalMs: 2000 });
+    await worker.ready();
+    await inbox.put(entry('before-down'));
+    await until(() => seen.length === 1);
+    await redis.stop();
+    // Something on the port that accepts and hangs up at once: each reconnect attempt is counted.
+    const sockets: Socket[] = [];
+    let connections = 0;
+    const peer: Server = createNetServer((socket) => {
+      connections++;
+      sockets.push(socket);
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => peer.listen(redis.port, '127.0.0.1', resolve));
+    lines.length = 0;
+    await sleep(3000);
+    await new Promise<void>((resolve) => peer.close(() => resolve()));
+    // BullMQ's connections (the worker's two, the queue's) each retry at ≥ 1 s: a hot loop would be hundreds.
+    expect(connections).toBeLessThan(30);
+    expect(lines.length).toBeLessThan(8);
+    await redis.restart();
+    await until(() => inbox.put(entry('after-up')).then(() => true, () => false), 15_000);
+    await until(() => seen.includes('after-up'), 15_000);
+    await worker.close();
+    await inbox.close();
+  }, 40_000);
+});
