@@ -40,7 +40,12 @@ export interface BullmqProcessOptions extends InboxProcessOptions {
   failureLogIntervalMs?: number | undefined;
 }
 
-/** The handler a BullMQ worker runs: `on(event)`, told its attempt and a signal aborted when the worker gives up on the run. */
+/**
+ * The handler a BullMQ worker runs: `on(event)`, told its attempt and a signal aborted when the worker gives up on the run.
+ *
+ * @param event The verified delivery's event.
+ * @param context Its attempt and a signal aborted when the worker gives up on the run (a close past its grace).
+ */
 export type BullmqInboxHandler = (event: WebhookEvent, context: InboxRunContext) => unknown;
 
 /** What a worker needs of its inbox. */

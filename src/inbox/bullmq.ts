@@ -64,9 +64,17 @@ export interface BullmqInbox extends WebhookInbox {
   process(on: BullmqInboxHandler, options?: BullmqProcessOptions): InboxWorker;
   /** Every dead letter, oldest first. */
   deadLetters(): Promise<DeadLetter[]>;
-  /** The deliveries a filter selects (`status`, `kind`, `since`, `until`), oldest stored first, at most `limit` (1000). */
+  /**
+   * The deliveries a filter selects (`status`, `kind`, `since`, `until`), oldest stored first, at most `limit` (1000).
+   *
+   * @param filter Which deliveries: `status`, `kind`, `since`, `until` and `limit`; all of them when omitted.
+   */
   list(filter?: InboxListOptions): Promise<InboxListing[]>;
-  /** One delivery in full (its body, event, attempts, last error), or `undefined` when the inbox has none of that id. */
+  /**
+   * One delivery in full (its body, event, attempts, last error), or `undefined` when the inbox has none of that id.
+   *
+   * @param deliveryId The delivery's `delivery_id`.
+   */
   show(deliveryId: string): Promise<InboxDelivery | undefined>;
   /**
    * Runs deliveries again, on purpose past deduplication: one id (a dead letter, or one already

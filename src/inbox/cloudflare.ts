@@ -54,6 +54,9 @@ export interface ProcessQueueBatchOptions {
    * message that is not a delivery of this inbox (retried too, so that after the queue's
    * `max_retries` it reaches its dead-letter queue, where someone can see it, instead of vanishing).
    * Default: one line on `console.error`, credentials redacted. What it throws is ignored.
+   *
+   * @param error What went wrong: the error `on` threw, or why the message is not a delivery.
+   * @param context Which message it is about.
    */
   onError?: ((error: unknown, context: QueueMessageContext) => void) | undefined;
 }

@@ -28,12 +28,32 @@ export interface InboxDashboardOptions {
 
 /** What `createInboxDashboard` gives for each framework. */
 export interface InboxDashboards {
-  /** `app.use(basePath, dashboard)`. */
+  /**
+   * `app.use(basePath, dashboard)`.
+   *
+   * @param request Express's request.
+   * @param response Express's response.
+   * @param next Express's next.
+   */
   express: (request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void;
-  /** `await app.register(dashboard, { prefix: basePath })`. */
+  /**
+   * `await app.register(dashboard, { prefix: basePath })`.
+   *
+   * @param instance The Fastify instance it is registered in.
+   * @param options The plugin's options (the `prefix`).
+   * @param done Fastify's callback.
+   */
   fastify: (instance: unknown, options: unknown, done: (error?: Error) => void) => void;
   /** `app.route(basePath, dashboard)`: a Hono app. */
-  hono: { fetch(request: Request, ...rest: unknown[]): Response | Promise<Response> };
+  hono: {
+    /**
+     * Answers one request of the dashboard.
+     *
+     * @param request The request Hono routed here.
+     * @param rest Hono's environment and execution context.
+     */
+    fetch(request: Request, ...rest: unknown[]): Response | Promise<Response>;
+  };
 }
 
 /** A request as the guard sees it: method, path within the dashboard, authorization header. */
@@ -130,6 +150,9 @@ function checkCredential(credential: unknown): asserts credential is string {
  * const app = express();
  * app.use('/admin/inbox', await createInboxDashboard(inbox, { framework: 'express', basePath: '/admin/inbox', credential: process.env.INBOX_UI_SECRET! }));
  * ```
+ *
+ * @param inbox The inbox `bullmqInbox()` made.
+ * @param options The `framework`, the `basePath` it is mounted at, the `credential` it asks for, and `allowReplay`.
  */
 export async function createInboxDashboard<F extends keyof InboxDashboards>(inbox: BullmqInbox, options: InboxDashboardOptions & { framework: F }): Promise<InboxDashboards[F]> {
   checkCredential(options?.credential);
@@ -206,10 +229,16 @@ export interface ServeInboxDashboardOptions {
 /** A dashboard served alone: where it is, and how to stop it. */
 export interface ServedInboxDashboard {
   readonly url: string;
+  /** Stops the server and closes its connections. */
   close(): Promise<void>;
 }
 
-/** The dashboard alone on its own server (what `svc-sdk inbox ui` runs), on loopback by default. Needs `@bull-board/express`. */
+/**
+ * The dashboard alone on its own server (what `svc-sdk inbox ui` runs), on loopback by default. Needs `@bull-board/express`.
+ *
+ * @param inbox The inbox `bullmqInbox()` made.
+ * @param options The `credential` it asks for, the `host` and `port` it listens on, and `allowReplay`.
+ */
 export async function serveInboxDashboard(inbox: BullmqInbox, options: ServeInboxDashboardOptions): Promise<ServedInboxDashboard> {
   const dashboard = await createInboxDashboard(inbox, { framework: 'express', basePath: '/', credential: options.credential, allowReplay: options.allowReplay });
   const server = createServer((request, response) =>

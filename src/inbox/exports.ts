@@ -9,6 +9,7 @@ export {
   type ProcessQueueBatchOptions,
   type QueueMessageContext,
 } from './cloudflare.js';
+export type { ReplayTarget } from './bullmq-entries.js';
 export type { BullmqInbox, BullmqInboxHandler, BullmqInboxOptions, BullmqProcessOptions, InboxRateLimit } from './bullmq.js';
 export type {
   DeadLetter,

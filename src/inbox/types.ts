@@ -36,6 +36,8 @@ export interface InboxProcessOptions {
   /**
    * Hears each delivery that became a dead letter (its attempts spent, its worker dead too often, or
    * its stored body edited), with the delivery's context, for an alert; what it throws or rejects is ignored.
+   *
+   * @param letter The dead letter, and the delivery it holds.
    */
   onDeadLetter?: ((letter: DeadLetterNotice) => unknown) | undefined;
 }

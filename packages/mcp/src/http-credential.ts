@@ -9,7 +9,11 @@ import { join } from 'node:path';
 /** The credential file's name in the state folder. */
 export const CREDENTIAL_FILE = 'http-credential';
 
-/** The credential kept in `stateDir`, made now when there is none (`made`: print it, this once). */
+/**
+ * The credential kept in `stateDir`, made now when there is none (`made`: print it, this once).
+ *
+ * @param stateDir The server's state folder.
+ */
 export async function storedCredential(stateDir: string): Promise<{ credential: string; made: boolean; path: string }> {
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const path = join(stateDir, CREDENTIAL_FILE);

@@ -34,9 +34,18 @@ export interface McpHttpOptions extends Omit<McpServerOptions, 'hostRoots'> {
 
 /** The MCP server over HTTP: a fetch handler, the same as a Node listener, and its close. */
 export interface McpHttpHandler {
-  /** Answers one request (Streamable HTTP, stateless; Host/Origin and the credential checked, body capped). */
+  /**
+   * Answers one request (Streamable HTTP, stateless; Host/Origin and the credential checked, body capped).
+   *
+   * @param request The MCP request (a POST of JSON-RPC).
+   */
   fetch(request: Request): Promise<Response>;
-  /** The same as a `node:http` listener. */
+  /**
+   * The same as a `node:http` listener.
+   *
+   * @param req The incoming request.
+   * @param res Its response.
+   */
   listener(req: IncomingMessage, res: ServerResponse): void;
   /** Closes the server behind it. */
   close(): Promise<void>;
@@ -46,6 +55,8 @@ export interface McpHttpHandler {
  * A fetch handler (`Request` → `Response`) serving the MCP server over stateless Streamable HTTP,
  * and a Node listener of it. The options are checked once, here (a bad tool name, a missing or
  * short credential throw now).
+ *
+ * @param options The server's options, the `credential` clients must send, and the `allowedHosts`, `allowedOrigins` and `maxBodyBytes` of its HTTP side.
  */
 export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const { allowedHosts, allowedOrigins, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, credential, ...rest } = options ?? ({} as McpHttpOptions);
@@ -110,6 +121,11 @@ export interface ListenLimits {
 /**
  * Listens on `host` (default 127.0.0.1; 0 as `port`: any free one) with `listener`, header and body
  * times bounded; resolves with the server and its MCP endpoint URL.
+ *
+ * @param listener The Node listener to serve, e.g. `createMcpHttpHandler(options).listener`.
+ * @param port The port; 0 picks a free one.
+ * @param host The address to listen on; `127.0.0.1` unless said.
+ * @param limits Most milliseconds for a request's headers (10 000) and for the whole request (30 000).
  */
 export async function listenMcp(listener: (req: IncomingMessage, res: ServerResponse) => void, port: number, host = '127.0.0.1', limits: ListenLimits = {}): Promise<{ server: Server; url: string }> {
   const headersTimeout = limits.headersTimeoutMs ?? 10_000;

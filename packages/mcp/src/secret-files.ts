@@ -27,7 +27,11 @@ export interface SecretFiles {
   redact(text: string): string;
 }
 
-/** The server's default folder: the per-user state directory's `mcp` (src/shared/state-dir.ts). */
+/**
+ * The server's default folder: the per-user state directory's `mcp` (src/shared/state-dir.ts).
+ *
+ * @param env The environment that names it (`XDG_STATE_HOME`, `LOCALAPPDATA`, `HOME`); the process's by default.
+ */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return stateDirectory('mcp', env);
 }

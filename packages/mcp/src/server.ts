@@ -90,9 +90,11 @@ const NO_ROOTS = 'room_documents_upload is listed once there is a folder to uplo
  * @example
  * ```ts
  * import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
- * import { createMcpServer } from 'svc-sdk/mcp';
+ * import { createMcpServer } from '@svc-sdk/mcp';
  * await createMcpServer({ allowWrites: true }).connect(new StdioServerTransport());
  * ```
+ *
+ * @param options The client the tools call, which tools are listed (`allowWrites`, `allowDestructive`, `tools`), the upload roots and rules, the state folder and an action ledger.
  */
 export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const allowWrites = options.allowWrites === true;

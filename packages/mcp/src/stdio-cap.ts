@@ -9,6 +9,11 @@ export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
 /**
  * `input` with every line over `maxBytes` dropped: for each, `stdout` gets the error response and
  * `log` one line naming the cap. What is passed on never holds a line over the cap.
+ *
+ * @param input The protocol's input (stdin), one JSON-RPC message a line.
+ * @param stdout Where the error answer to a line over the cap goes.
+ * @param log Where the one line naming the cap goes (stderr).
+ * @param maxBytes The largest line passed on, in bytes (10 MiB).
  */
 export function cappedLines(input: Readable, stdout: Writable, log: (line: string) => void, maxBytes = DEFAULT_MAX_LINE_BYTES): Readable {
   // The line being read: held until its newline (as the SDK's own buffer would), dropped once over the cap.
