@@ -45,7 +45,7 @@ describe('the built svc-sdk/inbox is the only entry that loads BullMQ', () => {
     const { before, after, exports } = JSON.parse(run.stdout) as { before: number; after: number; exports: string[] };
     expect(before).toBe(0);
     expect(after).toBeGreaterThan(0);
-    expect(exports).toEqual(['bullmqInbox', 'cloudflareQueueInbox', 'processQueueBatch']);
+    expect(exports).toEqual(['bullmqInbox', 'cloudflareQueueInbox', 'createInboxDashboard', 'processQueueBatch', 'serveInboxDashboard']);
   });
 
   it('the build for other runtimes has the Cloudflare inbox, and a bullmqInbox that says it needs Node', async () => {

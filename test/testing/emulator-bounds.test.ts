@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../../src/index.node.js';
 import { createEmulator, type Emulator } from '../../src/testing/index.js';
 import { Store } from '../../src/testing/store.js';
-import { built, closedPort, run, startEmulator } from '../cli/support.js';
+import { built, closedPort, run, startBin } from '../cli/support.js';
 import { call, KEY } from './support.js';
 
 /** GET /api/v1/webhooks/ on the emulator's server with `host` as the Host header; resolves with the status. */
@@ -146,9 +146,12 @@ describe('createEmulator({ maxRecords })', () => {
 
 describe.skipIf(!built)('svc-sdk emulator --max-records', () => {
   it('keeps at most that many records of each kind over HTTP, warning once on stderr', async () => {
-    const emulator = await startEmulator(['--max-records', '3']);
+    // The built bin in a process of its own: the warning is the emulator's console.warn, on that process's stderr.
+    const emulator = startBin(['emulator', '--port', '0', '--delivery-delay-ms', '0', '--max-records', '3']);
+    const [, baseUrl] = await emulator.waitFor(/SVC_BASE_URL=(\S+)/);
+    const [, apiKey] = await emulator.waitFor(/SVC_API_KEY=(\S+)/);
     try {
-      const client = new Client({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, maxRetries: 0 });
+      const client = new Client({ apiKey: apiKey!, baseUrl: baseUrl!, maxRetries: 0 });
       for (let index = 1; index <= 8; index += 1) await client.webhooks.create({ url: `https://example.com/${index}`, name: `h${index}`, event_types: null });
       expect((await client.webhooks.list()).map((hook) => hook.id)).toEqual([6, 7, 8]);
       await expect.poll(() => emulator.stderr()).toContain('[svc-sdk] emulator: webhooks reached 3, the most it keeps of each kind');

@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { stateDirectory } from 'svc-sdk/internal';
 import { ToolRefusal } from './tool-refusal.js';
 
+/** The way out of a state folder the rule refuses (svc-sdk/internal's ensureStateDirectory). */
+export const STATE_FIX = 'pass the MCP server a state folder of your own (--state-dir <dir>, or stateDir)';
+
 /** A secret file opened before its secret exists. */
 export interface PendingSecret {
   /** Writes `secret` (then the file holds it alone) and names the file after `name`; returns its path. */

@@ -267,7 +267,7 @@ async function serveUi(inbox: BullmqInbox, parsed: ParsedArgs, credential: strin
     throw error;
   });
   io.stdout.write(`inbox dashboard on ${served.url} (${parsed.values['allow-replay'] === true ? 'replay allowed' : 'read-only'}): sign in with any user name and SVC_INBOX_UI_SECRET; Ctrl+C stops it\n`);
-  await untilStopped();
+  await untilStopped(io.stop);
   await served.close();
   return 0;
 }

@@ -8,12 +8,12 @@
 // progress goes out as MCP progress notifications.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, realpath } from 'node:fs/promises';
+import { open, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
-import { mimeFromFilename } from 'svc-sdk/internal';
 import type { UploadManyInput, UploadManyProgress, UploadManyResult } from 'svc-sdk';
-import { listFiles } from 'svc-sdk/internal';
+import { ensureStateDirectory, listFiles, mimeFromFilename } from 'svc-sdk/internal';
+import { STATE_FIX } from '../secret-files.js';
 import { id, ToolRefusal, type ToolContext, type WriteTool } from '../tool.js';
 import { inside } from '../upload-policy.js';
 
@@ -135,7 +135,8 @@ export const roomDocumentsUpload: WriteTool<UploadArgs, UploadPreview, UploadRes
     const progress = progressReporter(context);
     for (const { path, inputs } of checked.filter((each) => each.kind === 'folder')) {
       const manifest = manifestPath(context, args.room_id, path);
-      await mkdir(dirname(manifest), { recursive: true, mode: 0o700 });
+      // The state folders' one rule: made 0700, refused when others can open it or it is a link.
+      ensureStateDirectory(dirname(manifest), STATE_FIX);
       const run = await client.documents.uploadMany(args.room_id, inputs.map(({ path: _local, ...input }) => input), { manifest, signal, onProgress: progress });
       const byName = new Map(inputs.map((input) => [input.filename, input.path]));
       collect(result, run, (file) => byName.get(file) ?? join(path, file));
