@@ -50,7 +50,10 @@ describe('the built svc-sdk/inbox is the only entry that loads BullMQ', () => {
 
   it('the build for other runtimes has the Cloudflare inbox, and a bullmqInbox that says it needs Node', async () => {
     const edge = (await import(new URL('dist/inbox.js', root).href)) as typeof import('../../src/inbox/edge.js');
-    expect(Object.keys(edge).sort()).toEqual(['bullmqInbox', 'cloudflareQueueInbox', 'processQueueBatch']);
+    expect(Object.keys(edge).sort()).toEqual(['bullmqInbox', 'cloudflareQueueInbox', 'createInboxDashboard', 'processQueueBatch', 'serveInboxDashboard']);
     expect(() => edge.bullmqInbox({ connection: {} })).toThrow(/bullmqInbox needs Node, Bun or Deno.*cloudflareQueueInbox/);
+    // The same names as under Node, so code type-checked for a bundler compiles; the dashboard itself needs Node.
+    await expect(edge.createInboxDashboard({} as never, { framework: 'hono', credential: 'x'.repeat(32) })).rejects.toThrow(/createInboxDashboard needs Node/);
+    await expect(edge.serveInboxDashboard({} as never, { credential: 'x'.repeat(32) })).rejects.toThrow(/serveInboxDashboard needs Node/);
   });
 });
