@@ -14,7 +14,7 @@ assert.ok(new sdk.NotFoundError({ status: 404, body: null, headers: new Headers(
 assert.equal(typeof testing.createEmulator, 'function', 'svc-sdk/testing exports createEmulator');
 assert.deepEqual(Object.keys(otel.clientTelemetry()).sort(), ['afterResponse', 'beforeRequest', 'beforeRetry', 'onError'], 'svc-sdk/otel makes client hooks');
 assert.deepEqual(Object.keys(otel.webhookTelemetry()).sort(), ['onOutcome', 'onReceive'], 'svc-sdk/otel makes receiver hooks');
-assert.deepEqual(Object.keys(inbox).sort(), ['bullmqInbox', 'cloudflareQueueInbox', 'processQueueBatch'], 'svc-sdk/inbox exports its inboxes');
+assert.deepEqual(Object.keys(inbox).sort(), ['bullmqInbox', 'cloudflareQueueInbox', 'createInboxDashboard', 'processQueueBatch', 'serveInboxDashboard'], 'svc-sdk/inbox exports its inboxes and the dashboard');
 assert.equal(typeof mcp.createMcpServer, 'function', '@svc-sdk/mcp exports createMcpServer');
 assert.deepEqual(Object.keys(actions).sort(), ['DEFAULT_WINDOW_MS', 'createActionLedger', 'createMemoryLedgerStore', 'createRedisLedgerStore'], 'svc-sdk/actions exports the ledger and its stores');
 // One class per error across entries, so `instanceof` holds whichever entry a user imported it from.
