@@ -280,7 +280,7 @@ export function ledgerSuite(open: OpenStore): void {
         await second.record(DECIDE[kind](kind));
       }
       await first.record(proposed('pending-only'));
-      await until(() => seen.length >= 3);
+      await until(async () => (await Promise.all(KINDS.map((kind) => first.handled(kind)))).every(({ done }) => done));
       await sleep(100);
       expect(seen.sort()).toEqual(['approved:approved:1', 'expired:expired:1', 'rejected:rejected:1']);
       expect(await first.handled('approved')).toEqual({ runs: 1, done: true });
@@ -311,7 +311,7 @@ export function ledgerSuite(open: OpenStore): void {
         { pollMs: 20, retryDelayMs: 30, onError: (error) => errors.push(error) },
       );
       await ledger.record(rejected('flaky'));
-      await until(() => runs.length >= 2);
+      await until(async () => (await ledger.handled('flaky')).done);
       await sleep(100);
       expect(runs).toEqual([1, 2]);
       expect(errors).toHaveLength(1);
@@ -330,7 +330,8 @@ export function ledgerSuite(open: OpenStore): void {
       const subscription = ledger.onDecision((_action, { run }) => void runs.push(run), { pollMs: 25 });
       await sleep(150);
       expect(runs).toEqual([]); // the lease (600 ms) still holds
-      await until(() => runs.length >= 1);
+      // Done is written after the handler returns (one more round trip on Redis): wait for it, not for the call.
+      await until(async () => (await ledger.handled('crashed')).done);
       expect(runs).toEqual([2]);
       expect(await ledger.handled('crashed')).toEqual({ runs: 2, done: true });
       await subscription.close();
@@ -347,8 +348,9 @@ export function ledgerSuite(open: OpenStore): void {
       await first.record(approved('long'));
       await until(() => runs.length === 1);
       const other = second.onDecision(() => void runs.push('second'), { leaseMs: 600, pollMs: 20 });
-      // 2.5 leases: without renewals (every 200 ms) the second would have taken it over.
-      await sleep(1600);
+      // The run takes 2.5 leases: without renewals (every 200 ms) the second would have taken it over.
+      await until(async () => (await first.handled('long')).done);
+      await sleep(100);
       expect(runs).toEqual(['first']);
       expect(await first.handled('long')).toEqual({ runs: 1, done: true });
       await Promise.all([slow.close(), other.close()]);
@@ -363,9 +365,9 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Waits until `condition` holds (checked every 10 ms), failing after 5 s. */
-export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(10);
   }
