@@ -63,7 +63,7 @@ interface Subscriber {
  * ```
  */
 export function createRedisLedgerStore(client: RedisLedgerClient, options: RedisLedgerStoreOptions = {}): LedgerStore {
-  const redis = client as unknown as { isOpen?: unknown; sendCommand?: Send; call?: (...args: string[]) => Promise<unknown>; duplicate?: () => unknown };
+  const redis = client as unknown as { isOpen?: unknown; sendCommand?: Send; call?: (...args: string[]) => Promise<unknown>; duplicate?: (override?: { autoResubscribe: boolean }) => unknown };
   const isNodeRedis = typeof redis?.isOpen === 'boolean' && typeof redis.sendCommand === 'function';
   if (!redis || !(isNodeRedis || typeof redis.call === 'function')) {
     throw new TypeError('[svc-sdk] createRedisLedgerStore: pass a connected node-redis (createClient) or ioredis (new Redis) client');
@@ -135,7 +135,10 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
   let subscribing: Promise<void> | undefined;
   const subscribe = async () => {
     const owned = options.subscriber === undefined;
-    const connection = (options.subscriber ?? redis.duplicate!()) as Subscriber;
+    // ioredis subscribes again after a reconnection by itself, with no handler on that command: a connection
+    // closed before Redis answered it (close() here, Redis going down again) would be an unhandled rejection,
+    // which ends the user's process. The store's own connection subscribes again here instead, caught.
+    const connection = (options.subscriber ?? (isNodeRedis ? redis.duplicate!() : redis.duplicate!({ autoResubscribe: false }))) as Subscriber;
     subscriber = { connection, owned };
     // Reconnections are the client's; a notification lost meanwhile is caught by the readers' polling.
     connection.on('error', () => undefined);
@@ -145,6 +148,7 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     } else {
       connection.on('message', ((channel: string, message: string) => channel === key.channel && tell(message)) as (...args: never[]) => void);
       await connection.subscribe(key.channel);
+      if (owned) connection.on('ready', () => void connection.subscribe(key.channel).catch(() => undefined));
     }
   };
 
