@@ -10,10 +10,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { emptyFolder, installVerdaccio, ROOT, startRegistry, type LocalRegistry } from './registry.js';
+import { emptyFolder, freePort, installVerdaccio, ROOT, startRegistry, type LocalRegistry } from './registry.js';
 
 const built = ['dist/index.js', 'packages/mcp/dist/index.js', 'packages/cli/dist/cli.js'].every((file) => existsSync(join(ROOT, file)));
 if (!built) console.warn('[svc-sdk] skipping the registry test: a package is not built; run "npm run build" first (npm test does)');
@@ -41,6 +42,35 @@ export function readmeOneLiners(markdown: string): string[] {
   }
   for (const [, code] of markdown.matchAll(/`(npx [^`]+)`/g)) if (/^npx (-y )?@svc-sdk\/cli \w/.test(code!)) lines.add(code!);
   return [...lines];
+}
+
+/** The lines of the README's sh blocks that start with `command ` (the inbox's `redis-server …`). */
+function readmeShellLines(markdown: string, command: string): string[] {
+  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, block]) => block!.split('\n')).filter((line) => line.startsWith(`${command} `));
+}
+
+/** Resolves once a Redis answers PING on 127.0.0.1:`port` (30 s at most). */
+async function redisAnswers(port: number): Promise<void> {
+  const ping = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+      socket.once('data', (chunk) => (socket.destroy(), resolve(String(chunk).startsWith('+PONG'))));
+      socket.once('error', () => resolve(false));
+    });
+  for (const deadline = Date.now() + 30_000; !(await ping()); ) {
+    if (Date.now() > deadline) throw new Error(`no Redis answered on 127.0.0.1:${port} in 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether process `pid` still runs (signal 0 checks without sending one). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The MCP host config block of the README (`mcpServers`) and its rehearsal's `args`, as a host reads them. */
@@ -187,8 +217,8 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
       await emulator?.stop();
     }, 60_000);
 
-    it('finds the lines the README promises: the emulator, listen, trigger, upload and mcp', () => {
-      for (const command of ['emulator', 'listen', 'trigger', 'upload', 'mcp']) expect(lines.some((line) => line.includes(`@svc-sdk/cli ${command}`)), command).toBe(true);
+    it('finds the lines the README promises: the emulator, listen, trigger, upload, mcp and the inbox', () => {
+      for (const command of ['emulator', 'listen', 'trigger', 'upload', 'mcp', 'inbox demo', 'inbox stats', 'inbox ls']) expect(lines.some((line) => line.includes(`@svc-sdk/cli ${command}`)), command).toBe(true);
     });
 
     it('each emulator line starts an emulator that answers on the SVC_BASE_URL it prints', async () => {
@@ -262,8 +292,44 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
       }
     });
 
+    it("the inbox's two commands, as pasted (its redis-server on a port and folder of the test's), then inbox stats and ls read what the demo processed", async () => {
+      // The README's own redis-server line, with a free port, a folder of the test's, loopback and a
+      // pid file appended (later arguments win): the user's Redis on 6379, if any, is never touched.
+      const [redisLine, ...others] = readmeShellLines(README, 'redis-server');
+      expect(others, 'one redis-server line in the README').toEqual([]);
+      const port = await freePort();
+      const dir = join(registry.home, 'redis');
+      mkdirSync(dir);
+      const pidfile = join(dir, 'redis.pid');
+      const started = await runLine(`${redisLine} --port ${port} --dir ${dir} --bind 127.0.0.1 --pidfile ${pidfile}`, app, registry.env, 30_000);
+      expect(started.code, started.stderr).toBe(0);
+      try {
+        await redisAnswers(port);
+        const inboxEnv = { ...registry.env, SVC_INBOX_REDIS: `redis://127.0.0.1:${port}` };
+        const demoLine = lines.find((line) => line.includes(' inbox demo'))!;
+        const demo = await runLine(demoLine, app, inboxEnv);
+        expect(demo.code, `${demoLine}\n${demo.stdout}${demo.stderr}`).toBe(0);
+        expect(demo.stdout.match(/^processed \S+: document\.uploaded memo-\d+\.pdf/gm), demo.stdout).toHaveLength(5);
+        const queue = /worker running on queue (\S+),/.exec(demo.stdout)![1]!;
+        // The stats and ls lines read the inbox's default queue: here the demo's, named as the demo says.
+        const statsLine = lines.find((line) => line.includes(' inbox stats'))!;
+        const stats = await runLine(`${statsLine} --queue ${queue}`, app, inboxEnv);
+        expect(stats.code, `${statsLine}\n${stats.stderr}`).toBe(0);
+        expect(stats.stdout).toMatch(/^completed 5$/m);
+        expect(stats.stdout).toMatch(/^dead {6}0$/m);
+        const lsLine = lines.find((line) => line.includes(' inbox ls'))!;
+        const listed = await runLine(`${lsLine} --queue ${queue}`, app, inboxEnv);
+        expect(listed.code, `${lsLine}\n${listed.stderr}`).toBe(0);
+        expect(listed.stdout.match(/^\S+ {2}completed {2}document\.uploaded {2}1 attempt /gm), listed.stdout).toHaveLength(5);
+      } finally {
+        const pid = Number(readFileSync(pidfile, 'utf8'));
+        process.kill(pid, 'SIGTERM');
+        await expect.poll(() => alive(pid), { timeout: 20_000 }).toBe(false);
+      }
+    });
+
     it('leaves no one-liner untried except the Inspector line (test/mcp/hosts.test.ts runs the Inspector against the built CLI)', () => {
-      const tried = (line: string) => / (emulator|listen|trigger|upload)\b/.test(line) || line.includes(' mcp --http');
+      const tried = (line: string) => / (emulator|listen|trigger|upload)\b/.test(line) || line.includes(' mcp --http') || / inbox (demo|stats|ls)\b/.test(line);
       expect(lines.filter((line) => !tried(line))).toEqual([expect.stringMatching(/^npx @modelcontextprotocol\/inspector --cli /)]);
     });
   });
