@@ -20,7 +20,7 @@ describe.skipIf(!hasRedis)('svc-sdk inbox demo', () => {
   let url: string;
   let admin: Redis;
   /** The connections Redis holds besides the test's own. */
-  const othersConnected = async () => (await admin.client('LIST')).toString().trim().split('\n').length - 1;
+  const othersConnected = async () => String(await admin.client('LIST')).trim().split('\n').length - 1;
 
   beforeAll(async () => {
     redis = await startTestRedis(['--appendonly', 'yes', '--requirepass', PASSWORD]);
