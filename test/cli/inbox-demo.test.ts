@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { freePort } from '../webhooks/redis-server.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from '../inbox/redis.js';
-import { run, start } from './support.js';
+import { built, run, start, startBin } from './support.js';
 
 reportMissingRedis();
 
@@ -76,6 +76,15 @@ describe.skipIf(!hasRedis)('svc-sdk inbox demo', () => {
     expect(handlers()).toEqual(before);
     // Stopped, it serves no more.
     await expect(fetch(receiver!, { method: 'POST', body: '{}' })).rejects.toThrow();
+  }, 60_000);
+
+  test.skipIf(!built)('the bin, serving: SIGTERM (docker stop, a CI cancel) ends the process, exit 0, its connections closed', async () => {
+    const demo = startBin(['inbox', 'demo', '--deliveries', '0', '--queue', 'demo-bin'], { SVC_INBOX_REDIS: url });
+    await demo.waitFor(/Press Ctrl\+C to stop\./);
+    expect(await othersConnected()).toBeGreaterThan(0);
+    expect(await demo.stop('SIGTERM')).toBe(0);
+    expect(demo.stdout()).toMatch(/^queue demo-bin .*:\n/m);
+    await expect.poll(othersConnected).toBe(0);
   }, 60_000);
 
   test('an unreachable Redis, a wrong password: one line with the fix and no password, exit 1, quickly, nothing started', async () => {
