@@ -1,5 +1,6 @@
 // The inbox end to end on one machine: the emulator as the service, a receiver storing each verified
 // delivery in Redis, and a worker running `on` for it; SIGTERM (or Ctrl+C) ends it cleanly.
+// `npx @svc-sdk/cli inbox demo` runs the same from any folder; this file is it in your code.
 //   redis-server --appendonly yes --daemonize yes
 //   npx --yes -p svc-sdk -p bullmq -p ioredis -p msw -p minisearch node examples/inbox-quickstart.mjs
 // Env: SVC_INBOX_REDIS (default redis://127.0.0.1:6379), PORT (default 0: a free port),

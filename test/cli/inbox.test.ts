@@ -114,7 +114,7 @@ describe.skipIf(!hasRedis || !built)('svc-sdk inbox stats | ls | show | dead | r
   });
 
   test('misuse is exit 2 with the fix; a Redis nobody listens on fails fast without printing its password', async () => {
-    expect((await run(['inbox'])).stderr).toMatch(/inbox needs an action: stats, ls, show, dead, replay, ui/);
+    expect((await run(['inbox'])).stderr).toMatch(/inbox needs an action: demo, stats, ls, show, dead, replay, ui/);
     expect((await run(['inbox', 'replay', '--redis', url])).stderr).toMatch(/a delivery id, --all, or filters/);
     expect((await run(['inbox', 'stats', 'x', '--redis', url])).stderr).toMatch(/takes no delivery id/);
     const bad = await run(['inbox', 'stats', '--redis', 'http://:hunter2@127.0.0.1:1']);

@@ -3,7 +3,7 @@
 // The signals are emitted on this process (no real signal is sent: the listeners are what one reaches).
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { untilStopped } from '../../packages/cli/src/signals.js';
+import { untilStopped, watchStop } from '../../packages/cli/src/signals.js';
 
 const counts = () => [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
 const settled = <T>(promise: Promise<T>) => Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve('pending'), 20))]);
@@ -44,5 +44,19 @@ describe('untilStopped(abort?)', () => {
     expect(await settled(stopped)).toBe('pending');
     process.emit('SIGTERM', 'SIGTERM');
     expect(await stopped).toBe('SIGTERM');
+  });
+});
+
+describe('watchStop(abort?)', () => {
+  it('dispose removes every handler it added, and its wait then never ends', async () => {
+    const before = counts();
+    const abort = new AbortController();
+    const watch = watchStop(abort.signal);
+    expect(counts()).toEqual([before[0]! + 1, before[1]! + 1]);
+    watch.dispose();
+    expect(counts()).toEqual(before);
+    expect(getEventListeners(abort.signal, 'abort')).toEqual([]);
+    abort.abort('SIGINT');
+    expect(await settled(watch.stopped)).toBe('pending');
   });
 });

@@ -10,10 +10,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { emptyFolder, installVerdaccio, ROOT, startRegistry, type LocalRegistry } from './registry.js';
+import { emptyFolder, freePort, installVerdaccio, ROOT, startRegistry, type LocalRegistry } from './registry.js';
 
 const built = ['dist/index.js', 'packages/mcp/dist/index.js', 'packages/cli/dist/cli.js'].every((file) => existsSync(join(ROOT, file)));
 if (!built) console.warn('[svc-sdk] skipping the registry test: a package is not built; run "npm run build" first (npm test does)');
@@ -43,6 +44,35 @@ export function readmeOneLiners(markdown: string): string[] {
   return [...lines];
 }
 
+/** The lines of the README's sh blocks that start with `command ` (the inbox's `redis-server …`). */
+function readmeShellLines(markdown: string, command: string): string[] {
+  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, block]) => block!.split('\n')).filter((line) => line.startsWith(`${command} `));
+}
+
+/** Resolves once a Redis answers PING on 127.0.0.1:`port` (30 s at most). */
+async function redisAnswers(port: number): Promise<void> {
+  const ping = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+      socket.once('data', (chunk) => (socket.destroy(), resolve(String(chunk).startsWith('+PONG'))));
+      socket.once('error', () => resolve(false));
+    });
+  for (const deadline = Date.now() + 30_000; !(await ping()); ) {
+    if (Date.now() > deadline) throw new Error(`no Redis answered on 127.0.0.1:${port} in 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether process `pid` still runs (signal 0 checks without sending one). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The MCP host config block of the README (`mcpServers`) and its rehearsal's `args`, as a host reads them. */
 function hostConfigs(markdown: string) {
   const block = [...markdown.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes('"mcpServers"'))!;
@@ -52,7 +82,7 @@ function hostConfigs(markdown: string) {
 }
 
 /** Runs one README line with bash in `cwd`, to its end (not spawnSync: this process serves the receivers the lines reach). */
-function runLine(line: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runLine(line: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 480_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
     let stdout = '';
@@ -73,7 +103,16 @@ async function startLine(line: string, cwd: string, env: NodeJS.ProcessEnv, read
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`"${line}" printed no ${ready} in 240 s:\n${stdout}\n${stderr}`)), 240_000);
+    // 480 s: the first npx of a line installs the CLI and its dependencies through the registry, minutes on a loaded machine.
+    const timer = setTimeout(() => {
+      // Not left installing or running after the test gave up on it.
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      reject(new Error(`"${line}" printed no ${ready} in 480 s:\n${stdout}\n${stderr}`));
+    }, 480_000);
     const check = () => {
       const found = ready.exec(stdout);
       if (!found) return;
@@ -187,8 +226,8 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
       await emulator?.stop();
     }, 60_000);
 
-    it('finds the lines the README promises: the emulator, listen, trigger, upload and mcp', () => {
-      for (const command of ['emulator', 'listen', 'trigger', 'upload', 'mcp']) expect(lines.some((line) => line.includes(`@svc-sdk/cli ${command}`)), command).toBe(true);
+    it('finds the lines the README promises: the emulator, listen, trigger, upload, mcp and the inbox', () => {
+      for (const command of ['emulator', 'listen', 'trigger', 'upload', 'mcp', 'inbox demo', 'inbox stats', 'inbox ls']) expect(lines.some((line) => line.includes(`@svc-sdk/cli ${command}`)), command).toBe(true);
     });
 
     it('each emulator line starts an emulator that answers on the SVC_BASE_URL it prints', async () => {
@@ -262,8 +301,49 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
       }
     });
 
+    it("the inbox's two commands, as pasted (its redis-server on a port and folder of the test's), then inbox stats and ls read what the demo processed", async () => {
+      // The README's own redis-server line, with a free port, a folder of the test's, loopback and a
+      // pid file appended (later arguments win): the user's Redis on 6379, if any, is never touched.
+      const [redisLine, ...others] = readmeShellLines(README, 'redis-server');
+      expect(others, 'one redis-server line in the README').toEqual([]);
+      const port = await freePort();
+      const dir = join(registry.home, 'redis');
+      mkdirSync(dir);
+      const pidfile = join(dir, 'redis.pid');
+      const started = await runLine(`${redisLine} --port ${port} --dir ${dir} --bind 127.0.0.1 --pidfile ${pidfile}`, app, registry.env, 30_000);
+      expect(started.code, started.stderr).toBe(0);
+      try {
+        await redisAnswers(port);
+        const inboxEnv = { ...registry.env, SVC_INBOX_REDIS: `redis://127.0.0.1:${port}` };
+        const demoLine = lines.find((line) => line.includes(' inbox demo'))!;
+        const demo = await runLine(demoLine, app, inboxEnv);
+        expect(demo.code, `${demoLine}\n${demo.stdout}${demo.stderr}`).toBe(0);
+        expect(demo.stdout.match(/^processed \S+: document\.uploaded memo-\d+\.pdf/gm), demo.stdout).toHaveLength(5);
+        const queue = /worker running on queue (\S+),/.exec(demo.stdout)![1]!;
+        // A stats or ls line without --queue reads the inbox's default queue: given the demo's, as the demo names it.
+        const onDemoQueue = (line: string) => (line.includes('--queue') ? line : `${line} --queue ${queue}`);
+        const statsLines = lines.filter((line) => line.includes(' inbox stats'));
+        expect(statsLines.length).toBeGreaterThanOrEqual(1);
+        for (const line of statsLines) {
+          const stats = await runLine(onDemoQueue(line), app, inboxEnv);
+          expect(stats.code, `${line}\n${stats.stderr}`).toBe(0);
+          expect(stats.stdout, line).toMatch(/^completed 5$/m);
+          expect(stats.stdout, line).toMatch(/^dead {6}0$/m);
+        }
+        for (const line of lines.filter((candidate) => candidate.includes(' inbox ls'))) {
+          const listed = await runLine(onDemoQueue(line), app, inboxEnv);
+          expect(listed.code, `${line}\n${listed.stderr}`).toBe(0);
+          expect(listed.stdout.match(/^\S+ {2}completed {2}document\.uploaded {2}1 attempt /gm), listed.stdout).toHaveLength(5);
+        }
+      } finally {
+        const pid = Number(readFileSync(pidfile, 'utf8'));
+        process.kill(pid, 'SIGTERM');
+        await expect.poll(() => alive(pid), { timeout: 20_000 }).toBe(false);
+      }
+    });
+
     it('leaves no one-liner untried except the Inspector line (test/mcp/hosts.test.ts runs the Inspector against the built CLI)', () => {
-      const tried = (line: string) => / (emulator|listen|trigger|upload)\b/.test(line) || line.includes(' mcp --http');
+      const tried = (line: string) => / (emulator|listen|trigger|upload)\b/.test(line) || line.includes(' mcp --http') || / inbox (demo|stats|ls)\b/.test(line);
       expect(lines.filter((line) => !tried(line))).toEqual([expect.stringMatching(/^npx @modelcontextprotocol\/inspector --cli /)]);
     });
   });

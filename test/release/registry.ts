@@ -95,7 +95,8 @@ export async function startRegistry(): Promise<LocalRegistry> {
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 30_000;
+  // 120 s: on a loaded machine (CI, or seven engineers on two cores) Verdaccio has taken more than 30 s to answer.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const up = await fetch(`${url}-/ping`).then((response) => response.ok, () => false);
     if (up) break;

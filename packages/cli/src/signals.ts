@@ -3,21 +3,46 @@ import { constants } from 'node:os';
 /**
  * Resolves with the first SIGINT (Ctrl+C) or SIGTERM, which then no longer ends the process by itself,
  * or with the signal's name `abort` is aborted with (CliIO's `stop`), whichever comes first.
+ *
+ * @param abort The host's stop (CliIO's `stop`), if any.
  */
 export function untilStopped(abort?: AbortSignal): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
+  return watchStop(abort).stopped;
+}
+
+/** A wait for a stop that may end without one (`dispose`): a command whose work can finish first. */
+export interface StopWatch {
+  /** Resolves with the first SIGINT or SIGTERM, or the name the host's stop is aborted with. */
+  readonly stopped: Promise<NodeJS.Signals>;
+  /** Removes the handlers (the signals end the process by themselves again); `stopped` then never resolves. */
+  dispose(): void;
+}
+
+/**
+ * `untilStopped` that can be given up: for a command that ends on its own when its work is done and
+ * must leave no signal handler behind then (an in-process host runs many commands).
+ *
+ * @param abort The host's stop (CliIO's `stop`), if any.
+ */
+export function watchStop(abort?: AbortSignal): StopWatch {
+  let dispose!: () => void;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      abort?.removeEventListener('abort', aborted);
+      dispose();
       resolve(signal);
     };
     const aborted = () => stop(abort!.reason as NodeJS.Signals);
+    dispose = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      abort?.removeEventListener('abort', aborted);
+    };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     if (abort?.aborted) aborted();
     else abort?.addEventListener('abort', aborted);
   });
+  return { stopped, dispose };
 }
 
 /** A stop in two steps, by SIGINT (Ctrl+C) or SIGTERM (docker stop, a CI cancel), handled alike. */

@@ -1,20 +1,24 @@
-// `svc-sdk inbox stats | ls | show | dead | replay | ui`: the durable webhook inbox (svc-sdk/inbox on
-// BullMQ) seen and worked from a terminal: listings by state, kind and time, one delivery whole,
-// replay by the same filters (a dry-run count first, then a confirmation), and bull-board on
-// loopback. Every command ends within --timeout; an unknown queue, an unreachable Redis and a
+// `svc-sdk inbox demo | stats | ls | show | dead | replay | ui`: the durable webhook inbox (svc-sdk/inbox
+// on BullMQ) seen and worked from a terminal: the whole of it on one machine (demo, inbox-demo.ts),
+// listings by state, kind and time, one delivery whole, replay by the same filters (a dry-run count
+// first, then a confirmation), and bull-board on loopback. Every command ends within --timeout; an unknown queue, an unreachable Redis and a
 // wrong password are each one line with the fix (the library's words); no URL is printed with its
 // credentials. BullMQ and bull-board are loaded when this command runs, never by the others.
 import { createInterface } from 'node:readline/promises';
 import type { BullmqInbox, InboxFilter, InboxListing, InboxStatus } from 'svc-sdk/inbox';
 import { integerFlag, parseCommandArgs, stringFlag, type ParsedArgs } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
+import { statsText } from '../inbox-text.js';
 import { untilStopped } from '../signals.js';
+import { didYouMean } from '../suggest.js';
 import { escapeControl } from '../terminal-text.js';
 import { DEFAULT_REDIS, redisUrl } from '../redis-url.js';
+import { DEMO_QUEUE, runInboxDemo } from './inbox-demo.js';
 
 const STATUSES: readonly InboxStatus[] = ['waiting', 'active', 'delayed', 'completed', 'dead'];
 
-const HELP = `Usage: svc-sdk inbox stats
+const HELP = `Usage: svc-sdk inbox demo [--deliveries <n>] [--port <n>]
+       svc-sdk inbox stats
        svc-sdk inbox ls [--status <s>] [--kind <kind>] [--since <time>] [--until <time>] [--limit <n>]
        svc-sdk inbox show <delivery_id>
        svc-sdk inbox dead
@@ -26,6 +30,11 @@ const HELP = `Usage: svc-sdk inbox stats
 The durable webhook inbox of svc-sdk/inbox (bullmqInbox), in the Redis its receivers and
 workers share. Needs bullmq and ioredis installed (and @bull-board/api, @bull-board/express for ui).
 
+  demo                  The inbox on this machine, with only a Redis: the emulator as the service, a
+                        receiver on 127.0.0.1 (--port, default a free one) storing each delivery, a
+                        worker processing them; fires --deliveries document.uploaded (default 5), prints
+                        one line per processed delivery and the queue's counts, and exits. --deliveries 0
+                        serves until Ctrl+C (fire more with svc-sdk trigger). Its queue: ${DEMO_QUEUE}.
   stats                 Deliveries waiting, running, delayed, processed (kept 24 h) and dead.
   ls                    One line per delivery: delivery id, status, kind, attempts, stored at, last error.
   show <delivery_id>    One delivery whole: its state, attempts, last error and body.
@@ -44,8 +53,8 @@ Options:
                         (30m, 2h, 7d). --since is inclusive, --until exclusive.
   --redis <url>         The Redis, as redis://[user:password@]host:port[/db]. Default SVC_INBOX_REDIS,
                         else ${DEFAULT_REDIS}.
-  --queue <name>        The inbox's queue. Default svc-webhooks (bullmqInbox's default).
-  --timeout <ms>        The most a command waits for Redis. Default 10000.
+  --queue <name>        The inbox's queue. Default svc-webhooks (bullmqInbox's default); demo: ${DEMO_QUEUE}.
+  --timeout <ms>        The most a command waits for Redis (demo: and for its next delivery). Default 10000.
   -h, --help            Shows this help.`;
 
 const OPTIONS = {
@@ -61,18 +70,19 @@ const OPTIONS = {
   'dry-run': { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
   port: { type: 'string' },
+  deliveries: { type: 'string' },
   host: { type: 'string' },
   'allow-replay': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const ACTIONS = ['stats', 'ls', 'show', 'dead', 'replay', 'ui'] as const;
+const ACTIONS = ['demo', 'stats', 'ls', 'show', 'dead', 'replay', 'ui'] as const;
 type Action = (typeof ACTIONS)[number];
 
 /** `svc-sdk inbox`. */
 export const inboxCommand: CliCommand = {
   name: 'inbox',
-  summary: 'Works the durable webhook inbox (svc-sdk/inbox on BullMQ): stats, ls, show, replay by filters, ui (bull-board).',
+  summary: 'Works the durable webhook inbox (svc-sdk/inbox on BullMQ): demo, stats, ls, show, replay by filters, ui (bull-board).',
   help: HELP,
   async run(args, io) {
     const parsed = parseCommandArgs('inbox', args, OPTIONS, true);
@@ -82,7 +92,7 @@ export const inboxCommand: CliCommand = {
     }
     const [given, target, ...extra] = parsed.positionals;
     if (!ACTIONS.includes(given as Action)) {
-      throw new UsageError(given === undefined ? `inbox needs an action: ${ACTIONS.join(', ')} (svc-sdk inbox --help)` : `unknown inbox action "${escapeControl(given)}": use ${ACTIONS.join(', ')}`);
+      throw new UsageError(given === undefined ? `inbox needs an action: ${ACTIONS.join(', ')} (svc-sdk inbox --help)` : `unknown inbox action "${escapeControl(given)}": ${didYouMean(given, ACTIONS)}use ${ACTIONS.join(', ')}`);
     }
     const action = given as Action;
     if (extra.length) throw new UsageError(`inbox ${action} takes at most one delivery id, got also: ${escapeControl(extra.join(' '))}`);
@@ -92,9 +102,18 @@ export const inboxCommand: CliCommand = {
     const url = redisUrl(stringFlag(parsed, 'redis'), io.env.SVC_INBOX_REDIS);
     const timeoutMs = integerFlag(stringFlag(parsed, 'timeout') ?? '10000', '--timeout', 100, 600_000);
     const credential = action === 'ui' ? uiCredential(io) : undefined;
-    const inbox = await openInbox(url, stringFlag(parsed, 'queue'), timeoutMs);
+    if (action !== 'demo' && parsed.values.deliveries !== undefined) throw new UsageError(`inbox ${action} takes no --deliveries: it is demo's`);
+    const demo = action === 'demo' ? demoFlags(parsed) : undefined;
+    const queue = stringFlag(parsed, 'queue') ?? (demo ? DEMO_QUEUE : undefined);
+    // The demo stores and works, so it hears the inbox's warnings (persistence, failing deliveries),
+    // once its probe of Redis passed: that probe's trouble is said once, as the others' is.
+    let speaking = false;
+    const warn = demo ? (line: string) => void (speaking && io.stderr.write(`${line}\n`)) : undefined;
+    const inbox = await openInbox(url, queue, timeoutMs, warn);
     try {
       switch (action) {
+        case 'demo':
+          return await runInboxDemo({ ...(demo as { port: number; deliveries: number }), inbox, url, queue: queue as string, timeoutMs, speak: () => (speaking = true) }, io);
         case 'stats':
           return await printStats(inbox, io);
         case 'ls':
@@ -113,6 +132,14 @@ export const inboxCommand: CliCommand = {
     }
   },
 };
+
+/** --port and --deliveries of `inbox demo`, checked (a UsageError naming the one at fault). */
+function demoFlags(parsed: ParsedArgs): { port: number; deliveries: number } {
+  return {
+    port: integerFlag(stringFlag(parsed, 'port') ?? '0', '--port', 0, 65_535),
+    deliveries: integerFlag(stringFlag(parsed, 'deliveries') ?? '5', '--deliveries', 0, 10_000),
+  };
+}
 
 /** The filter flags read and checked, or a UsageError naming the one at fault. */
 function filterOf(parsed: ParsedArgs, action: Action, target: string | undefined): InboxFilter {
@@ -169,21 +196,25 @@ function uiCredential(io: CliIO): string {
   return secret;
 }
 
-/** The inbox on `url`; a clear error when bullmq is not installed. */
-async function openInbox(url: string, queue: string | undefined, timeoutMs: number): Promise<BullmqInbox> {
+/**
+ * The inbox on `url`; a clear error when bullmq is not installed. With `warn` (the demo, which
+ * stores): its warnings go there, and a Redis without an append-only file is warned about; without
+ * it (a command that reads and exits), no warning about persistence (that is the receivers' concern).
+ */
+async function openInbox(url: string, queue: string | undefined, timeoutMs: number, warn?: (line: string) => void): Promise<BullmqInbox> {
   let module: typeof import('svc-sdk/inbox');
   try {
     module = await import('svc-sdk/inbox');
   } catch (error) {
     throw new Error(`[svc-sdk] inbox needs the bullmq and ioredis packages: npm install bullmq ioredis (${escapeControl(error instanceof Error ? error.message : String(error))})`, { cause: error });
   }
-  // A command that reads and exits: no warning about persistence (that is the receivers' concern).
+  // The demo's workers need BullMQ's own retry setting (maxRetriesPerRequest: null, which it sets itself when none is given).
+  if (warn) return module.bullmqInbox({ connection: { url }, queue, warn, timeoutMs });
   return module.bullmqInbox({ connection: { url, maxRetriesPerRequest: 1 }, queue, acceptNoPersistence: true, warn: () => undefined, timeoutMs });
 }
 
 async function printStats(inbox: BullmqInbox, io: CliIO): Promise<number> {
-  const stats = await inbox.stats();
-  for (const [name, count] of Object.entries(stats)) io.stdout.write(`${name.padEnd(10)}${count}\n`);
+  io.stdout.write(statsText(await inbox.stats()));
   return 0;
 }
 
