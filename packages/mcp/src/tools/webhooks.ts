@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import { operations } from 'svc-sdk/internal';
 import { quote } from '../untrusted.js';
-import { checkParams, id, pageArgs, pageFields, pageOf, paramsArgs, record, type ReadTool, type WriteTool } from '../tool.js';
+import { checkParams, id, pageArgs, pageFields, pageOf, paramsArgs, record, type ReadTool, type ToolContext, type WriteTool } from '../tool.js';
 
 const { 'webhooks.create': create, 'webhooks.delete': remove, 'webhooks.ping': ping, 'webhooks.retrieve': retrieve, 'webhooks.rotateSecret': rotate } = operations;
 
@@ -35,6 +35,12 @@ type HookIdArgs = z.infer<typeof hookIdArgs>;
 const endpointPreview = (operation: string) => z.object({ operation: z.literal(operation), endpoint: record(), would_change: z.string() });
 type EndpointPreview = { operation: string; endpoint: { id: number }; would_change: string };
 
+/** The endpoint a preview shows: as the service has it, never its secret (should a service send one). */
+async function endpointOf(webhook_id: number, { client, signal }: ToolContext) {
+  const { secret: _never, ...endpoint } = await client.webhooks.retrieve(webhook_id, { signal });
+  return endpoint;
+}
+
 /** `webhook_ping`: one `ping.test` delivery to the endpoint. */
 export const webhookPing: WriteTool<HookIdArgs, EndpointPreview, { webhook_id: number; pinged: boolean }> = {
   kind: 'write',
@@ -47,8 +53,8 @@ export const webhookPing: WriteTool<HookIdArgs, EndpointPreview, { webhook_id: n
   args: hookIdArgs,
   preview: endpointPreview(ping.name),
   result: z.object({ webhook_id: z.number(), pinged: z.boolean() }),
-  async previewOf({ webhook_id }, { client, signal }) {
-    const { secret: _never, ...endpoint } = await client.webhooks.retrieve(webhook_id, { signal });
+  async previewOf({ webhook_id }, context) {
+    const endpoint = await endpointOf(webhook_id, context);
     return { operation: ping.name, endpoint, would_change: `a ping.test delivery to ${String(endpoint.url)}` };
   },
   async commit({ webhook_id }, { client, signal }) {
@@ -116,8 +122,8 @@ export const webhookDelete: WriteTool<HookIdArgs, EndpointPreview, { webhook_id:
   args: hookIdArgs,
   preview: endpointPreview(remove.name),
   result: z.object({ webhook_id: z.number(), deleted: z.boolean() }),
-  async previewOf({ webhook_id }, { client, signal }) {
-    const { secret: _never, ...endpoint } = await client.webhooks.retrieve(webhook_id, { signal });
+  async previewOf({ webhook_id }, context) {
+    const endpoint = await endpointOf(webhook_id, context);
     return { operation: remove.name, endpoint, would_change: `endpoint ${webhook_id} (${String(endpoint.url)}) deleted: no more deliveries` };
   },
   async commit({ webhook_id }, { client, signal }) {
@@ -140,8 +146,8 @@ export const webhookRotateSecret: WriteTool<HookIdArgs, EndpointPreview, { webho
   args: hookIdArgs,
   preview: endpointPreview(rotate.name),
   result: z.object({ webhook_id: z.number(), ...secretResult }),
-  async previewOf({ webhook_id }, { client, signal }) {
-    const { secret: _never, ...endpoint } = await client.webhooks.retrieve(webhook_id, { signal });
+  async previewOf({ webhook_id }, context) {
+    const endpoint = await endpointOf(webhook_id, context);
     return { operation: rotate.name, endpoint, would_change: `endpoint ${webhook_id} gets a new signing secret; the current one stops verifying` };
   },
   async commit({ webhook_id }, { client, signal, secrets }) {
