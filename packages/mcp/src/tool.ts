@@ -185,7 +185,11 @@ export function paramsArgs<O extends Operation, const Field extends keyof Params
 /** Effects, weakest first: a tool is as strong as the strongest operation it calls. */
 const STRENGTH: Readonly<Record<OperationEffect, number>> = { read: 0, write: 1, replace: 2, destroy: 3 };
 
-/** The strongest effect of the operations `tool` calls (`read` for a tool over the action ledger, which calls none). */
+/**
+ * The strongest effect of the operations `tool` calls (`read` for a tool over the action ledger, which calls none).
+ *
+ * @param tool The tool, with the table entries it names.
+ */
 export function effectOf(tool: AnyTool): OperationEffect {
   return tool.operations.reduce<OperationEffect>((strongest, operation) => (STRENGTH[operation.effect] > STRENGTH[strongest] ? operation.effect : strongest), 'read');
 }
@@ -194,13 +198,19 @@ export function effectOf(tool: AnyTool): OperationEffect {
  * How the server lists `tool`: `read` always; `write` with `allowWrites`; `destroy` with
  * `allowDestructive` as well. A tool that may `replace` is listed with the writes: it checks
  * `allowDestructive` itself against the value it would replace.
+ *
+ * @param tool The tool, with the table entries it names.
  */
 export function accessOf(tool: AnyTool): 'read' | 'write' | 'destroy' {
   const effect = effectOf(tool);
   return effect === 'replace' ? 'write' : effect;
 }
 
-/** True when `tool` may replace or destroy something (its `destructiveHint`). */
+/**
+ * True when `tool` may replace or destroy something (its `destructiveHint`).
+ *
+ * @param tool The tool, with the table entries it names.
+ */
 export function mayDestroy(tool: AnyTool): boolean {
   return STRENGTH[effectOf(tool)] >= STRENGTH.replace;
 }
@@ -208,7 +218,11 @@ export function mayDestroy(tool: AnyTool): boolean {
 /** The table's entries, to tell one of them from a look-alike object. */
 const ENTRIES: ReadonlySet<Operation> = new Set(Object.values(operations));
 
-/** Throws naming the tool when a tool over the service names no operation, or an object that is not an entry of the table. */
+/**
+ * Throws naming the tool when a tool over the service names no operation, or an object that is not an entry of the table.
+ *
+ * @param tool The tool, with the table entries it names.
+ */
 export function assertKnownOperations(tool: AnyTool): void {
   if (tool.operations.length === 0) throw new Error(`[svc-sdk] MCP tool ${tool.name} names no operation: list the client operations it calls`);
   for (const operation of tool.operations) {
