@@ -12,10 +12,10 @@
  */
 /** The library's version, as the tools print it (`svc-sdk --version`, the MCP server's info). */
 export { VERSION } from './core/version.js';
-/** The operation table: the MCP server derives its tools' facts from it. */
+/** The operation table: the MCP server's tools name its entries, take their arguments from its params schemas and are gated by its effects. */
 export { operations } from './operations.js';
 /** One operation of the table: its method, path, params schema and flags. */
-export type { Operation } from './core/types.js';
+export type { Operation, OperationEffect } from './core/types.js';
 /** The per-user state folder rule (manifests, secret files): where it is, and how it is made (0700, a link or a wider mode refused). */
 export { ensureStateDirectory, stateDirectory } from './shared/state-dir.js';
 /** The one-line description of a failed fetch (cause, code, timeout), for the CLI's messages. */
@@ -38,5 +38,7 @@ export { identifyApiKey } from './client.js';
 export { mimeFromFilename } from './uploads/mime.js';
 /** The folder upload's listing (what the MCP server's upload preview shows). */
 export { listFiles } from './uploads/walk-node.js';
+/** The one bounded body reader (a stream or a Node request, given up past a byte limit): the MCP server's Node listener and the CLI's printed answers. */
+export { readAtMost, type BoundedSource, type ReadAtMostOptions } from './shared/read-at-most.js';
 /** The one redaction rule for a URL (user info and credential-named query values hidden), for the CLI's messages. */
 export { redactUrl } from './shared/redact.js';

@@ -1,8 +1,9 @@
 /**
  * Every operation of the service, as data: the single source of what the SDK can call. Resource
  * methods hand the core an entry and their arguments; hooks and telemetry name calls after it
- * (`CallInfo.operation`, `urlTemplate`); internal tools (the MCP server lists its tools from it) read
- * it too. Nothing else in src/ restates a method or a path: test/client/core-structure.test.ts checks.
+ * (`CallInfo.operation`, `urlTemplate`); internal tools read it too: the MCP server's tools name
+ * their entries, take their arguments from the params schemas, and are gated and annotated by each
+ * entry's `effect`. Nothing else restates a method or a path: test/client/core-structure.test.ts checks.
  *
  * Paths are relative to `/api/v1` and name their parameters (`{room_id}`). Webhook management paths
  * other than create's are assumptions (the spec does not show them): see the README.
@@ -32,7 +33,7 @@ export const operations = Object.freeze({
     params: DealCreateParamsSchema,
     response: DealSchema,
     mayRetry: false,
-    changesState: true,
+    effect: 'write',
     // `?ephemeral=true` validates and answers the deal that would be stored, storing nothing.
     dryRun: { query: { ephemeral: true }, response: DealPreviewSchema },
   }),
@@ -43,7 +44,7 @@ export const operations = Object.freeze({
     params: RoomCreateParamsSchema,
     response: RoomSchema,
     mayRetry: false,
-    changesState: true,
+    effect: 'write',
   }),
   'transactions.create': defineOperation({
     name: 'transactions.create',
@@ -52,7 +53,7 @@ export const operations = Object.freeze({
     params: TransactionCreateParamsSchema,
     response: TransactionSchema,
     mayRetry: false,
-    changesState: true,
+    effect: 'write',
   }),
   'transactions.update': defineOperation({
     name: 'transactions.update',
@@ -62,7 +63,8 @@ export const operations = Object.freeze({
     params: TransactionUpdateParamsSchema,
     response: TransactionSchema,
     mayRetry: true,
-    changesState: true,
+    // Sets `linked_room_id`, which may already name another room: a tool replaces a link only with allowDestructive.
+    effect: 'replace',
   }),
   'transactions.list': defineOperation({
     name: 'transactions.list',
@@ -71,7 +73,7 @@ export const operations = Object.freeze({
     params: TransactionListParamsSchema,
     response: TransactionListSchema,
     mayRetry: true,
-    changesState: false,
+    effect: 'read',
     list: true,
   }),
   'documents.upload': defineOperation({
@@ -81,7 +83,7 @@ export const operations = Object.freeze({
     pathParameters: { room_id },
     response: DocumentSchema,
     mayRetry: false,
-    changesState: true,
+    effect: 'write',
     upload: true,
   }),
   'search.query': defineOperation({
@@ -93,7 +95,7 @@ export const operations = Object.freeze({
     response: SearchResultSchema,
     // A POST that reads: still not retried, as the service does not say that it stores nothing.
     mayRetry: false,
-    changesState: false,
+    effect: 'read',
   }),
   'webhooks.create': defineOperation({
     name: 'webhooks.create',
@@ -102,7 +104,7 @@ export const operations = Object.freeze({
     params: WebhookCreateParamsSchema,
     response: WebhookCreatedSchema,
     mayRetry: false,
-    changesState: true,
+    effect: 'write',
     returnsSecret: true,
   }),
   'webhooks.list': defineOperation({
@@ -111,7 +113,7 @@ export const operations = Object.freeze({
     path: '/webhooks/',
     response: WebhookEndpointListSchema,
     mayRetry: true,
-    changesState: false,
+    effect: 'read',
     list: true,
   }),
   'webhooks.retrieve': defineOperation({
@@ -121,7 +123,7 @@ export const operations = Object.freeze({
     pathParameters: { webhook_id },
     response: WebhookEndpointSchema,
     mayRetry: true,
-    changesState: false,
+    effect: 'read',
   }),
   'webhooks.update': defineOperation({
     name: 'webhooks.update',
@@ -131,7 +133,8 @@ export const operations = Object.freeze({
     params: WebhookUpdateParamsSchema,
     response: WebhookEndpointSchema,
     mayRetry: true,
-    changesState: true,
+    // Overwrites the endpoint's url, name or event kinds.
+    effect: 'replace',
   }),
   'webhooks.delete': defineOperation({
     name: 'webhooks.delete',
@@ -139,7 +142,8 @@ export const operations = Object.freeze({
     path: '/webhooks/{webhook_id}/',
     pathParameters: { webhook_id },
     mayRetry: true,
-    changesState: true,
+    // The endpoint receives nothing more, and it cannot be got back.
+    effect: 'destroy',
     returnsNothing: true,
   }),
   'webhooks.rotateSecret': defineOperation({
@@ -149,7 +153,8 @@ export const operations = Object.freeze({
     pathParameters: { webhook_id },
     response: WebhookSecretSchema,
     mayRetry: false,
-    changesState: true,
+    // The old secret stops verifying at once: deliveries signed with it are refused.
+    effect: 'destroy',
     returnsSecret: true,
   }),
   'webhooks.ping': defineOperation({
@@ -159,7 +164,7 @@ export const operations = Object.freeze({
     pathParameters: { webhook_id },
     mayRetry: false,
     // It stores nothing, but it sends a delivery: an effect outside the caller.
-    changesState: true,
+    effect: 'write',
     returnsNothing: true,
   }),
 });

@@ -1,7 +1,19 @@
 // The source reads one way: no module of src/ imports (even for types) one that imports it back,
-// and webhooks/types.ts sits at the bottom of the receiver (it imports only leaf modules).
+// and webhooks/types.ts sits at the bottom of the receiver (it imports only leaf modules). The SDK
+// loads a module of its own lazily only where users gain: a part most of them never run.
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findCycle, sourceGraph } from './support/import-graph.js';
+import { findCycle, root, sourceGraph } from './support/import-graph.js';
+
+/** Every `import('./…')` of a module of src/ by another, as `importer → imported`. */
+function lazyImports(files: Iterable<string>): string[] {
+  return [...files].flatMap((file) =>
+    [...readFileSync(join(root, file), 'utf8').matchAll(/import\(\s*'(\.{1,2}\/[^']+)\.js'/g)].map(
+      (match) => `${file} → ${relative(root, resolve(dirname(join(root, file)), `${match[1]!}.ts`))}`,
+    ),
+  );
+}
 
 describe('the structure of src/', () => {
   const graph = sourceGraph();
@@ -24,6 +36,15 @@ describe('the structure of src/', () => {
     };
     visit('webhooks/types.ts');
     expect([...reached].sort()).toEqual(['shared/svc-error.ts', 'webhooks/dedupe.ts', 'webhooks/errors.ts', 'webhooks/event-kinds.ts', 'webhooks/events.ts']);
+  });
+
+  it('loads its own modules lazily only where users gain: the folder upload, and the Node parts a web bundle leaves out', () => {
+    // Anything else is a static import: what a call does or says never depends on whether an import has finished.
+    expect(lazyImports(graph.keys()).sort()).toEqual([
+      'index.node.ts → core/transport-node.ts',
+      'index.node.ts → uploads/file-system-node.ts',
+      'resources/documents.ts → uploads/upload-many.ts',
+    ]);
   });
 
   it('the cycle finder finds a cycle, however long', () => {

@@ -10,7 +10,7 @@
  * Bypassed: ky's Request body and headers (the body and headers travel beside ky's bodiless
  * Request, in the call's state: a Request with a body costs a second copy through a TransformStream
  * in undici, and ky would copy the headers three times: BENCHMARKS.md, "Per-request overhead"),
- * redirects (`redirects.ts` follows them, by the core's rules; loaded on the first redirect), upload progress (the upload
+ * redirects (`redirects.ts` follows them, by the core's rules), upload progress (the upload
  * encoder counts bytes), and ky's body parsing (the body is read here, as bytes, bounded by
  * `maxResponseBytes`).
  *
@@ -19,12 +19,14 @@
  * end is noted on the call's state (for `beforeRetry`'s delay), and ky then decides on a retry.
  */
 import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
+import { connectionFailure } from '../shared/fetch-failure.js';
 import { readAtMost } from '../shared/read-at-most.js';
 import { runtime } from '../shared/runtime.js';
 import { NO_BYTES, errorBodyOf } from './body.js';
-import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest, loadPart } from './errors.js';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, SvcError, describeRequest } from './errors.js';
 import type { CallHooks } from './hooks.js';
 import type { Governor } from './governor.js';
+import { followRedirects } from './redirects.js';
 import { defaultRoute, type Transport } from './transport.js';
 import type { RetryState } from './retry-decision.js';
 import { loggedUrl, type CoreLog } from './logger.js';
@@ -134,8 +136,6 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
     let response = await send(url, headers);
     // Checked here, so an answer that is no redirect (nearly all) never leaves this module.
     if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
-      // Loaded on the first redirect: most clients never see one, and a bundle need not carry it.
-      const { followRedirects } = await loadPart(() => import('./redirects.js'), method, url);
       response = await followRedirects(response, {
         method,
         url,
@@ -213,10 +213,7 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
   if (signal?.aborted) return new APIUserAbortError(method, requestUrl, signal.reason);
   if (isTimeoutError(error)) return new APITimeoutError(method, requestUrl, timeout, { note, phase: queuePhase(call) });
   const cause = isNetworkError(error) ? error.cause : error;
-  // The words for a failed connection are loaded with the first one: a call that succeeds never needs them.
-  // Offline, a browser may fail to load them too: the error then keeps fetch's own words.
-  const words = await import('../shared/fetch-failure.js').catch(() => undefined);
-  const message = words?.connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
+  const message = connectionFailure(cause, requestUrl, { reading: call.reading, sending: call.content !== undefined, upload: request.operation.upload });
   if (message !== undefined) return new APIConnectionError(method, requestUrl, { cause, note, message: `${describeRequest(method, requestUrl)} failed: ${message}` });
   // No connection was made (refused, unknown host, TLS refused, a proxy's refusal): which route, trusting what.
   const route = call.route ?? defaultRoute();
@@ -256,39 +253,10 @@ async function readBody(response: Response, limit: number, method: string, url: 
     void body.cancel().catch(() => undefined);
     throw tooLarge(method, url, limit, `its Content-Length is ${declared}`);
   }
-  // A declared length is read into one buffer of that size: no chunk list, no concatenated copy
-  // (a 50 MB answer would otherwise be held twice while it is joined).
-  const bytes = declared > 0 && !response.headers.has('content-encoding') ? await readDeclared(body, declared, limit) : await readAtMost(body, limit);
+  // A declared length is read into one buffer of that size (readAtMost's `declared`): no chunk list, no joined copy.
+  const bytes = await readAtMost(body, limit, declared > 0 && !response.headers.has('content-encoding') ? { declared } : undefined);
   if (bytes === undefined) throw tooLarge(method, url, limit, `it passed ${limit} bytes while being read`);
   return bytes.byteLength === 0 ? NO_BYTES : bytes;
-}
-
-/**
- * A body of a declared length (at most `limit`, checked before), read into one buffer of that size.
- * A network fetch holds a body to its Content-Length (a cut-off one rejects the read); a custom
- * fetch's Response may not, so a body longer than declared grows the buffer, up to `limit`
- * (`undefined` past it, as readAtMost answers), and a shorter one is returned as long as it is.
- */
-async function readDeclared(body: ReadableStream<Uint8Array>, declared: number, limit: number): Promise<Uint8Array | undefined> {
-  let bytes = new Uint8Array(declared);
-  const reader = body.getReader();
-  let at = 0;
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    const end = at + chunk.value.byteLength;
-    if (end > bytes.byteLength) {
-      if (end > limit) {
-        reader.cancel().catch(() => {});
-        return undefined;
-      }
-      const grown = new Uint8Array(Math.min(limit, Math.max(end, bytes.byteLength * 2)));
-      grown.set(bytes.subarray(0, at));
-      bytes = grown;
-    }
-    bytes.set(chunk.value, at);
-    at = end;
-  }
-  // A view of what came: the whole buffer, or the part a shorter body filled (no copy either way).
-  return bytes.subarray(0, at);
 }
 
 /** The error of an answer larger than `maxResponseBytes`: not retried (the next answer would be as large). */

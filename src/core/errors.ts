@@ -314,22 +314,6 @@ function withNote(note: string | undefined): string {
   return note ? ` (${note})` : '';
 }
 
-/**
- * A part of the client loaded on first use (a chunk of its own in an app's bundle: a redirect's rules,
- * the pages after the first). In a browser that chunk comes over the network, so loading it can fail
- * as a request does: that is the call's APIConnectionError, not the bundler loader's raw TypeError.
- */
-export async function loadPart<Part>(load: () => Promise<Part>, method: string, url: string): Promise<Part> {
-  try {
-    return await load();
-  } catch (cause) {
-    throw new APIConnectionError(method, url, {
-      cause,
-      message: `${describeRequest(method, url)} failed: svc-sdk could not load a part of itself loaded on first use (a chunk of the app's bundle): check the network, and that the app's deployment still serves its chunks`,
-    });
-  }
-}
-
 /** `POST /api/v1/rooms`: how messages name a request (the path and query, not the host; credentials in the query redacted). */
 export function describeRequest(method: string, url: string): string {
   const parsed = parseUrl(url);

@@ -1,4 +1,4 @@
-// The runner of client hooks, loaded (by a dynamic import, http.ts) only by a client or call that has some.
+// The runner of client hooks, made (http.ts) only for a client or call that has some.
 //
 // When they run (the attempt, attempt.ts, calls the first; the call's end, http.ts, the others):
 //   beforeRequest  before each attempt is sent, on a copy of its headers that holds no spelling of

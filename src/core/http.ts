@@ -7,12 +7,12 @@ import type { RetryBudget } from './retry-budget.js';
 import type { Governor } from './governor.js';
 import { loadTransport, type Transport, type TransportSettings } from './transport.js';
 import { NO_BYTES, dataOf } from './body.js';
-import { ValidationError, loadPart } from './errors.js';
+import { ValidationError } from './errors.js';
 import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
-// Types only: the runner itself is loaded on first use (loadHooks), so a client without hooks does not carry it.
-import type { CallHooks } from './hooks.js';
+import { CallHooks } from './hooks.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
 import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
+import { rawRequest } from './raw-request.js';
 import { checkSettings, parseParams } from './validate.js';
 import { VERSION } from './version.js';
 import type { BodyCall, CallArguments, CoreRequest, Exchange, ListOptions, Operation, OutgoingBody, RawCall, RequestOptions } from './types.js';
@@ -72,20 +72,12 @@ const NO_OPTIONS: RequestOptions & ListOptions = Object.freeze({});
 /** The arguments of an operation that takes none (`webhooks.list()`). */
 const NO_ARGUMENTS: CallArguments = Object.freeze({});
 
-/** The hooks runner, once loaded: a client with hooks starts loading it when it is made. */
-let hooksRunner: typeof import('./hooks.js') | undefined;
-
-/** Loads the hooks runner (hooks.ts) on first use. */
-async function loadHooks(): Promise<typeof import('./hooks.js')> {
-  return (hooksRunner ??= await import('./hooks.js'));
-}
-
 /**
  * The thin HTTP core: the only module that calls ky. A call of an operation (an entry of the table in
  * src/operations.ts) goes, in order:
  *   `call`/`list` → `#start`: options and arguments checked (validate.ts), the URL built from the
  *                   entry's template (`#requestOf`); a bad argument rejects, and nothing is sent
- *   `#exchange`:   the call's state, its hooks (hooks.ts, loaded when a client has some) and ky's options
+ *   `#exchange`:   the call's state, its hooks (hooks.ts, when the client or the call has some) and ky's options
  *   → ky → `attempt` (attempt.ts, once per attempt: beforeRequest hooks, send, redirects.ts, read)
  *   → ky decides on a retry (beforeRetry hooks) → back in `#exchange`: the answer (afterResponse) or
  *   the call's final error (`failureOf`, the give-up log line, onError)
@@ -137,8 +129,6 @@ export class HttpCore {
       transport: transportLoader(config.transport),
     };
     this.#hookSets = config.hooks;
-    // Started now, so the first call rarely waits for it; a failure to load shows on that call.
-    if (config.hooks) loadHooks().catch(() => undefined);
   }
 
   /** @internal The client's log writers (guarded), for callbacks of the caller's that fail (upload progress). */
@@ -171,17 +161,13 @@ export class HttpCore {
   }
 
   /**
-   * The escape hatch's call (`client.request`): its checks and its entry (raw-request.ts) are loaded
-   * with its first call, as a client that calls only the operations of the table never needs them.
-   * A bad path or option is a ValidationError, and nothing is sent.
+   * The escape hatch's call (`client.request`): its checks and its entry (raw-request.ts). A bad path
+   * or option is a ValidationError the promise rejects with, and nothing is sent.
    */
   request<T>(raw: RawCall, options: RequestOptions | undefined): APIPromise<T> {
     const settings = options ?? NO_OPTIONS;
-    // The client hands over a string path; the method is checked only by raw-request.ts, which may be the part that fails to load.
-    const loaded = loadPart(() => import('./raw-request.js'), typeof raw.method === 'string' ? raw.method : 'GET', this.#prefix + raw.path);
-    const started = loaded.then(({ rawRequest }) => {
-      // checkSettings is handed over, not imported there: validate.ts would pull zod/mini into a chunk of its own.
-      const request = rawRequest(raw, options, this.#prefix, this.#root, checkSettings);
+    const started = Promise.resolve().then(() => {
+      const request = rawRequest(raw, options, this.#prefix, this.#root);
       return this.#exchange(request, settings, this.#callHookSets(request.label, settings));
     });
     return new APIPromise<T>(started, dataOf);
@@ -269,10 +255,8 @@ export class HttpCore {
     if (body?.headers || options.headers) headers = mergeHeaders(headers, body?.headers, options.headers);
     let hooks: CallHooks | undefined;
     if (hookSets) {
-      // Loaded like every part on first use: a chunk that fails to load is the call's APIConnectionError.
-      const runner = hooksRunner ?? (await loadPart(loadHooks, method, request.url));
       const info = { operation: request.operation.name, method, urlTemplate: this.#root + request.operation.path };
-      hooks = new runner.CallHooks(hookSets, info, { timeout, signal: options.signal, url: request.url });
+      hooks = new CallHooks(hookSets, info, { timeout, signal: options.signal, url: request.url });
     }
     const call: CallState = {
       request,

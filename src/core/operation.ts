@@ -4,20 +4,21 @@
  * `client.request`, which has no entry: raw-request.ts).
  */
 import type { ZodMiniType } from 'zod/mini';
-import type { HttpMethod, Operation, PathParameter } from './types.js';
+import type { HttpMethod, Operation, OperationEffect, PathParameter } from './types.js';
 
 /** An operation as the table writes it: flags that are false by default may be left out. */
-export interface OperationInit<Result> {
+export interface OperationInit<Result, Params extends ZodMiniType | undefined> {
   name: string;
   method: HttpMethod;
   /** Relative to `/api/v1`, parameters named in braces: `/rooms/{room_id}/search`. */
   path: string;
   /** One schema per named parameter of `path`, under its name. */
   pathParameters?: Record<string, ZodMiniType<string | number>>;
-  params?: ZodMiniType;
+  params?: Params;
   response?: ZodMiniType<Result>;
   mayRetry: boolean;
-  changesState: boolean;
+  /** What a call does (`changesState` is derived from it). */
+  effect: OperationEffect;
   returnsNothing?: boolean;
   list?: boolean;
   upload?: boolean;
@@ -31,7 +32,7 @@ const NAMED_PARAMETER = /\{(\w+)\}/g;
  * A frozen operation entry. Throws (when the table is loaded, so a typo fails every test) when the
  * template and the parameter schemas do not name the same parameters.
  */
-export function defineOperation<Result = unknown>(init: OperationInit<Result>): Operation<Result> {
+export function defineOperation<Result = unknown, Params extends ZodMiniType | undefined = undefined>(init: OperationInit<Result, Params>): Operation<Result, Params> {
   const names = [...init.path.matchAll(NAMED_PARAMETER)].map((match) => match[1]!);
   const schemas = init.pathParameters ?? {};
   if (names.join() !== Object.keys(schemas).join()) {
@@ -44,10 +45,12 @@ export function defineOperation<Result = unknown>(init: OperationInit<Result>): 
     path: init.path,
     pathParameters: Object.freeze(pathParameters),
     pathParts: Object.freeze(init.path.split(/\{\w+\}/)),
-    params: init.params,
+    // An entry without params has Params = undefined: the absent field is that undefined.
+    params: init.params as Params,
     response: init.response,
     mayRetry: init.mayRetry,
-    changesState: init.changesState,
+    effect: init.effect,
+    changesState: init.effect !== 'read',
     returnsNothing: init.returnsNothing === true,
     list: init.list === true,
     upload: init.upload === true,

@@ -1,11 +1,10 @@
 /**
- * The escape hatch's request (`client.request`), loaded with its first call: its path checked as the
- * URL parser resolves it, its entry (operation `request`, the path's URL template), its JSON body.
- * It imports only what every lazily loaded part of the client shares (errors.ts); the checks of the
- * options come from the core (see `rawRequest`).
+ * The escape hatch's request (`client.request`): its path checked as the URL parser resolves it, its
+ * entry (operation `request`, the path's URL template), its JSON body.
  */
 import { ValidationError } from './errors.js';
 import { climbsOut } from './path.js';
+import { checkSettings } from './validate.js';
 import type { CoreRequest, HttpMethod, Operation, RawCall, RequestOptions } from './types.js';
 
 /** Control characters: a URL parser strips TAB, CR and LF silently (and would then resolve what they hid). */
@@ -15,7 +14,7 @@ const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 /**
  * The request of one `client.request` call under `prefix` (the client's `…/api/v1`, whose path is
  * `root`), or a ValidationError, and nothing is sent: bad options (`checkSettings`, the core's, given
- * `settings` the caller passed), a path the parser would change or resolve outside `/api/v1/`, or a
+ * the `settings` the caller passed), a path the parser would change or resolve outside `/api/v1/`, or a
  * `json` that JSON cannot carry.
  */
 export function rawRequest(
@@ -23,7 +22,6 @@ export function rawRequest(
   settings: RequestOptions | undefined,
   prefix: string,
   root: string,
-  checkSettings: (label: string, settings: RequestOptions) => void,
 ): CoreRequest {
   const label = `${raw.method} ${raw.path}`;
   if (settings) checkSettings(label, settings);
@@ -93,6 +91,7 @@ export function rawOperation(method: HttpMethod, path: string, idempotent: boole
     params: undefined,
     response: undefined,
     mayRetry: method !== 'POST' || idempotent,
+    effect: method === 'GET' ? 'read' : 'write',
     changesState: method !== 'GET',
     returnsNothing: false,
     list: false,

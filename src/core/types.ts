@@ -48,11 +48,19 @@ export interface PathParameter {
 }
 
 /**
+ * What an operation does, weakest first: `read` changes nothing; `write` creates or sends something
+ * (a new deal, a ping delivery); `replace` sets a value that may already hold another (a
+ * transaction's room link), which a tool may overwrite only with `allowDestructive`; `destroy`
+ * removes what the user cannot get back (a webhook, its secret: the old one stops verifying at once).
+ */
+export type OperationEffect = 'read' | 'write' | 'replace' | 'destroy';
+
+/**
  * One operation of the service, as data: what the core needs to check, send and read a call of it.
  * The table of them (src/operations.ts) is the single source: resources, hooks, telemetry and
  * tools read it, and nothing else restates a method or a path.
  */
-export interface Operation<Result = unknown> {
+export interface Operation<Result = unknown, Params extends ZodMiniType | undefined = ZodMiniType | undefined> {
   /** `rooms.create`: the name in messages, `CallInfo.operation` and span names. */
   readonly name: string;
   readonly method: HttpMethod;
@@ -63,12 +71,14 @@ export interface Operation<Result = unknown> {
   /** The template's text around its parameters (one more than them): the URL is built by joining, not by parsing. */
   readonly pathParts: readonly string[];
   /** Schema of the params argument: sent as the query of a GET, as the JSON body of any other method. */
-  readonly params: ZodMiniType | undefined;
+  readonly params: Params;
   /** Schema of the unwrapped answer (of a list: of one page's items); without one the body comes as it is. */
   readonly response: ZodMiniType<Result> | undefined;
   /** Whether a failed attempt may be sent again: never a create (a deal must not be stored twice). */
   readonly mayRetry: boolean;
-  /** Whether a call changes what the service stores (a tool lists it as a write). */
+  /** What a call does to what the service stores or sends: the MCP server gates and annotates its tools by it. */
+  readonly effect: OperationEffect;
+  /** Whether a call changes what the service stores or sends: `effect` is not `'read'`. */
   readonly changesState: boolean;
   /** The operation answers nothing: an HTML page is not success, and a retried DELETE answered 404 is done. */
   readonly returnsNothing: boolean;

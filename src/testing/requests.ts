@@ -64,7 +64,7 @@ async function readBytes(request: Request, limit: number, option: string, own: b
     discard(bodyOf(request));
     throw tooLarge();
   }
-  const bytes = await readAtMost(bodyOf(request), limit, own);
+  const bytes = await readAtMost(bodyOf(request), limit, { own });
   if (!bytes) throw tooLarge();
   return bytes;
 }

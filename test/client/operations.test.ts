@@ -59,7 +59,7 @@ function filled(path: string, ids: number[]): string {
 }
 
 describe('the table of operations', () => {
-  it('is read-only, each entry named by its key, every flag a boolean', () => {
+  it('is read-only, each entry named by its key, every flag a boolean, changesState what its effect says', () => {
     expect(Object.isFrozen(operations)).toBe(true);
     for (const [key, entry] of Object.entries(operations)) {
       expect(Object.isFrozen(entry)).toBe(true);
@@ -68,6 +68,10 @@ describe('the table of operations', () => {
       for (const flag of ['mayRetry', 'changesState', 'returnsNothing', 'list', 'upload', 'returnsSecret'] as const) expect(typeof entry[flag]).toBe('boolean');
       // A create is never retried; a GET always may be.
       if (entry.method === 'GET') expect(entry.mayRetry && !entry.changesState).toBe(true);
+      // One source: changesState is what the effect says; a GET reads, a DELETE destroys.
+      expect(entry.changesState).toBe(entry.effect !== 'read');
+      if (entry.method === 'GET') expect(entry.effect).toBe('read');
+      if (entry.method === 'DELETE') expect(entry.effect).toBe('destroy');
     }
     expect(() => {
       (operations as Record<string, unknown>)['rooms.create'] = undefined;
@@ -98,17 +102,17 @@ describe('the table of operations', () => {
   });
 
   it('an entry whose template and parameters do not match fails when the table is loaded', () => {
-    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{x_id}', mayRetry: true, changesState: false })).toThrow(
+    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{x_id}', mayRetry: true, effect: 'read' })).toThrow(
       '[svc-sdk] operation x.get: its path /x/{x_id} names {x_id}, its parameters are none',
     );
-    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x', pathParameters: { y_id: operations['webhooks.retrieve'].pathParameters[0]!.schema }, mayRetry: true, changesState: false })).toThrow(
+    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x', pathParameters: { y_id: operations['webhooks.retrieve'].pathParameters[0]!.schema }, mayRetry: true, effect: 'read' })).toThrow(
       '[svc-sdk] operation x.get: its path /x names {}, its parameters are y_id',
     );
     const id = operations['webhooks.retrieve'].pathParameters[0]!.schema;
-    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{a}/{b}', pathParameters: { a: id }, mayRetry: true, changesState: false })).toThrow(
+    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{a}/{b}', pathParameters: { a: id }, mayRetry: true, effect: 'read' })).toThrow(
       '[svc-sdk] operation x.get: its path /x/{a}/{b} names {a}, {b}, its parameters are a',
     );
-    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{a}', pathParameters: { a: id, b: id }, mayRetry: true, changesState: false })).toThrow(
+    expect(() => defineOperation({ name: 'x.get', method: 'GET', path: '/x/{a}', pathParameters: { a: id, b: id }, mayRetry: true, effect: 'read' })).toThrow(
       '[svc-sdk] operation x.get: its path /x/{a} names {a}, its parameters are a, b',
     );
   });
@@ -123,6 +127,7 @@ describe('the table of operations', () => {
       params: undefined,
       response: undefined,
       mayRetry: false,
+      effect: 'write',
       changesState: true,
       returnsNothing: false,
       list: false,
@@ -133,6 +138,7 @@ describe('the table of operations', () => {
     expect(rawOperation('POST', '/rooms', true).mayRetry).toBe(true);
     expect([rawOperation('GET', '/rooms', false).mayRetry, rawOperation('GET', '/rooms', false).changesState]).toEqual([true, false]);
     expect([rawOperation('DELETE', '/rooms/1', false).mayRetry, rawOperation('DELETE', '/rooms/1', false).changesState]).toEqual([true, true]);
+    expect([rawOperation('GET', '/rooms', false).effect, rawOperation('DELETE', '/rooms/1', false).effect]).toEqual(['read', 'write']);
   });
 
   it("deals.create's dry run is the entry's: its query, its answer, and safe to send again", async () => {

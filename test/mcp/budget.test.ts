@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RESULT_BUDGET_CHARS, withinBudget } from '../../packages/mcp/src/budget.js';
-import { accessOf, assertKnownOperations, mayDestroy } from '../../packages/mcp/src/operation-facts.js';
+import { operations } from 'svc-sdk/internal';
+import { accessOf, assertKnownOperations, mayDestroy, type AnyTool } from '../../packages/mcp/src/tool.js';
+import { TOOLS } from '../../packages/mcp/src/tools/index.js';
 import { connected, structured } from './support.js';
 
 describe('a result over the budget is cut, with a hint', () => {
@@ -46,19 +48,26 @@ describe('a result over the budget is cut, with a hint', () => {
   });
 });
 
-describe('operation facts (the adapter the operation table replaces)', () => {
-  it('a tool naming an operation that does not exist, or none, is refused when the server is made', () => {
-    expect(() => assertKnownOperations('deal_merge', ['deals.merge'])).toThrow('[svc-sdk] MCP tool deal_merge names the unknown operation deals.merge');
-    expect(() => assertKnownOperations('deal_noop', [])).toThrow(/names no operation/);
-    expect(() => assertKnownOperations('deal_create', ['deals.preview', 'deals.create'])).not.toThrow();
+describe('operation effects: the table is the one source of how a tool is gated', () => {
+  const dealCreate = TOOLS.find((tool) => tool.name === 'deal_create')!;
+  /** deal_create as if it called `names` (entries of the table). */
+  const calling = (...names: (keyof typeof operations)[]): AnyTool => ({ ...dealCreate, operations: names.map((name) => operations[name]) });
+
+  it('a tool naming no operation, or an object that is not an entry of the table, is refused when the server is made', () => {
+    const lookAlike = { ...operations['deals.create'], name: 'deals.merge', effect: 'read' as const };
+    expect(() => assertKnownOperations({ ...dealCreate, name: 'deal_merge', operations: [lookAlike] })).toThrow('[svc-sdk] MCP tool deal_merge names the unknown operation deals.merge');
+    expect(() => assertKnownOperations({ ...dealCreate, name: 'deal_noop', operations: [] })).toThrow(/\[svc-sdk\] MCP tool deal_noop names no operation/);
+    for (const tool of TOOLS.filter((candidate) => candidate.needs !== 'actions')) expect(() => assertKnownOperations(tool), tool.name).not.toThrow();
   });
 
-  it('access is the strongest of the operations; an unknown one counts as destroying', () => {
-    expect(accessOf(['search.query'])).toBe('read');
-    expect(accessOf(['webhooks.retrieve', 'webhooks.ping'])).toBe('write');
-    expect(accessOf(['webhooks.retrieve', 'webhooks.delete'])).toBe('destroy');
-    expect(accessOf(['deals.unknown'])).toBe('destroy');
-    expect(mayDestroy(['transactions.update'])).toBe(true);
-    expect(mayDestroy(['transactions.create'])).toBe(false);
+  it('access is the strongest effect; a replace is listed with the writes and hinted destructive', () => {
+    expect(accessOf(calling('search.query'))).toBe('read');
+    expect(accessOf(calling('webhooks.retrieve', 'webhooks.ping'))).toBe('write');
+    expect(accessOf(calling('webhooks.retrieve', 'webhooks.delete'))).toBe('destroy');
+    expect(accessOf(calling('webhooks.delete', 'webhooks.retrieve'))).toBe('destroy');
+    expect(accessOf(calling('transactions.list', 'transactions.update'))).toBe('write');
+    expect(mayDestroy(calling('transactions.list', 'transactions.update'))).toBe(true);
+    expect(mayDestroy(calling('webhooks.rotateSecret'))).toBe(true);
+    expect(mayDestroy(calling('transactions.create', 'transactions.list'))).toBe(false);
   });
 });

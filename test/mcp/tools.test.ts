@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { createMcpServer, TOOL_NAMES } from '../../packages/mcp/src/index.js';
+import { effectOf } from '../../packages/mcp/src/tool.js';
+import { TOOLS } from '../../packages/mcp/src/tools/index.js';
 import { connected, emulatedClient, tempDir } from './support.js';
 
 const READS = ['deal_room_find', 'deal_transactions_list', 'room_ask', 'webhook_list'];
 const WRITES = ['deal_create', 'room_create', 'transaction_create', 'transaction_link_room', 'room_documents_upload', 'webhook_create', 'webhook_ping'];
 const DESTRUCTIVE = ['webhook_delete', 'webhook_rotate_secret'];
+/** What each tool over the service does at most, written here by hand: the table's effects must agree. */
+const DOES: Readonly<Record<string, 'read' | 'write' | 'replace' | 'destroy'>> = {
+  ...Object.fromEntries(READS.map((name) => [name, 'read'])),
+  ...Object.fromEntries(WRITES.map((name) => [name, 'write'])),
+  // It overwrites a transaction's room link (only with --allow-destructive, checked against the current link).
+  transaction_link_room: 'replace',
+  webhook_delete: 'destroy',
+  webhook_rotate_secret: 'destroy',
+};
 
 async function listed(options: Parameters<typeof connected>[0]) {
   const t = await connected(options);
@@ -61,5 +72,23 @@ describe('createMcpServer lists', () => {
     for (const name of WRITES.filter((name) => name !== 'transaction_link_room')) expect(tools[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     for (const name of [...DESTRUCTIVE, 'transaction_link_room']) expect(tools[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tools['deal_create']).toMatchObject({ idempotentHint: false, openWorldHint: true });
+  });
+
+  it("every operation's effect matches what its tool does: a read tool never needs --allow-writes, a destroy tool needs --allow-destructive", async () => {
+    const roots = { uploadRoots: [tempDir()] };
+    const names = (tools: { name: string }[]) => tools.map((tool) => tool.name);
+    const byDefault = names(await listed(roots));
+    const withWrites = names(await listed({ allowWrites: true, ...roots }));
+    const all = Object.fromEntries((await listed({ allowWrites: true, allowDestructive: true, ...roots })).map((tool) => [tool.name, tool.annotations!]));
+    const service = TOOLS.filter((tool) => tool.needs !== 'actions');
+    expect(Object.fromEntries(service.map((tool) => [tool.name, effectOf(tool)]))).toEqual(DOES);
+    for (const tool of service) {
+      const does = DOES[tool.name]!;
+      // A tool that changes something previews first: a write tool; one that reads answers at once.
+      expect(tool.kind, tool.name).toBe(does === 'read' ? 'read' : 'write');
+      expect(byDefault.includes(tool.name), tool.name).toBe(does === 'read');
+      expect(withWrites.includes(tool.name), tool.name).toBe(does !== 'destroy');
+      expect(all[tool.name], tool.name).toMatchObject({ readOnlyHint: does === 'read', destructiveHint: does === 'replace' || does === 'destroy' });
+    }
   });
 });

@@ -53,6 +53,10 @@ describe('a preview never hands out a token its commit would refuse', () => {
   it.each([
     ['webhook_create', { ...HOOK, url: 'http://example.com/hook' }, /url must be an https:\/\/ URL of your receiver/],
     ['webhook_create', { ...HOOK, url: 'ftp://127.0.0.1/hook' }, /url must be an https:\/\/ URL/],
+    // Tool arguments are the params schemas' own fields: their messages are the SDK's.
+    ['room_create', { name: '', room_type: 'company_investment' }, /name must not be empty: pass the room name/],
+    ['deal_create', { name: 'Acme', stage: '', asset_class: 'equity' }, /stage must not be empty: pass a value such as 'sourcing' or 'closing'/],
+    ['transaction_create', { name: 'Series A', deal_id: 1.5 }, /deal_id must be an integer id, as the service returned it/],
   ])('%s %j: refused at the preview, by the SDK\'s own rules', async (name, args, message) => {
     const t = await connected({ allowWrites: true });
     const result = await t.mcp.callTool({ name, arguments: args });

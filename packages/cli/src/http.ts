@@ -1,34 +1,17 @@
 // What the CLI prints of an HTTP answer: its status, and at most a few KiB of its body.
-import { describeFetchFailure } from 'svc-sdk/internal';
+import { describeFetchFailure, readAtMost } from 'svc-sdk/internal';
 
 /** How much of an answer's body the CLI prints: enough to read an error, never a whole download. */
 export const MAX_PRINTED_BYTES = 4096;
 
 /**
  * The first `maxBytes` of a body as text, and whether there was more. Reads no further than that
- * (then cancels the stream), so a 300 MB answer costs a few KiB of memory, not 300 MB.
+ * (the library's bounded reader, `partial`: it cancels the stream), so a 300 MB answer costs a few
+ * KiB of memory, not 300 MB.
  */
 export async function readPreview(body: ReadableStream<Uint8Array> | null, maxBytes = MAX_PRINTED_BYTES): Promise<{ text: string; truncated: boolean }> {
-  if (!body) return { text: '', truncated: false };
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  for (let chunk; !(chunk = await reader.read()).done; ) {
-    chunks.push(chunk.value);
-    size += chunk.value.byteLength;
-    if (size > maxBytes) {
-      truncated = true;
-      break;
-    }
-  }
-  if (truncated) await reader.cancel().catch(() => undefined);
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readAtMost(body, maxBytes, { partial: true });
+  const truncated = bytes.byteLength > maxBytes;
   // `stream: true` keeps a character cut at the limit from printing as a replacement mark.
   return { text: new TextDecoder().decode(bytes.subarray(0, maxBytes), { stream: truncated }), truncated };
 }

@@ -10,6 +10,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createMcpHandler, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, validateHostHeader } from '@modelcontextprotocol/server';
+import { readAtMost } from 'svc-sdk/internal';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /** Default largest request body: tool arguments are small. */
@@ -149,26 +150,23 @@ function tooLarge(max: number): Response {
   return jsonError(413, -32600, `request body over ${max} bytes`);
 }
 
+/** The body of a GET or HEAD: none is read. */
+const NO_BODY = new Uint8Array(0);
+
 /** Node request → fetch Request (body read up to the cap) → the handler → Node response, streamed. */
 async function serveNode(req: IncomingMessage, res: ServerResponse, fetch: (request: Request) => Promise<Response>, maxBodyBytes: number): Promise<void> {
   const abort = new AbortController();
   res.once('close', () => abort.abort());
   try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      for await (const chunk of req as AsyncIterable<Buffer>) {
-        size += chunk.byteLength;
-        if (size > maxBodyBytes) return await send(res, tooLarge(maxBodyBytes), true);
-        chunks.push(chunk);
-      }
-    }
+    // The library's bounded reader: past the cap it stops reading the request, and the answer closes the connection.
+    const bytes = req.method === 'GET' || req.method === 'HEAD' ? NO_BODY : await readAtMost(req, maxBodyBytes);
+    if (bytes === undefined) return await send(res, tooLarge(maxBodyBytes), true);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
-    const request = new Request(url, { method: req.method, headers, signal: abort.signal, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}) });
+    const request = new Request(url, { method: req.method, headers, signal: abort.signal, ...(bytes.byteLength > 0 ? { body: bytes as Uint8Array<ArrayBuffer> } : {}) });
     await send(res, await fetch(request), false);
   } catch {
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

@@ -24,9 +24,8 @@ import type { ActionLedger } from 'svc-sdk/actions';
 import { identifyApiKey, VERSION } from 'svc-sdk/internal';
 import { withinBudget } from './budget.js';
 import { contentDigest, DEFAULT_COMMIT_TTL_MS, keyIdentity, ledgerOf, type CommitLedger, type CommitRefusal, type TokenBinding } from './commit-tokens.js';
-import { accessOf, assertKnownOperations, mayDestroy } from './operation-facts.js';
 import { defaultStateDir, secretFiles, type SecretFiles } from './secret-files.js';
-import { schemasOf, ToolRefusal, type AnyTool, type ReadTool, type ToolContext, type WriteTool } from './tool.js';
+import { accessOf, assertKnownOperations, mayDestroy, schemasOf, ToolRefusal, type AnyTool, type ReadTool, type ToolContext, type WriteTool } from './tool.js';
 import { TOOLS } from './tools/index.js';
 import { DATA_NOTE, escapeFields, UNTRUSTED_META_KEY } from './untrusted.js';
 import { uploadPolicy } from './upload-policy.js';
@@ -120,7 +119,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const registered = new Map<string, RegisteredTool>();
   for (const tool of tools) {
     const { input, output } = schemasOf(tool);
-    const access = tool.needs === 'actions' ? 'read' : accessOf(tool.operations);
+    const access = accessOf(tool);
     const handle = server.registerTool(
       tool.name,
       {
@@ -128,7 +127,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
         description: tool.description,
         inputSchema: input,
         outputSchema: output,
-        annotations: { readOnlyHint: access === 'read', destructiveHint: mayDestroy(tool.operations), idempotentHint: tool.idempotent, openWorldHint: tool.needs !== 'actions' },
+        annotations: { readOnlyHint: access === 'read', destructiveHint: mayDestroy(tool), idempotentHint: tool.idempotent, openWorldHint: tool.needs !== 'actions' },
       },
       async (args: unknown, ctx: ServerContext) => {
         const context: ToolContext = { ...shared, signal: ctx.mcpReq.signal, progress: progressSender(ctx), bind: () => {}, bound: undefined };
@@ -212,7 +211,7 @@ function whyUnlisted(name: string, options: McpServerOptions, registered: Readon
   const tool = TOOLS.find((candidate) => candidate.name === name);
   if (tool === undefined) return `no tool has that name: tools/list shows the tools there are`;
   if (tool.needs === 'actions') return 'it reads an action ledger: start the server with --actions-redis <url> (createMcpServer({ actions }))';
-  const access = accessOf(tool.operations);
+  const access = accessOf(tool);
   if (access === 'destroy' && !(options.allowWrites && options.allowDestructive)) return 'it is destructive: the user can list it by starting the server with --allow-writes --allow-destructive';
   if (access === 'write' && !options.allowWrites) return 'it changes state: the user can list it by starting the server with --allow-writes';
   return 'the server was started without it (--tool / --no-tool)';
@@ -240,8 +239,8 @@ function chooseTools(options: McpServerOptions, allowWrites: boolean, allowDestr
       if (options.tools !== undefined && options.tools.includes(tool.name) && !options.actions) throw new Error(`[svc-sdk] tools: ${tool.name} reads an action ledger: pass actions: createActionLedger(...)`);
       return options.actions !== undefined && (options.tools === undefined || options.tools.includes(tool.name)) && !(options.excludeTools ?? []).includes(tool.name);
     }
-    assertKnownOperations(tool.name, tool.operations);
-    const access = accessOf(tool.operations);
+    assertKnownOperations(tool);
+    const access = accessOf(tool);
     const allowed = access === 'read' || (access === 'write' && allowWrites) || (access === 'destroy' && allowWrites && allowDestructive);
     if (options.tools !== undefined && options.tools.includes(tool.name) && !allowed) {
       throw new Error(`[svc-sdk] tools: ${tool.name} ${access === 'destroy' ? 'is destructive: pass allowWrites and allowDestructive' : 'changes state: pass allowWrites'} to list it`);

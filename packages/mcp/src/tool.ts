@@ -1,10 +1,11 @@
-// The shape of one MCP tool of svc-sdk, as data: the server (server.ts) registers it, derives its
-// annotations from the operations it names, and wraps a write in preview → commit. A tool calls
-// the public Client methods only; it never restates a path.
+// The shape of one MCP tool of svc-sdk, as data: the server (server.ts) registers it, gates and
+// annotates it by the effects of the operation-table entries it names, and wraps a write in
+// preview → commit. A tool calls the public Client methods only; it never restates a path, an
+// operation's effect or a field the service checks (its arguments come from the params schemas).
 import * as z from 'zod/mini';
 import type { Client } from 'svc-sdk';
 import type { ActionLedger } from 'svc-sdk/actions';
-import { operations } from 'svc-sdk/internal';
+import { operations, type Operation, type OperationEffect } from 'svc-sdk/internal';
 import type { SecretFiles } from './secret-files.js';
 import type { UploadPolicy } from './upload-policy.js';
 import { ToolRefusal } from './tool-refusal.js';
@@ -49,8 +50,12 @@ interface ToolBase<Args> {
    * escaped, listed in the result's `_meta`, and quoted by `render`.
    */
   readonly untrusted?: { readonly preview?: readonly string[]; readonly result?: readonly string[] } | undefined;
-  /** The client operations it calls, by operation-table name (`deals.create`); its annotations derive from them. */
-  readonly operations: readonly string[];
+  /**
+   * The entries of the operation table whose calls it makes (a dry run and the methods made of an
+   * entry, such as `deals.linkedRoomIds` of `transactions.list`, count as that entry): how it is
+   * listed and annotated follows from their effects (`accessOf`, `mayDestroy`).
+   */
+  readonly operations: readonly Operation[];
   /** `'actions'`: a tool over the action ledger instead of the service (no operation; listed only with `createMcpServer({ actions })`, never a write). */
   readonly needs?: 'actions';
   /** True when calling it again with the same arguments has no further effect. */
@@ -155,9 +160,72 @@ export function schemasOf(tool: AnyTool): { input: ToolSchema<unknown>; output: 
  * Checks `params` by the SDK's own rules for `operation` (its params schema), as the commit's call
  * will: a preview never hands out a token its commit would refuse. Throws a ToolRefusal with the SDK's messages.
  */
-export function checkParams(operation: keyof typeof operations, params: unknown): void {
-  const schema = operations[operation].params;
-  if (schema === undefined) return;
-  const parsed = z.safeParse(schema, params);
+export function checkParams(operation: Operation, params: unknown): void {
+  if (operation.params === undefined) return;
+  const parsed = z.safeParse(operation.params, params);
   if (!parsed.success) throw new ToolRefusal(`${parsed.error.issues.map((issue) => issue.message).join('; ')}: nothing was previewed`);
+}
+
+/** The fields of an operation's params schema (a zod/mini object). */
+type ParamsShape<O> = O extends { readonly params: z.ZodMiniObject<infer Shape, z.core.$ZodObjectConfig> } ? Shape : never;
+
+/**
+ * Tool arguments taken from `operation`'s params schema: each field of `described` checked by the
+ * SDK's own schema of it (and its messages), with the description the model reads. What the
+ * service takes stays written once, in src/schemas.
+ *
+ * @param operation The table entry whose params schema has the fields.
+ * @param described Each field the tool takes, with what to tell the model of it.
+ */
+export function paramsArgs<O extends Operation, const Field extends keyof ParamsShape<O> & string>(operation: O, described: Readonly<Record<Field, string>>): { [Key in Field]: ParamsShape<O>[Key] } {
+  const shape = (operation.params as z.ZodMiniObject).shape as Record<string, z.ZodMiniType>;
+  return Object.fromEntries(Object.entries<string>(described).map(([field, text]) => [field, shape[field]!.check(z.describe(text))])) as unknown as { [Key in Field]: ParamsShape<O>[Key] };
+}
+
+/** Effects, weakest first: a tool is as strong as the strongest operation it calls. */
+const STRENGTH: Readonly<Record<OperationEffect, number>> = { read: 0, write: 1, replace: 2, destroy: 3 };
+
+/**
+ * The strongest effect of the operations `tool` calls (`read` for a tool over the action ledger, which calls none).
+ *
+ * @param tool The tool, with the table entries it names.
+ */
+export function effectOf(tool: AnyTool): OperationEffect {
+  return tool.operations.reduce<OperationEffect>((strongest, operation) => (STRENGTH[operation.effect] > STRENGTH[strongest] ? operation.effect : strongest), 'read');
+}
+
+/**
+ * How the server lists `tool`: `read` always; `write` with `allowWrites`; `destroy` with
+ * `allowDestructive` as well. A tool that may `replace` is listed with the writes: it checks
+ * `allowDestructive` itself against the value it would replace.
+ *
+ * @param tool The tool, with the table entries it names.
+ */
+export function accessOf(tool: AnyTool): 'read' | 'write' | 'destroy' {
+  const effect = effectOf(tool);
+  return effect === 'replace' ? 'write' : effect;
+}
+
+/**
+ * True when `tool` may replace or destroy something (its `destructiveHint`).
+ *
+ * @param tool The tool, with the table entries it names.
+ */
+export function mayDestroy(tool: AnyTool): boolean {
+  return STRENGTH[effectOf(tool)] >= STRENGTH.replace;
+}
+
+/** The table's entries, to tell one of them from a look-alike object. */
+const ENTRIES: ReadonlySet<Operation> = new Set(Object.values(operations));
+
+/**
+ * Throws naming the tool when a tool over the service names no operation, or an object that is not an entry of the table.
+ *
+ * @param tool The tool, with the table entries it names.
+ */
+export function assertKnownOperations(tool: AnyTool): void {
+  if (tool.operations.length === 0) throw new Error(`[svc-sdk] MCP tool ${tool.name} names no operation: list the client operations it calls`);
+  for (const operation of tool.operations) {
+    if (!ENTRIES.has(operation)) throw new Error(`[svc-sdk] MCP tool ${tool.name} names the unknown operation ${operation.name}`);
+  }
 }

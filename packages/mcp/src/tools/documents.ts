@@ -12,7 +12,7 @@ import { open, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
 import type { UploadManyInput, UploadManyProgress, UploadManyResult } from 'svc-sdk';
-import { ensureStateDirectory, listFiles, mimeFromFilename } from 'svc-sdk/internal';
+import { ensureStateDirectory, listFiles, mimeFromFilename, operations } from 'svc-sdk/internal';
 import { STATE_FIX } from '../secret-files.js';
 import { id, ToolRefusal, type ToolContext, type WriteTool } from '../tool.js';
 import { inside } from '../upload-policy.js';
@@ -75,7 +75,8 @@ export const roomDocumentsUpload: WriteTool<UploadArgs, UploadPreview, UploadRes
   description:
     'Uploads local files and folders (recursively) inside the upload roots to a data room, resumably. Credential places (.ssh, .env, keys, ...) are never sent; the preview lists what it leaves out. The commit sends exactly the bytes the preview hashed.',
   untrusted: { preview: ['entries[].path', 'files[].path', 'excluded[].path', 'excluded[].message'], result: ['uploaded[].path', 'skipped', 'failed', 'unknown'] },
-  operations: ['documents.uploadMany'],
+  // client.documents.uploadMany: one documents.upload per file.
+  operations: [operations['documents.upload']],
   idempotent: false,
   bindsContent: true,
   args: uploadArgs,

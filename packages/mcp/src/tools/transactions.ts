@@ -1,11 +1,12 @@
 // Transaction tools: create one under a deal, link it to a data room (showing the link it replaces).
 import * as z from 'zod/mini';
-import { checkParams, id, record, ToolRefusal, type WriteTool } from '../tool.js';
+import { operations } from 'svc-sdk/internal';
+import { checkParams, id, paramsArgs, record, ToolRefusal, type WriteTool } from '../tool.js';
 
-const createArgs = z.object({
-  name: z.string().check(z.minLength(1), z.describe('Such as "Acme Series A".')),
-  deal_id: id('deal_id').check(z.describe('The deal it belongs to.')),
-});
+const create = operations['transactions.create'];
+const update = operations['transactions.update'];
+
+const createArgs = z.object(paramsArgs(create, { name: 'Such as "Acme Series A".', deal_id: 'The deal it belongs to.' }));
 type CreateArgs = z.infer<typeof createArgs>;
 
 /** `transaction_create`. */
@@ -15,14 +16,13 @@ export const transactionCreate: WriteTool<CreateArgs, { operation: string; would
   title: 'Create a transaction',
   description: 'Creates a transaction under a deal.',
   untrusted: { result: ['transaction.*'] },
-  operations: ['transactions.create'],
+  operations: [create],
   idempotent: false,
   args: createArgs,
-  preview: z.object({ operation: z.literal('transactions.create'), would_send: z.looseObject({}), would_change: z.string() }),
+  preview: z.object({ operation: z.literal(create.name), would_send: z.looseObject({}), would_change: z.string() }),
   result: z.object({ transaction: record() }),
   async previewOf(args) {
-    checkParams('transactions.create', args);
-    return { operation: 'transactions.create', would_send: { ...args }, would_change: `a new transaction "${args.name}" under deal ${args.deal_id}` };
+    return { operation: create.name, would_send: { ...args }, would_change: `a new transaction "${args.name}" under deal ${args.deal_id}` };
   },
   async commit(args, { client, signal }) {
     return { transaction: await client.transactions.create(args, { signal }) };
@@ -32,13 +32,13 @@ export const transactionCreate: WriteTool<CreateArgs, { operation: string; would
 };
 
 const linkArgs = z.object({
-  deal_id: id('deal_id').check(z.describe("The transaction's deal.")),
+  ...paramsArgs(operations['transactions.list'], { deal_id: "The transaction's deal." }),
   transaction_id: id('transaction_id').check(z.describe('The transaction to link.')),
   room_id: id('room_id').check(z.describe('The data room to link it to.')),
 });
 type LinkArgs = z.infer<typeof linkArgs>;
 const linkPreview = z.object({
-  operation: z.literal('transactions.update'),
+  operation: z.literal(update.name),
   would_send: z.looseObject({}),
   current_room_id: z.optional(z.number()),
   would_change: z.string(),
@@ -53,7 +53,7 @@ export const transactionLinkRoom: WriteTool<LinkArgs, LinkPreview, { transaction
   description:
     "Links a deal's transaction to a data room. Replacing another room's link needs the server's --allow-destructive.",
   untrusted: { result: ['transaction.*'] },
-  operations: ['transactions.list', 'transactions.update'],
+  operations: [operations['transactions.list'], update],
   idempotent: true,
   args: linkArgs,
   preview: linkPreview,
@@ -61,10 +61,10 @@ export const transactionLinkRoom: WriteTool<LinkArgs, LinkPreview, { transaction
   async previewOf(args, context) {
     const current = await currentLink(args, context);
     const would_send = { linked_room_id: args.room_id };
-    checkParams('transactions.update', would_send);
-    if (current === args.room_id) return { operation: 'transactions.update', would_send, current_room_id: current, would_change: 'nothing: the transaction is already linked to that room' };
+    checkParams(update, would_send);
+    if (current === args.room_id) return { operation: update.name, would_send, current_room_id: current, would_change: 'nothing: the transaction is already linked to that room' };
     return {
-      operation: 'transactions.update',
+      operation: update.name,
       would_send,
       ...(current === undefined ? {} : { current_room_id: current }),
       would_change: current === undefined ? `link transaction ${args.transaction_id} to room ${args.room_id}` : `replace the link to room ${current} by room ${args.room_id}`,
