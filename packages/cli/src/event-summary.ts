@@ -1,9 +1,14 @@
-// What an action.*, credit.* or job.* event says, in a few words (`svc-sdk listen` and `trigger`
+// What an action.* or credit.* event says, in a few words (`svc-sdk listen` and `trigger`
 // print it beside each delivery), so an action's sequence reads as one line per event: its id and
 // the status the event gives it. The words come from the network: escaped before printing.
 import { escapeControl } from './terminal-text.js';
 
-/** A few words on what the event tells (an action's id and status, a balance), or `undefined` for other kinds. */
+/**
+ * A few words on what the event tells (an action's id and status, a balance), or `undefined` for other kinds.
+ *
+ * @param kind The event's kind.
+ * @param data The event's data, as delivered (a missing field reads `?`).
+ */
 export function summarizeEvent(kind: string, data: unknown): string | undefined {
   const field = (name: string) => {
     const value = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[name] : undefined;
@@ -25,10 +30,6 @@ export function summarizeEvent(kind: string, data: unknown): string | undefined 
       return `credits ${field('balance')}, exhausted: tool calls are blocked`;
     case 'credit.granted':
       return `credits +${field('amount')} → ${field('new_balance')}`;
-    case 'job.completed':
-      return `run ${field('run_id')} completed (${field('agent_name')})`;
-    case 'job.failed':
-      return `run ${field('run_id')} failed (${field('agent_name')}): ${field('error')}`;
     default:
       return undefined;
   }
