@@ -9,7 +9,8 @@
 //   npm run build && node examples/bullmq-approval-workflow.mjs          # the whole loop in one process
 //   node examples/bullmq-approval-workflow.mjs receiver | worker         # one role per process, as deployed
 // Env: REDIS_URL (default redis://127.0.0.1:6379); the receiver: PORT, SVC_WEBHOOK_SECRET; the worker:
-// SVC_BASE_URL and SVC_API_KEY (the emulator it proposes through), WORKFLOW_RECHECK_MS (default 1 h).
+// SVC_BASE_URL and SVC_API_KEY (the emulator it proposes through), WORKFLOW_RECHECK_MS (default 1 h); both:
+// LEDGER_PREFIX (the ledger's keys, default svc-sdk:actions:).
 import { createServer } from 'node:http';
 import { DelayedError, Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -23,10 +24,11 @@ const RUN_PREFIX = 'wf:';
 /** A fallback only: a job that missed its resume (a decision that came before its proposal names no run) looks again after this. */
 const recheckMs = Number(process.env.WORKFLOW_RECHECK_MS ?? 3_600_000);
 
-/** A Redis connection for the ledger's store (BullMQ opens its own). */
+/** The ledger on a Redis connection of its own (BullMQ opens its own), and how to close both (the store leaves a client it was given open). */
 function ledgerOn(url) {
   const redis = new Redis(url, { maxRetriesPerRequest: null });
-  return createActionLedger({ store: createRedisLedgerStore(redis) });
+  const ledger = createActionLedger({ store: createRedisLedgerStore(redis, { prefix: process.env.LEDGER_PREFIX }) });
+  return { ledger, close: async () => (await ledger.close(), await redis.quit()) };
 }
 
 /**
@@ -73,15 +75,15 @@ function workflow(ledger, effects) {
 
 /** The receiver: every verified delivery recorded into the ledger before the 2xx (a failure is a 500, and the service retries). */
 async function startReceiver(port, secret) {
-  const ledger = ledgerOn(redisUrl);
+  const { ledger, close } = ledgerOn(redisUrl);
   const server = createServer(toNodeListener(createWebhookHandler({ secret, on: (event) => ledger.record(event) })));
   await new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(undefined)));
-  return { port: server.address().port, close: async () => (server.close(), await ledger.close()) };
+  return { port: server.address().port, close: async () => (server.close(), server.closeAllConnections(), await close()) };
 }
 
 /** The worker: runs the workflow jobs, and resumes a waiting job once its action is decided. */
 async function startWorker() {
-  const ledger = ledgerOn(redisUrl);
+  const { ledger, close } = ledgerOn(redisUrl);
   const effects = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const connection = { url: redisUrl };
   const queue = new Queue(QUEUE, { connection });
@@ -99,7 +101,7 @@ async function startWorker() {
     { name: 'resume-workflow', retryDelayMs: 100, onError: () => {} },
   );
   await worker.waitUntilReady();
-  return { queue, close: async () => (await resumer.close(), await worker.close(), await queue.close(), await ledger.close(), effects.disconnect()) };
+  return { queue, close: async () => (await resumer.close(), await worker.close(), await queue.close(), await close(), await effects.quit()) };
 }
 
 const role = process.argv[2];
@@ -117,7 +119,8 @@ if (role === 'receiver') {
   const { createEmulator } = await import('svc-sdk/testing');
   const emulator = createEmulator({ deliveryDelayMs: 0 });
   const { url } = await emulator.listen(0);
-  Object.assign(process.env, { SVC_BASE_URL: url, SVC_API_KEY: 'vdr_workflow_example' });
+  // A fresh emulator numbers its actions from act_1 again: a ledger of its own, so no earlier run's act_1 answers for it.
+  Object.assign(process.env, { SVC_BASE_URL: url, SVC_API_KEY: 'vdr_workflow_example', LEDGER_PREFIX: `svc-sdk:actions:example-${Date.now()}:` });
   let secret = '';
   const receiver = await startReceiver(0, () => secret);
   const client = new Client({ apiKey: 'vdr_workflow_example', baseUrl: url });

@@ -139,3 +139,13 @@ test.skipIf(!hasRedis || !built)('a BullMQ workflow waits for the GP across a SI
   await here.ledger.close().catch(() => undefined);
   await here.queue.close().catch(() => undefined);
 }, 120_000);
+
+test.skipIf(!hasRedis || !built)('the example run whole, in one process (its own emulator approving): resumed by the decision, and it ends by itself', async () => {
+  const child = spawn(process.execPath, [EXAMPLE], { env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${redis.port}` }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += String(chunk)));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  expect(stdout).toMatch(/^✓ job \S+ proposed (act_\d+) and waits for the GP in BullMQ's delayed set\n✓ resumed by the decision: \{"status":"approved","result":\{"message_id":"msg_42"\}\}\n$/);
+  expect(code).toBe(0);
+}, 60_000);
