@@ -30,7 +30,13 @@ export interface ControlActions {
 /** Reads the JSON body; a decision's body may be left out (`{}`), a proposal's may not. */
 type Call = (read: (optional?: boolean) => Promise<Record<string, unknown>>, id: string | undefined) => Promise<{ status?: number; data: Record<string, unknown> }>;
 
-/** The control routes of actions and credits, placed before the service's routes as the events route is: one msw handler, routed here, so a service request pays one match for them all. */
+/**
+ * The control routes of actions and credits, placed before the service's routes as the events route is: one msw
+ * handler, routed here, so a service request pays one match for them all.
+ *
+ * @param context The emulator's handler context (its API key and body limits).
+ * @param control Its actions, and the hook that hears what they fire.
+ */
 export function createActionControlHandlers(context: HandlerContext, control: ControlActions): HttpHandler[] {
   const { actions } = control;
   const routes: Array<{ method: string; path: RegExp; call: Call }> = [];

@@ -24,7 +24,13 @@ export interface EmulatorTarget {
 
 const FIX = 'start one (npx svc-sdk emulator) and set SVC_BASE_URL to the URL it prints, or pass --url <receiver> to send straight to a receiver';
 
-/** The emulator at --emulator, else SVC_BASE_URL, else the default, with SVC_API_KEY (any vdr_… key by default). */
+/**
+ * The emulator at --emulator, else SVC_BASE_URL, else the default, with SVC_API_KEY (any vdr_… key by default).
+ *
+ * @param flag The value of --emulator, if given.
+ * @param timeoutMs How long each call waits for an answer.
+ * @param io The command's environment and output.
+ */
 export function emulatorAt(flag: string | undefined, timeoutMs: number, io: CliIO): EmulatorTarget {
   const base = flag === undefined ? io.env['SVC_BASE_URL'] || DEFAULT_EMULATOR_URL : flag;
   const from = flag === undefined ? (io.env['SVC_BASE_URL'] ? 'SVC_BASE_URL' : 'the default') : '--emulator';
@@ -35,6 +41,10 @@ export function emulatorAt(flag: string | undefined, timeoutMs: number, io: CliI
 /**
  * POSTs `body` to the control route `path` (under /api/v1). Resolves with the status and the JSON
  * answer, or with exit code 1 once it printed why no usable answer came (nothing answers, the key refused).
+ *
+ * @param target The running emulator.
+ * @param path The control route, such as CONTROL_ACTIONS_PATH.
+ * @param body The JSON body; none when undefined.
  */
 export async function callEmulator<T>(target: EmulatorTarget, path: string, body?: unknown): Promise<{ status: number; answer: T | undefined; response: Response } | number> {
   const { baseUrl, from, apiKey, timeoutMs, io } = target;
@@ -66,13 +76,26 @@ export async function callEmulator<T>(target: EmulatorTarget, path: string, body
   return { status: response.status, answer, response };
 }
 
-/** Says that what answers is no svc-sdk emulator (its control route is missing); returns exit code 1. */
+/**
+ * Says that what answers is no svc-sdk emulator (its control route is missing); returns exit code 1.
+ *
+ * @param target The emulator as named.
+ * @param path The control route that was missing.
+ * @param response What answered instead.
+ */
 export function notAnEmulator(target: EmulatorTarget, path: string, response: Response): number {
   println(target.io.stderr, `[svc-sdk] ${target.baseUrl.origin} (${target.from}) is not an svc-sdk emulator: POST /api/v1${path} answered ${statusLine(response)}. To fix: ${FIX}`);
   return 1;
 }
 
-/** One event's deliveries: a header line naming the event (`label` adds what it is about), then one line per webhook. */
+/**
+ * One event's deliveries: a header line naming the event (`label` adds what it is about), then one line per webhook.
+ *
+ * @param io Where to print.
+ * @param target The emulator that scheduled them.
+ * @param label The event's kind, and what it says.
+ * @param deliveries The deliveries scheduled for it.
+ */
 export function printFired(io: CliIO, target: EmulatorTarget, label: string, deliveries: FiredDeliveries): void {
   if (deliveries.length === 0) {
     println(io.stdout, `${label} → no webhook of the emulator at ${target.baseUrl.origin} subscribes to it: register one (svc-sdk listen --forward-to <your app>)`);
