@@ -162,6 +162,9 @@ describe('svc-sdk trigger plays the agent-action sequences through a running emu
     const typo = await run(['trigger', 'action.aproved'], env);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('did you mean "action.approved"?');
+    const flagTypo = await run(['trigger', 'action.approved', '--actoin', 'act_1'], env);
+    expect(flagTypo.code).toBe(2);
+    expect(flagTypo.stderr).toContain('did you mean "--action"?');
     const help = await run(['trigger', '--help']);
     expect(help.stdout).toContain('--action <action-id>');
     expect(help.stdout).toContain('svc-sdk trigger action.approved|action.rejected|action.expired --action <action-id>');
