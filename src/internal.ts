@@ -28,8 +28,8 @@ export { randomHex } from './shared/hex.js';
 export { refusalAnswer, type RefusalReason } from './webhooks/refusals.js';
 /** A receiver's answer: status, error text, headers. */
 export type { Answer } from './webhooks/types.js';
-/** The emulator's control path for events (`svc-sdk trigger` through a running emulator). */
-export { CONTROL_EVENTS_PATH } from './testing/control-path.js';
+/** The emulator's control paths for events, actions and credits (`svc-sdk trigger` through a running emulator). */
+export { CONTROL_ACTIONS_PATH, CONTROL_CREDITS_PATH, CONTROL_EVENTS_PATH } from './testing/control-path.js';
 /** Sample events, without loading the emulator's peers (`svc-sdk trigger`). */
 export { buildEventBody, sampleEventData } from './testing/events.js';
 /** A client's API key handed to `identify` (a hash of it, say) without exposing it on the instance. */

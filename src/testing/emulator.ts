@@ -6,6 +6,7 @@ import { createFaults, withFaults, type EmulatorFaults, type ServedBy } from './
 import { createHandlers, dispatch, internalError, type HandlerContext } from './handlers.js';
 import { listen, type ListeningEmulator } from './listen.js';
 import { createControlHandlers } from './control.js';
+import { createActionControlHandlers } from './control-actions.js';
 import { createEmulatorActions, type EmulatorActions, type EmulatorActionsOptions } from './actions.js';
 import { hostName, misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
@@ -173,12 +174,18 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     onDropped: () => store.noteDropped('delivery attempts'),
   });
   const context: HandlerContext = { store, scheduler, apiKey: options.apiKey, limits, pageSize };
-  const handlers = [...createControlHandlers(context), ...createHandlers(context)]; // control route first: svc-sdk trigger (control.ts)
+  // What the actions fire is heard by their control routes, which answer with the deliveries scheduled.
+  const fired = new Set<(kind: EventKind, data: Record<string, unknown>, scheduled: readonly ScheduledDelivery[]) => void>();
+  const fire = (kind: EventKind, data: Record<string, unknown>) => {
+    const scheduled = dispatch(context, store.webhooks.values(), kind, data);
+    for (const listener of fired) listener(kind, data, scheduled);
+    return scheduled;
+  };
+  const actions = createEmulatorActions({ fire, now: () => scheduler.now(), later: (delayMs, run) => scheduler.later(delayMs, run) }, options.actions);
+  const onFire = (listener: (kind: EventKind, data: Record<string, unknown>, scheduled: readonly ScheduledDelivery[]) => void) => (fired.add(listener), () => void fired.delete(listener));
+  // Control routes first (svc-sdk trigger, control.ts): the service's routes end with a 404 for any other /api/v1 path.
+  const handlers = [...createControlHandlers(context), ...createActionControlHandlers(context, { actions, onFire }), ...createHandlers(context)];
   const servers = new Set<ListeningEmulator>();
-  const actions = createEmulatorActions(
-    { fire: (kind, data) => dispatch(context, store.webhooks.values(), kind, data), now: () => scheduler.now(), later: (delayMs, run) => scheduler.later(delayMs, run) },
-    options.actions,
-  );
   // Faults wrap the whole answer, in process and over HTTP (where a reset reaches the socket); their
   // 503s are given outside the routes, so the request id is added after them, as on every answer.
   // Served over HTTP, a request is routed with its body set aside (withBodyAside); in process, as

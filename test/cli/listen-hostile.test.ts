@@ -63,7 +63,7 @@ describe('svc-sdk listen under attack', () => {
       const [, deliveryId] = /delivery ([0-9a-f-]{36})/.exec(fired.stdout)!;
       await expect.poll(() => got.length).toBe(1);
       expect(got[0]).toBe(`Basic ${Buffer.from('alice-id:pw:s3cret').toString('base64')}`);
-      await expect.poll(() => listen.stdout()).toContain(`credit.low ${deliveryId} attempt 1 → 200 OK\n`);
+      await expect.poll(() => listen.stdout()).toContain(`credit.low ${deliveryId} attempt 1 → 200 OK · credits 90, low (threshold 100)\n`);
       expect((await emulatorClient().webhooks.list())[0]!.name).not.toMatch(/alice|s3cret/);
     } finally {
       expect(await listen.stop('SIGINT')).toBe(0);

@@ -36,7 +36,7 @@ describe('svc-sdk listen --forward-to', () => {
       const { body, signature } = app.got[0]!;
       expect(signature).toBe(sign(body, secret!));
       expect(JSON.parse(body)).toMatchObject({ event: 'credit.low', delivery_id: deliveryId, data: { balance: 90 } });
-      await expect.poll(() => listen.stdout()).toContain(`credit.low ${deliveryId} attempt 1 → 500 Internal Server Error: {"error":"db down"}\n`);
+      await expect.poll(() => listen.stdout()).toContain(`credit.low ${deliveryId} attempt 1 → 500 Internal Server Error: {"error":"db down"} · credits 90, low (threshold 100)\n`);
       await expect.poll(() => emulator.stdout()).toContain(`delivery credit.low → webhook ${id} attempt 1: 500 (${deliveryId})`);
 
       // A delivery not signed with the registration's secret (which only the emulator knows) is refused, not forwarded.

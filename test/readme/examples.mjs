@@ -16,6 +16,7 @@ export const EXAMPLES = {
   'fetch-receiver.mjs': receiver,
   'redis-dedupe.mjs': { skip: 'it serves until stopped and needs a Redis server' },
   'inbox-quickstart.mjs': { skip: 'it needs a Redis server: test/inbox/quickstart.test.ts runs it against one' },
+  'bullmq-approval-workflow.mjs': { skip: 'it needs a Redis server: test/actions/workflow-bullmq.test.ts runs it against one, across a restart of every process' },
 };
 
 /** The `examples/*.mjs` files a markdown document links to. */

@@ -5,6 +5,7 @@ import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
 
 const HELP = `Usage: svc-sdk emulator [--port 4010] [--api-key vdr_…] [--delivery-delay-ms 2000] [--page-size <n>] [--max-records 10000]
+                        [--credits 1000]
 
 Runs the in-memory emulator of the service on http://127.0.0.1:<port> and prints its base URL and
 a usable API key. Ctrl+C stops it. Every delivery attempt it makes is printed as one line.
@@ -17,6 +18,9 @@ Options:
   --max-records <n>        Keeps at most <n> records of each kind (deals, rooms, transactions,
                            documents, webhooks, delivery attempts); each one past it drops the
                            oldest of its kind, with one warning. Default 10000.
+  --credits <n>            The agents' credit balance at the start; each proposal (svc-sdk trigger
+                           action.approval_required) consumes 1, with credit.low at 100 or fewer
+                           and credit.exhausted at 0. Default 1000.
   --latency-ms <ms>        Faults: delays every answer.
   --unavailable-rate <0..1>  Faults: answers that share of requests 503.
   --reset-after-bytes <n>  Faults: resets the connection once n bytes of a request body arrived.
@@ -34,6 +38,7 @@ export const emulatorCommand: CliCommand = {
       'delivery-delay-ms': { type: 'string' },
       'page-size': { type: 'string' },
       'max-records': { type: 'string' },
+      credits: { type: 'string' },
       ...FAULT_FLAGS,
     });
     const port = integerFlag(stringFlag(parsed, 'port') ?? '4010', '--port', 0, 65_535);
@@ -42,6 +47,8 @@ export const emulatorCommand: CliCommand = {
     const pageSize = rawPageSize === undefined ? undefined : integerFlag(rawPageSize, '--page-size', 1, 1000);
     const rawMaxRecords = stringFlag(parsed, 'max-records');
     const maxRecords = rawMaxRecords === undefined ? undefined : integerFlag(rawMaxRecords, '--max-records', 1, 100_000_000);
+    const rawCredits = stringFlag(parsed, 'credits');
+    const credits = rawCredits === undefined ? undefined : integerFlag(rawCredits, '--credits', 0, Number.MAX_SAFE_INTEGER);
     const apiKey = stringFlag(parsed, 'api-key');
     if (apiKey !== undefined && !/^vdr_\S+$/.test(apiKey)) throw new UsageError('--api-key must start with "vdr_" and go on after it');
     const faults = faultsFromFlags(parsed);
@@ -54,6 +61,7 @@ export const emulatorCommand: CliCommand = {
       pageSize,
       maxRecords,
       faults,
+      actions: { credits },
       onDelivery: (attempt) =>
         println(
           io.stdout,

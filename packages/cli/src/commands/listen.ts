@@ -15,6 +15,7 @@ import { forwardTarget, type ForwardTarget } from '../forward-target.js';
 import { readPreview, statusLine, unreachable } from '../http.js';
 import { println, untilStopped } from '../signals.js';
 import { escapeControl } from '../terminal-text.js';
+import { summarizeEvent } from '../event-summary.js';
 
 /** A delivery envelope is a few hundred bytes; anything near this is not one. */
 const MAX_DELIVERY_BYTES = 1024 * 1024;
@@ -36,7 +37,8 @@ const HELP = `Usage: svc-sdk listen --forward-to <app-url> [--public-url <url>] 
 Registers a webhook on the service (SVC_BASE_URL, with SVC_API_KEY, as the Client reads them;
 an emulator works the same) that points at a listener on this machine, verifies every delivery,
 forwards it to your app signed with a secret printed at start (or SVC_WEBHOOK_SECRET when set),
-and prints one line per delivery: kind, delivery id, attempt, your app's answer. Your app's
+and prints one line per delivery: kind, delivery id, attempt, your app's answer (and for an
+agent's action its action_id and status, for credits the balance). Your app's
 status goes back to the service, so a failing app sees the service's retries. Ctrl+C deletes
 the webhook and stops.
 
@@ -214,7 +216,9 @@ class Relay {
     }
     const { text } = await readPreview(answer.body, 200);
     const excerpt = escapeControl(text.replace(/\s+/g, ' ').trim());
-    println(this.io.stdout, `${prefix} → ${escapeControl(statusLine(answer))}${excerpt && !answer.ok ? `: ${excerpt}` : ''}`);
+    // An action's sequence reads one line per event: its id and the status this event gives it (a balance for credit.*).
+    const summary = summarizeEvent(event.event, event.data);
+    println(this.io.stdout, `${prefix} → ${escapeControl(statusLine(answer))}${excerpt && !answer.ok ? `: ${excerpt}` : ''}${summary === undefined ? '' : ` · ${summary}`}`);
     // The app's status goes back to the service, so its failures meet the service's retry schedule.
     response.writeHead(answer.status).end();
   }

@@ -6,14 +6,15 @@ import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.
 import { didYouMean } from '../suggest.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { readPreview, statusLine, unreachable } from '../http.js';
+import { callEmulator, DEFAULT_EMULATOR_URL, emulatorAt, notAnEmulator, printFired, type FiredDeliveries } from '../emulator-control.js';
+import { DECISIONS, playAction, SEQUENCE_KINDS } from '../trigger-actions.js';
 import { println } from '../signals.js';
 
-/** Where `trigger` looks for an emulator when neither --emulator nor SVC_BASE_URL says: `svc-sdk emulator`'s default. */
-const DEFAULT_EMULATOR_URL = 'http://127.0.0.1:4010';
 /** How long `trigger` waits for an answer, unless --timeout-ms says. */
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 const HELP = `Usage: svc-sdk trigger <event-kind> [--data '<json>'] [--emulator <base-url>]
+       svc-sdk trigger action.approved|action.rejected|action.expired --action <action-id>
        svc-sdk trigger <event-kind> --url <receiver-url> [--data '<json>']
 
 Without --url: fires the event through a running emulator (svc-sdk emulator): every webhook
@@ -21,12 +22,21 @@ registered there that subscribes to the kind gets it, with the emulator's retry 
 The emulator is at --emulator, else SVC_BASE_URL, else ${DEFAULT_EMULATOR_URL}; the API key
 is SVC_API_KEY (any vdr_… key when the emulator accepts any).
 
+Agent actions play their sequence as the emulator's agents and GP do, each event with its
+deliveries printed: action.approval_required proposes an action (its real action_id is
+printed; --data's kind, run_id and proposal, and credit.low when the balance comes down to
+100); action.approved, action.rejected and action.expired propose one and then decide it
+(--data's result or reason), or decide the pending action --action names. credit.granted
+tops the emulator's credits up (--data's amount and note). Other kinds fire as given.
+
 With --url: signs one sample event (the spec's envelope, X-Svc-Signature) with the secret in
 SVC_WEBHOOK_SECRET, sends it to the receiver and prints its answer (at most 4 KiB of it).
 Exits 1 unless the receiver answers 2xx.
 
 Options:
   --data <json>            The event's data, a JSON object. Default: sample data of the kind.
+  --action <action-id>     Decide this pending action (approved, rejected, expired) instead
+                           of proposing a new one first.
   --url <receiver-url>     Send straight to this receiver instead of through the emulator.
   --emulator <base-url>    The emulator's base URL, such as http://127.0.0.1:4010.
   --timeout-ms <n>         How long to wait for an answer. Default 30000.
@@ -45,7 +55,7 @@ export const triggerCommand: CliCommand = {
     const parsed = parseCommandArgs(
       'trigger',
       args,
-      { url: { type: 'string' }, secret: { type: 'string' }, data: { type: 'string' }, emulator: { type: 'string' }, 'timeout-ms': { type: 'string' } },
+      { url: { type: 'string' }, action: { type: 'string' }, secret: { type: 'string' }, data: { type: 'string' }, emulator: { type: 'string' }, 'timeout-ms': { type: 'string' } },
       true,
     );
     const [kind, ...extra] = parsed.positionals;
@@ -59,11 +69,18 @@ export const triggerCommand: CliCommand = {
     const data = parseData(stringFlag(parsed, 'data'), kind);
     const timeoutMs = integerFlag(stringFlag(parsed, 'timeout-ms') ?? String(DEFAULT_TIMEOUT_MS), '--timeout-ms', 1, 600_000);
     const url = stringFlag(parsed, 'url');
+    const actionId = stringFlag(parsed, 'action');
+    if (actionId !== undefined && !(kind in DECISIONS)) {
+      throw new UsageError(`--action decides an existing proposal: use it with ${Object.keys(DECISIONS).join(', ')} (${kind} ${kind === 'action.approval_required' ? 'proposes a new action' : 'decides no action'})`);
+    }
+    if (actionId === '') throw new UsageError('--action needs the action_id of a pending action, such as act_1 (svc-sdk trigger action.approval_required prints it)');
     if (url === undefined) {
       if (parsed.values['secret'] !== undefined) throw new UsageError('--secret goes with --url: through the emulator, each endpoint is signed with its own secret');
+      if ((SEQUENCE_KINDS as readonly string[]).includes(kind)) return playAction(kind, data, actionId, emulatorAt(stringFlag(parsed, 'emulator'), timeoutMs, io));
       return throughEmulator(kind, data, stringFlag(parsed, 'emulator'), timeoutMs, io);
     }
     if (parsed.values['emulator'] !== undefined) throw new UsageError('pass either --url (a receiver) or --emulator, not both');
+    if (actionId !== undefined) throw new UsageError('--action goes through the emulator, which holds the proposal: drop --url (with --url, pass the action_id in --data)');
     const receiver = httpUrlFlag(url, '--url', 'http://127.0.0.1:3000/webhooks');
     const secret = stringFlag(parsed, 'secret') ?? io.env['SVC_WEBHOOK_SECRET'];
     if (!secret) throw new UsageError('the signing secret is missing: set SVC_WEBHOOK_SECRET to the endpoint\'s secret (whsec_…)');
@@ -105,51 +122,16 @@ async function straightTo(url: URL, kind: EventKind, data: Record<string, unknow
 }
 
 interface TriggerAnswer {
-  data?: { deliveries?: Array<{ webhook_id: number; delivery_id: string }> };
+  data?: { deliveries?: FiredDeliveries };
   error?: string;
 }
 
 async function throughEmulator(kind: EventKind, data: Record<string, unknown>, flag: string | undefined, timeoutMs: number, io: CliIO): Promise<number> {
-  const base = flag === undefined ? (io.env['SVC_BASE_URL'] || DEFAULT_EMULATOR_URL) : flag;
-  const from = flag === undefined ? (io.env['SVC_BASE_URL'] ? 'SVC_BASE_URL' : 'the default') : '--emulator';
-  const baseUrl = httpUrlFlag(base, from === 'SVC_BASE_URL' ? 'SVC_BASE_URL' : '--emulator', DEFAULT_EMULATOR_URL);
-  const endpoint = `${baseUrl.href.replace(/\/+$/, '')}/api/v1${CONTROL_EVENTS_PATH}`;
-  const apiKey = io.env['SVC_API_KEY'] || 'vdr_svc_sdk_cli';
-  const fix = 'start one (npx svc-sdk emulator) and set SVC_BASE_URL to the URL it prints, or pass --url <receiver> to send straight to a receiver';
-  let response: Response;
-  try {
-    response = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, 'user-agent': 'svc-sdk-cli' },
-      body: JSON.stringify({ event: kind, data }),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
-    println(io.stderr, `[svc-sdk] no emulator answers at ${baseUrl.origin} (${from}): ${unreachable(endpoint, error, timeoutMs)}. To fix: ${fix}`);
-    return 1;
-  }
-  const { text } = await readPreview(response.body);
-  if (response.status === 401) {
-    println(io.stderr, `[svc-sdk] the emulator at ${baseUrl.origin} refused the API key: set SVC_API_KEY to the key it accepts (svc-sdk emulator prints it)`);
-    return 1;
-  }
-  let answer: TriggerAnswer | undefined;
-  try {
-    answer = JSON.parse(text) as TriggerAnswer;
-  } catch {
-    answer = undefined;
-  }
-  const deliveries = answer?.data?.deliveries;
-  if (response.status !== 202 || !Array.isArray(deliveries)) {
-    println(io.stderr, `[svc-sdk] ${baseUrl.origin} (${from}) is not an svc-sdk emulator: POST ${new URL(endpoint).pathname} answered ${statusLine(response)}. To fix: ${fix}`);
-    return 1;
-  }
-  if (deliveries.length === 0) {
-    println(io.stdout, `${kind} → no webhook of the emulator at ${baseUrl.origin} subscribes to it: register one (svc-sdk listen --forward-to <your app>)`);
-    return 0;
-  }
-  println(io.stdout, `${kind} → ${deliveries.length} webhook${deliveries.length === 1 ? '' : 's'} of the emulator at ${baseUrl.origin}:`);
-  for (const { webhook_id, delivery_id } of deliveries) println(io.stdout, `  webhook ${webhook_id}: delivery ${delivery_id}`);
+  const emulator = emulatorAt(flag, timeoutMs, io);
+  const called = await callEmulator<TriggerAnswer>(emulator, CONTROL_EVENTS_PATH, { event: kind, data });
+  if (typeof called === 'number') return called;
+  const deliveries = called.answer?.data?.deliveries;
+  if (called.status !== 202 || !Array.isArray(deliveries)) return notAnEmulator(emulator, CONTROL_EVENTS_PATH, called.response);
+  printFired(io, emulator, kind, deliveries);
   return 0;
 }
