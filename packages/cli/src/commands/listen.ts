@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APIConnectionError, APIError, Client } from 'svc-sdk';
-import { randomHex, parseUrl, describeFetchFailure, refusalAnswer, type RefusalReason } from 'svc-sdk/internal';
+import { randomHex, parseUrl, describeFetchFailure, readAtMost, refusalAnswer, type RefusalReason } from 'svc-sdk/internal';
 import { WEBHOOK_EVENT_KINDS, type EventKind, signPayload, verifyWebhook, WebhookVerificationError } from 'svc-sdk/webhooks';
 import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { didYouMean } from '../suggest.js';
@@ -178,7 +178,7 @@ class Relay {
       refuse(response, 'method_not_allowed');
       return;
     }
-    const body = await readBody(request);
+    const body = await readAtMost(request, MAX_DELIVERY_BYTES);
     if (body === undefined) {
       refuse(response, 'body_too_large');
       return;
@@ -233,17 +233,6 @@ class Relay {
 }
 
 /** The request body, or undefined past MAX_DELIVERY_BYTES (the rest is not read). */
-async function readBody(request: IncomingMessage): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > MAX_DELIVERY_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
-}
-
 function listenOn(port: number, relay: Relay): Promise<Server> {
   // The timeouts are options of the creation, not properties set after it: node:http arms its checks
   // with what it is created with, and a request timeout set later left a trickling sender held past 60 s.
