@@ -1,10 +1,14 @@
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../webhooks/redis-server.js';
 import { reportMissing, scratch, selfSigned, startTinyproxy, tools, type RunningProxy } from '../network/proxies.js';
 import { serveEmulator, serveReceiver, serveRefusingProxy, type Served } from './doctor-support.js';
-import { run, type Run } from './support.js';
+import { COMMANDS } from '../../packages/cli/src/commands/index.js';
+import { runCli } from '../../packages/cli/src/run.js';
+import { memoryIO } from '../uploads/upload-many-support.js';
+import { cliEnv, run, type Run } from './support.js';
 
 // `svc-sdk doctor` in process against the emulator on real loopback HTTP and HTTPS, a real proxy
 // (tinyproxy), and one fault per test: each asserts the one line that fails, its fix, the exit
@@ -118,6 +122,26 @@ describe('svc-sdk doctor over loopback HTTP', () => {
     }
   });
 
+  it('a receiver failing on an unsigned POST (500) fails the webhook line: it should refuse it with a 4xx', async () => {
+    const receiver = await serveReceiver(500);
+    try {
+      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], envOf(service.url));
+      expect(result.code).toBe(1);
+      expect(line(result, 'webhook')).toBe(`fail webhook  ${receiver.url}/hooks answered 500 Internal Server Error to an unsigned POST; fix: check the receiver's logs: it should answer 4xx to a bad signature, not fail`);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('on a terminal the marks are a green ✓ and a red ✗', async () => {
+    const memory = memoryIO(cliEnv(envOf(service.url, { NO_COLOR: '' })), true);
+    const code = await runCli(['doctor', '--api-key', `${KEY}_wrong`], memory.io, COMMANDS);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(code).toBe(1);
+    expect(memory.out()).toContain('\x1b[32m✓\x1b[0m tcp ');
+    expect(memory.out()).toContain('\x1b[31m✗\x1b[0m key ');
+  });
+
   it('no key at all: the key line says so, and the network and the clock are still checked', async () => {
     const result = await run(['doctor'], { ...envOf(service.url), SVC_API_KEY: '' });
     expect(result.code).toBe(1);
@@ -176,6 +200,22 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
     expect(line(result, 'tls')).toMatch(/^ok {3}tls {6}TLSv1\.[23], a certificate for svc-sdk test origin issued by svc-sdk test origin, trusted$/);
     expect(line(result, 'key')).toMatch(/^ok /);
     noSecrets(result);
+  });
+
+  it('text from the network is printed escaped: a certificate named with an ESC sequence cannot clear the screen', async () => {
+    const keyFile = join(work.dir, 'hostile-key.pem');
+    const hostileCert = join(work.dir, 'hostile-cert.pem');
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=evil\x1b[2Jorigin', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', hostileCert], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const hostile = await serveEmulator({ tls: { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(hostileCert, 'utf8') }, apiKey: KEY });
+    try {
+      const result = await run(['doctor', '--ca', hostileCert], envOf(hostile.url));
+      expect(result.code, result.stdout).toBe(0);
+      expect(line(result, 'tls')).toMatch(/, a certificate for evil\\x1b\[2Jorigin issued by evil\\x1b\[2Jorigin, trusted$/);
+      expect(result.stdout).not.toContain('\x1b');
+    } finally {
+      await hostile.close();
+    }
   });
 
   it('a CA that is not trusted: the tls line fails and its fix names NODE_EXTRA_CA_CERTS and --ca; exit 1', async () => {
