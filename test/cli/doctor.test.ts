@@ -69,7 +69,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   it('a wrong key: the key line says 401 and how to fix it; exit 1, the key never printed', async () => {
     const result = await run(['doctor', '--api-key', `${KEY}_wrong`], envOf(service.url));
     expect(result.code).toBe(1);
-    expect(line(result, 'key')).toBe('fail key      refused: GET /api/v1/svc/transactions answered 401; fix: set --api-key to a key of this service (a key of another environment, such as the emulator\'s, is refused here)');
+    expect(line(result, 'key')).toBe('fail key      refused: GET /api/v1/svc/transactions answered 401; fix: set --api-key to a key this service issued (a key of another deployment is refused)');
     expect(line(result, 'tcp')).toMatch(/^ok /);
     expect(result.stdout).toMatch(/1 check failed\n$/);
     noSecrets(result);

@@ -211,7 +211,7 @@ function keyLine(answer: Answer, reached: boolean, options: DoctorOptions): Chec
   }
   const status = `${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
   if (answer.status >= 200 && answer.status < 300) return pass('key', `accepted (${call} answered ${status})`);
-  if (answer.status === 401) return fail('key', `refused: ${call} answered 401`, `set ${options.keySource} to a key of this service (a key of another environment, such as the emulator's, is refused here)`);
+  if (answer.status === 401) return fail('key', `refused: ${call} answered 401`, `set ${options.keySource} to a key this service issued (a key of another deployment is refused)`);
   if (answer.status === 403) return fail('key', `not allowed to read: ${call} answered 403`, 'ask for a key with read access');
   if (answer.status === 404) return fail('key', `${call} answered 404`, 'check SVC_BASE_URL: it is the service\'s base URL, without /api/v1 (the SDK appends it)');
   return fail('key', `${call} answered ${status}`, answer.status >= 500 ? 'the service is failing: try again later' : 'see the status');
