@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../webhooks/redis-server.js';
@@ -147,6 +148,26 @@ describe('svc-sdk doctor over loopback HTTP', () => {
     expect(result.code).toBe(1);
     expect(line(result, 'key')).toBe('fail key      no API key: SVC_API_KEY is not set; fix: export SVC_API_KEY=vdr_… (the key the developer portal issued), or pass --api-key');
     expect(line(result, 'clock')).toMatch(/^ok /);
+  });
+});
+
+describe('svc-sdk doctor against a service that never answers', () => {
+  it('ends within --timeout: the key line says no answer came, the webhook line that it timed out', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createNetServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const result = await run(['doctor', '--timeout', '300', '--webhook-url', `http://127.0.0.1:${port}/hooks`], envOf(`http://127.0.0.1:${port}`));
+      expect(result.code).toBe(1);
+      expect(line(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${port}`);
+      expect(line(result, 'key')).toBe('fail key      no answer: GET /api/v1/svc/transactions timed out after 300 ms: raise `timeout` or try again; fix: raise --timeout, or try again: the service may be down');
+      expect(line(result, 'clock')).toBe('skip clock    no answer to read a Date from');
+      expect(line(result, 'webhook')).toBe(`fail webhook  http://127.0.0.1:${port}/hooks is unreachable from here: timed out: no answer within 300 ms; fix: start the receiver, or correct --webhook-url (the service delivers to a public https:// URL)`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 

@@ -200,14 +200,14 @@ async function read(client: Client): Promise<Answer> {
   } catch (error) {
     const answeredAt = Date.now();
     if (error instanceof APIError && error.status !== undefined) return { status: error.status, date: error.headers.get('date'), sentAt, answeredAt };
-    return { failure: (error as { cause?: unknown }).cause ?? error, sentAt, answeredAt };
+    return { failure: error, sentAt, answeredAt };
   }
 }
 
 function keyLine(answer: Answer, reached: boolean, options: DoctorOptions): Check {
   const call = `GET /api/v1${READ_PATH}`;
   if (answer.status === undefined) {
-    return reached ? fail('key', `no answer to ${call}: ${describeFetchFailure(answer.failure, options.timeoutMs)}`, 'raise --timeout, or try again: the service may be down') : skip('key', 'the service was not reached');
+    return reached ? fail('key', `no answer: ${describeFetchFailure(answer.failure, options.timeoutMs).replace(/^\[svc-sdk\] /, '')}`, 'raise --timeout, or try again: the service may be down') : skip('key', 'the service was not reached');
   }
   const status = `${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
   if (answer.status >= 200 && answer.status < 300) return pass('key', `accepted (${call} answered ${status})`);
