@@ -88,17 +88,29 @@ function nodeRoutesEnv(env: Readonly<Record<string, string | undefined>>): boole
   return env.NODE_USE_ENV_PROXY === '1' || execArgv.includes('--use-env-proxy');
 }
 
-/** Node's own trust in the words errors use: its bundled CAs, and `NODE_EXTRA_CA_CERTS` when set. */
+/**
+ * Node's own trust in the words errors use: its bundled CAs, and `NODE_EXTRA_CA_CERTS` when set.
+ *
+ * @param env The environment that names `NODE_EXTRA_CA_CERTS`.
+ */
 export function bundledTrust(env: Readonly<Record<string, string | undefined>>): string {
   return `Node's bundled CAs${env.NODE_EXTRA_CA_CERTS ? ` and NODE_EXTRA_CA_CERTS (${env.NODE_EXTRA_CA_CERTS})` : ''}`;
 }
 
-/** The route of the runtime's fetch on its own: Node's through the environment's proxy (`NODE_USE_ENV_PROXY`), else direct. */
+/**
+ * The route of the runtime's fetch on its own: Node's through the environment's proxy (`NODE_USE_ENV_PROXY`), else direct.
+ *
+ * @param env The environment of the proxy variables and `NODE_USE_ENV_PROXY`.
+ */
 export function runtimeRoute(env: Readonly<Record<string, string | undefined>>): string {
   return envProxy(env) && nodeRoutesEnv(env) ? "through the environment's proxy (Node's NODE_USE_ENV_PROXY)" : 'direct';
 }
 
-/** A proxy URL as a route names it: its user name and password as `[redacted]`. */
+/**
+ * A proxy URL as a route names it: its user name and password as `[redacted]`.
+ *
+ * @param url The proxy's URL, credentials and all.
+ */
 export function shownProxy(url: string): string {
   const parsed = new URL(url);
   const credentials = parsed.username || parsed.password ? '[redacted]@' : '';
@@ -115,7 +127,12 @@ export interface ProxyCandidate {
   readonly host: string;
 }
 
-/** The proxies of these settings (the option's, or the environment's that are set), in their precedence. */
+/**
+ * The proxies of these settings (the option's, or the environment's that are set), in their precedence.
+ *
+ * @param options The client's network options (`proxy: false` and a `dispatcher` mean none).
+ * @param env The environment of `HTTPS_PROXY`, `HTTP_PROXY` (either case).
+ */
 export function proxyCandidates(options: TransportOptions, env: Readonly<Record<string, string | undefined>>): ProxyCandidate[] {
   const candidate = (source: string, url: string): ProxyCandidate => {
     const parsed = new URL(url);

@@ -9,7 +9,7 @@ import { serveEmulator, serveReceiver, serveRefusingProxy, type Served } from '.
 import { COMMANDS } from '../../packages/cli/src/commands/index.js';
 import { runCli } from '../../packages/cli/src/run.js';
 import { memoryIO } from '../uploads/upload-many-support.js';
-import { cliEnv, run, type Run } from './support.js';
+import { built, cliEnv, run, runBin, type Run } from './support.js';
 
 // `svc-sdk doctor` in process against the emulator on real loopback HTTP and HTTPS, a real proxy
 // (tinyproxy), and one fault per test: each asserts the one line that fails, its fix, the exit
@@ -64,6 +64,13 @@ describe('svc-sdk doctor over loopback HTTP', () => {
     expect(result.stdout).toMatch(/every check passed\n$/);
     expect(result.stdout).not.toContain('\x1b[');
     expect(service.requests).toContain('GET /api/v1/svc/transactions');
+    noSecrets(result);
+  });
+
+  it.skipIf(!built)('the built bin reads its own version beside dist/ and passes the same checks', async () => {
+    const result = await runBin(['doctor'], envOf(service.url));
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(line(result, 'runtime')).toMatch(/, @svc-sdk\/cli \d+\.\d+\.\d+$/);
     noSecrets(result);
   });
 
@@ -162,7 +169,7 @@ describe('svc-sdk doctor against a service that never answers', () => {
       expect(result.code).toBe(1);
       expect(line(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${port}`);
       expect(line(result, 'key')).toBe('fail key      no answer: GET /api/v1/svc/transactions timed out after 300 ms: raise `timeout` or try again; fix: raise --timeout, or try again: the service may be down');
-      expect(line(result, 'clock')).toBe('skip clock    no answer to read a Date from');
+      expect(line(result, 'clock')).toBe('skip clock    no answer, so no Date header to compare');
       expect(line(result, 'webhook')).toBe(`fail webhook  http://127.0.0.1:${port}/hooks is unreachable from here: timed out: no answer within 300 ms; fix: start the receiver, or correct --webhook-url (the service delivers to a public https:// URL)`);
     } finally {
       for (const socket of sockets) socket.destroy();

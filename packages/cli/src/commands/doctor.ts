@@ -229,7 +229,7 @@ function duration(ms: number): string {
 /** This clock against the service's `Date` (whole seconds: its middle second is taken, ± the round trip). */
 function clockLine(answer: Answer): Check {
   const served = answer.date ? Date.parse(answer.date) : Number.NaN;
-  if (answer.status === undefined) return skip('clock', 'no answer to read a Date from');
+  if (answer.status === undefined) return skip('clock', 'no answer, so no Date header to compare');
   if (Number.isNaN(served)) return skip('clock', 'the service sent no Date header: the clock is not checked');
   // How far the service's clock is ahead of this one; the Date is truncated to the second, so its middle is the estimate.
   const skew = served + 500 - (answer.sentAt + answer.answeredAt) / 2;
