@@ -293,6 +293,14 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
       expect(line(result, 'tls')).toBe('skip tls      no tunnel');
       expect(refusing.requests[0]).toMatch(new RegExp(`^CONNECT 127\\.0\\.0\\.1:${service.port} Basic `));
       noSecrets(result);
+      // --proxy names it as the option's; --no-proxy goes direct whatever HTTPS_PROXY says.
+      const option = await run(['doctor', '--ca', certFile, '--proxy', withPassword], envOf(service.url));
+      expect(line(option, 'route')).toBe(`ok   route    ${service.url}/ through the proxy option http://[redacted]@127.0.0.1:${refusing.port}`);
+      expect(line(option, 'connect')).toMatch(/^fail connect {2}the proxy refused to tunnel/);
+      noSecrets(option);
+      const direct = await run(['doctor', '--ca', certFile, '--no-proxy'], envOf(service.url, { HTTPS_PROXY: withPassword }));
+      expect(direct.code, direct.stdout).toBe(0);
+      expect(line(direct, 'route')).toBe(`ok   route    ${service.url}/ direct`);
     } finally {
       await refusing.close();
     }
