@@ -330,13 +330,17 @@ describe('svc-sdk doctor on the command line', () => {
     expect(result.stderr).toBe('[svc-sdk] the service URL is missing: set SVC_BASE_URL or pass --base-url https://…\n');
   });
 
-  it('a --ca file that cannot be read is a misuse naming it (exit 2)', async () => {
+  it('a --ca file that cannot be read is a misuse naming it (exit 2); one that is not PEM fails the route line', async () => {
     const work = scratch('svc-doctor-ca-');
     try {
       writeFileSync(join(work.dir, 'present.pem'), 'x');
       const result = await run(['doctor', '--ca', join(work.dir, 'absent.pem')], { SVC_BASE_URL: 'http://127.0.0.1:1' });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`--ca ${join(work.dir, 'absent.pem')} cannot be read (ENOENT): pass a PEM file`);
+      // Read, but not PEM: the Client's own check of `ca`, as the route line.
+      const notPem = await run(['doctor', '--ca', join(work.dir, 'present.pem')], { SVC_BASE_URL: 'http://127.0.0.1:1' });
+      expect(notPem.code).toBe(1);
+      expect(line(notPem, 'route')).toMatch(/^fail route {4}ca must be PEM text \(-----BEGIN CERTIFICATE-----…\), an array of them, or 'system'; fix: correct --proxy, --ca or --cert$/);
     } finally {
       work.remove();
     }

@@ -160,8 +160,9 @@ async function serviceChecks(options: DoctorOptions, io: CliIO): Promise<Check[]
   try {
     network = await resolveNetwork(options.network, io.env);
   } catch (error) {
-    const message = (error as Error).message.replace(/^\[svc-sdk\] /, '');
-    return [fail('route', message, error instanceof ValidationError ? 'correct --proxy, --ca or --cert' : 'see the message')];
+    const message = error instanceof ValidationError ? error.issues.map((issue) => issue.message).join('; ') : (error as Error).message.replace(/^\[svc-sdk\] /, '');
+    // A bad --ca / --cert (the Client's own check), or undici missing for a proxy or a ca (its message is the install line).
+    return [fail('route', message, error instanceof ValidationError ? 'correct --proxy, --ca or --cert' : 'install undici (npm install undici, the major the message names)')];
   }
   try {
     const service: ServiceTarget = { url: options.baseUrl, target: targetOf(options.baseUrl.hostname, options.baseUrl.port, options.baseUrl.protocol) };
@@ -171,7 +172,6 @@ async function serviceChecks(options: DoctorOptions, io: CliIO): Promise<Check[]
     const { result: answer, connections } = await watchConnections(targets, () => read(client));
     const noProxy = io.env.no_proxy || io.env.NO_PROXY;
     const { checks, reached } = networkChecks(service, network.proxies, noProxy, { connections, failure: answer.failure, timeoutMs: options.timeoutMs }, network.trust);
-    if (network.route !== 'direct' && !network.route.startsWith('through')) checks[0] = pass('route', `${checks[0]!.text} (${network.route})`);
     checks.push(keyCheck ?? keyLine(answer, reached, options), clockLine(answer));
     return checks;
   } finally {
