@@ -42,3 +42,9 @@ export { listFiles } from './uploads/walk-node.js';
 export { readAtMost, type BoundedSource, type ReadAtMostOptions } from './shared/read-at-most.js';
 /** The one redaction rule for a URL (user info and credential-named query values hidden), for the CLI's messages. */
 export { redactUrl } from './shared/redact.js';
+/** A client's route and trust from options and a named environment, with a fetch that takes it (`svc-sdk doctor`). */
+export { resolveNetwork, type NetworkRoute } from './core/network-route.js';
+/** A proxy a route may go through, as `resolveNetwork` lists them. */
+export type { ProxyCandidate } from './core/transport.js';
+/** The receivers' replay window: the default `tolerance` and how far ahead of the clock a delivery may be. */
+export { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS } from './webhooks/replay.js';

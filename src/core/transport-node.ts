@@ -8,7 +8,7 @@
  */
 import { UndiciMismatchError } from './errors.js';
 import { runtime } from '../shared/runtime.js';
-import type { Transport, TransportSettings } from './transport.js';
+import { bundledTrust, shownProxy, type Transport, type TransportSettings } from './transport.js';
 
 export type { Transport } from './transport.js';
 
@@ -16,12 +16,6 @@ export type { Transport } from './transport.js';
 
 type Undici = typeof import('undici');
 
-/** A URL with its password (and user name) shown as `[redacted]`, for a route's description. */
-function shownProxy(url: string): string {
-  const parsed = new URL(url);
-  const credentials = parsed.username || parsed.password ? '[redacted]@' : '';
-  return `${parsed.protocol}//${credentials}${parsed.host}`;
-}
 
 /** The runtime's undici major (`process.versions.undici`), or undefined off Node. */
 function runtimeMajor(): number | undefined {
@@ -49,8 +43,7 @@ async function installedVersion(): Promise<string | undefined> {
 
 /** The TLS options of every connection (to the service, and to an https proxy), and how errors name them. */
 async function trustOf(settings: TransportSettings): Promise<{ tls: Record<string, unknown>; trust: string }> {
-  const extra = settings.env.NODE_EXTRA_CA_CERTS ? ` and NODE_EXTRA_CA_CERTS (${settings.env.NODE_EXTRA_CA_CERTS})` : '';
-  const bundled = `Node's bundled CAs${extra}`;
+  const bundled = bundledTrust(settings.env);
   const tls: Record<string, unknown> = {};
   let trust = bundled;
   if (settings.ca !== undefined) {
@@ -101,9 +94,17 @@ export async function createTransport(settings: TransportSettings): Promise<Tran
   if (settings.fromEnv) {
     const { env } = settings;
     // undici's EnvHttpProxyAgent is what Node's own fetch uses under NODE_USE_ENV_PROXY: the same NO_PROXY rules.
-    const dispatcher = new undici.EnvHttpProxyAgent({ connect: tls, requestTls: tls, proxyTls: tls });
+    // The proxies and NO_PROXY of the settings' environment (undici's own default reads process.env, which a tool may not run with).
+    const dispatcher = new undici.EnvHttpProxyAgent({
+      httpProxy: env.http_proxy || env.HTTP_PROXY || '',
+      httpsProxy: env.https_proxy || env.HTTPS_PROXY || '',
+      noProxy: env.no_proxy || env.NO_PROXY || '',
+      connect: tls,
+      requestTls: tls,
+      proxyTls: tls,
+    });
     const named = (['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] as const).filter((name) => env[name]);
-    const noProxy = env.no_proxy ?? env.NO_PROXY;
+    const noProxy = env.no_proxy || env.NO_PROXY;
     const route = `through ${named.map((name) => `${name} ${shownProxy(env[name]!)}`).join(', ')}${noProxy ? ` (NO_PROXY: ${noProxy})` : ''}`;
     return { fetch, dispatcher, route, trust };
   }

@@ -89,6 +89,61 @@ function nodeRoutesEnv(env: Readonly<Record<string, string | undefined>>): boole
 }
 
 /**
+ * Node's own trust in the words errors use: its bundled CAs, and `NODE_EXTRA_CA_CERTS` when set.
+ *
+ * @param env The environment that names `NODE_EXTRA_CA_CERTS`.
+ */
+export function bundledTrust(env: Readonly<Record<string, string | undefined>>): string {
+  return `Node's bundled CAs${env.NODE_EXTRA_CA_CERTS ? ` and NODE_EXTRA_CA_CERTS (${env.NODE_EXTRA_CA_CERTS})` : ''}`;
+}
+
+/**
+ * The route of the runtime's fetch on its own: Node's through the environment's proxy (`NODE_USE_ENV_PROXY`), else direct.
+ *
+ * @param env The environment of the proxy variables and `NODE_USE_ENV_PROXY`.
+ */
+export function runtimeRoute(env: Readonly<Record<string, string | undefined>>): string {
+  return envProxy(env) && nodeRoutesEnv(env) ? "through the environment's proxy (Node's NODE_USE_ENV_PROXY)" : 'direct';
+}
+
+/**
+ * A proxy URL as a route names it: its user name and password as `[redacted]`.
+ *
+ * @param url The proxy's URL, credentials and all.
+ */
+export function shownProxy(url: string): string {
+  const parsed = new URL(url);
+  const credentials = parsed.username || parsed.password ? '[redacted]@' : '';
+  return `${parsed.protocol}//${credentials}${parsed.host}`;
+}
+
+/** A proxy a client's requests may go through: where it is set, how a route shows it, and the host:port connected to. */
+export interface ProxyCandidate {
+  /** `the proxy option`, `HTTPS_PROXY`, `http_proxy`, … */
+  readonly source: string;
+  /** Its URL with any credentials as `[redacted]`. */
+  readonly shown: string;
+  /** `host:port` (the scheme's port when none is written), as a connection to it names it. */
+  readonly host: string;
+}
+
+/**
+ * The proxies of these settings (the option's, or the environment's that are set), in their precedence.
+ *
+ * @param options The client's network options (`proxy: false` and a `dispatcher` mean none).
+ * @param env The environment of `HTTPS_PROXY`, `HTTP_PROXY` (either case).
+ */
+export function proxyCandidates(options: TransportOptions, env: Readonly<Record<string, string | undefined>>): ProxyCandidate[] {
+  const candidate = (source: string, url: string): ProxyCandidate => {
+    const parsed = new URL(url);
+    return { source, shown: shownProxy(url), host: `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? 443 : 80)}` };
+  };
+  if (options.proxy === false || options.dispatcher !== undefined) return [];
+  if (typeof options.proxy === 'string') return [candidate('the proxy option', options.proxy)];
+  return (['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] as const).filter((name) => env[name]).map((name) => candidate(name, env[name]!));
+}
+
+/**
  * How an error names the route and trust of a client without transport settings: the runtime's
  * fetch on its own (`direct`, or Node's route through the environment's proxy), or nothing off Node.
  */
@@ -97,8 +152,7 @@ export function defaultRoute(): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
   // A direct call of the runtime's fetch, as every client made: its usual words say enough.
   if (!(envProxy(env) && nodeRoutesEnv(env))) return undefined;
-  const extra = env.NODE_EXTRA_CA_CERTS ? ` and NODE_EXTRA_CA_CERTS (${env.NODE_EXTRA_CA_CERTS})` : '';
-  return `route: through the environment's proxy (Node's NODE_USE_ENV_PROXY); trust: Node's bundled CAs${extra}`;
+  return `route: ${runtimeRoute(env)}; trust: ${bundledTrust(env)}`;
 }
 
 /** What is wrong with a client's network options, one issue each. */

@@ -1,0 +1,74 @@
+// The servers `svc-sdk doctor` is tested against, on 127.0.0.1: the emulator served over real HTTP
+// or HTTPS (its fetch behind node:http / node:https, its Date header shifted when a test asks), a
+// proxy that refuses every CONNECT, and a receiver that refuses unsigned POSTs.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createEmulator } from '../../src/testing/index.js';
+
+/** A server on a free port of 127.0.0.1: its URL and a close that drops open connections. */
+export interface Served {
+  url: string;
+  port: number;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+async function serve(server: Server, scheme: 'http' | 'https', requests: string[]): Promise<Served> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `${scheme}://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** The emulator over loopback HTTP (or HTTPS with `tls`), accepting only `apiKey` when given, its Date `dateOffsetMs` off. */
+export async function serveEmulator(options: { tls?: { key: string; cert: string }; apiKey?: string; dateOffsetMs?: number } = {}): Promise<Served> {
+  const emulator = createEmulator({ apiKey: options.apiKey });
+  const requests: string[] = [];
+  const handler = async (request: IncomingMessage, response: ServerResponse) => {
+    requests.push(`${request.method} ${request.url}`);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string') headers.set(name, value);
+    const answer = await emulator.fetch(new Request(`http://${request.headers.host}${request.url}`, { method: request.method, headers }));
+    const body = Buffer.from(await answer.arrayBuffer());
+    const date = new Date(Date.now() + (options.dateOffsetMs ?? 0)).toUTCString();
+    response.writeHead(answer.status, { ...Object.fromEntries(answer.headers), date, 'content-length': body.length });
+    response.end(body);
+  };
+  const server = options.tls ? createHttpsServer(options.tls, handler) : createServer(handler);
+  const served = await serve(server as Server, options.tls ? 'https' : 'http', requests);
+  const close = served.close;
+  return { ...served, close: async () => (await close(), emulator.close()) };
+}
+
+/** An HTTP proxy that answers every CONNECT with 403 (a corporate proxy's policy), and records what it was asked. */
+export async function serveRefusingProxy(): Promise<Served> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    response.writeHead(403).end();
+  });
+  server.on('connect', (request: IncomingMessage, socket) => {
+    requests.push(`CONNECT ${request.url} ${request.headers['proxy-authorization'] ?? ''}`);
+    socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+  });
+  return serve(server, 'http', requests);
+}
+
+/** A webhook receiver that refuses every request without a valid signature (all of them) with 401. */
+export async function serveReceiver(status = 401): Promise<Served> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    request.resume();
+    request.on('end', () => response.writeHead(status, { 'content-type': 'text/plain' }).end('invalid signature'));
+  });
+  return serve(server, 'http', requests);
+}
