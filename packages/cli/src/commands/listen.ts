@@ -205,7 +205,8 @@ class Relay {
           'user-agent': 'svc-sdk-listen',
           ...(authorization === undefined ? {} : { authorization }),
         },
-        body,
+        // Read from a socket: backed by an ArrayBuffer, never a shared one.
+        body: body as Uint8Array<ArrayBuffer>,
         redirect: 'manual',
         signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
       });
