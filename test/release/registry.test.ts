@@ -13,6 +13,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { readmeHostConfig } from '../support/readme-host-config.js';
 import { emptyFolder, installVerdaccio, ROOT, startRegistry, type LocalRegistry } from './registry.js';
 
 const built = ['dist/index.js', 'packages/mcp/dist/index.js', 'packages/cli/dist/cli.js'].every((file) => existsSync(join(ROOT, file)));
@@ -41,14 +42,6 @@ export function readmeOneLiners(markdown: string): string[] {
   }
   for (const [, code] of markdown.matchAll(/`(npx [^`]+)`/g)) if (/^npx (-y )?@svc-sdk\/cli \w/.test(code!)) lines.add(code!);
   return [...lines];
-}
-
-/** The MCP host config block of the README (`mcpServers`) and its rehearsal's `args`, as a host reads them. */
-function hostConfigs(markdown: string) {
-  const block = [...markdown.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes('"mcpServers"'))!;
-  const server = Object.values((JSON.parse(block) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers)[0]!;
-  const rehearsal = JSON.parse(`{${/Rehearse first: `("args": \[[^\]]*\])`/.exec(markdown)![1]}}`) as { args: string[] };
-  return { server, rehearsal };
 }
 
 /** Runs one README line with bash in `cwd`, to its end (not spawnSync: this process serves the receivers the lines reach). */
@@ -269,7 +262,7 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
   });
 
   describe("the README's MCP host config, started by a real MCP client as a desktop host starts it", () => {
-    const { server, rehearsal } = hostConfigs(README);
+    const { server, rehearsal } = readmeHostConfig(README);
     let home: string;
 
     beforeAll(() => {
