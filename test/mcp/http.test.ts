@@ -2,7 +2,7 @@
 // allow-list, the credential, the body cap, the bind address, senders that trickle their bytes,
 // progress on the response stream, and a ceiling no request can raise.
 import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { chmodSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -123,6 +123,34 @@ describe('the credential', () => {
     writeFileSync(join(linked, 'elsewhere'), `${'z'.repeat(40)}\n`, { mode: 0o600 });
     symlinkSync(join(linked, 'elsewhere'), join(linked, 'http-credential'));
     await expect(storedCredential(linked)).rejects.toThrow(/is a link or readable by others/);
+  });
+});
+
+describe('the stored credential, attacked through the state folder', () => {
+  it('a folder planted at the credential\'s path is refused, naming the file', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'http-credential'), { mode: 0o700 });
+    await expect(storedCredential(dir)).rejects.toThrow(/http-credential is a link or readable by others/);
+  });
+
+  it('a state folder under which no file can be created fails with that error (the open), not a later one', async () => {
+    const dir = tempDir();
+    const made = await storedCredential(join(dir, 'deeper', 'still'));
+    expect(made.made).toBe(true);
+    expect(statSync(join(dir, 'deeper', 'still')).mode & 0o777).toBe(0o700);
+    if (process.platform === 'linux') await expect(storedCredential('/proc/self')).rejects.toMatchObject({ code: 'ENOENT', syscall: 'open' });
+  });
+
+  it.skipIf(process.platform !== 'linux')('closes the file it made: no descriptor of the credential stays open', async () => {
+    const { path } = await storedCredential(tempDir());
+    const open = readdirSync('/proc/self/fd').map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    expect(open).not.toContain(realpathSync(path));
   });
 });
 
