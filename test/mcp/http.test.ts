@@ -245,6 +245,9 @@ describe('the Node server', () => {
     }
     const get = await raw(url, `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${CREDENTIAL}\r\nAccept: application/json, text/event-stream\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
     expect(get).not.toMatch(/^HTTP\/1\.1 500/);
+    const head = await raw(url, `HEAD /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(head).toMatch(/^HTTP\/1\.1 \d{3}/);
+    expect(head).not.toMatch(/^HTTP\/1\.1 500/);
     const old = await raw(url, `POST /mcp HTTP/1.0\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: ${INIT.length}\r\n\r\n${INIT}`);
     expect(old).toMatch(/^HTTP\/1\.[01] 200/);
   });
@@ -304,6 +307,48 @@ describe('the Node server', () => {
       socket.resume();
     });
     expect(ended).toBeLessThan(3000);
+  });
+});
+
+describe('the handler and the listener, at their edges', () => {
+  it('made without options, or with a tool name it does not have, throws now, naming the fix', () => {
+    expect(() => createMcpHttpHandler(undefined as unknown as McpHttpOptions)).toThrow(/\[svc-sdk\] credential: is missing/);
+    const { client } = emulatedClient();
+    expect(() => createMcpHttpHandler({ client, credential: CREDENTIAL, stateDir: tempDir(), excludeTools: ['deal_merge'] })).toThrow(/no tool is named "deal_merge"/);
+  });
+
+  it('caps bodies at 1 MiB by default: one declared a byte over is 413, one at the cap is read', async () => {
+    const { handler } = handlerWith();
+    const at = (length: number) => handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...bearer, 'content-length': String(length) }, body: INIT }));
+    expect((await at(1024 * 1024 + 1)).status).toBe(413);
+    expect((await at(1024 * 1024)).status).not.toBe(413);
+  });
+
+  it('a body of exactly the cap passes both the fetch handler and the Node listener', async () => {
+    const { url, handler } = await listening({ maxBodyBytes: INIT.length });
+    expect((await post(url, bearer, INIT)).status).toBe(200);
+    expect((await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...bearer, 'content-length': String(INIT.length) }, body: INIT }))).status).toBe(200);
+  });
+
+  it('a body streamed to the fetch handler without a length is capped too (by the SDK, at the same size)', async () => {
+    const { handler } = handlerWith({ maxBodyBytes: 1024 });
+    const body = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'p'.repeat(2000) } }))), controller.close()) });
+    const response = await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...bearer }, body, duplex: 'half' } as RequestInit));
+    expect(response.status).toBe(413);
+  });
+
+  it('listenMcp: a port in use rejects; an IPv6 address is bracketed in the URL; the check interval follows the header limit', async () => {
+    const { server, url } = await listening();
+    await expect(listenMcp(() => {}, Number(new URL(url).port), '127.0.0.1')).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    const v6 = await listenMcp(() => {}, 0, '::1', { headersTimeoutMs: 2005 });
+    closers.push(() => new Promise((resolve) => v6.server.close(resolve)));
+    expect(v6.url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
+    const interval = (s: object) => (s as { connectionsCheckingInterval: number }).connectionsCheckingInterval;
+    expect(interval(v6.server)).toBe(200);
+    expect(interval(server)).toBe(1000);
+    const quick = await listenMcp(() => {}, 0, '127.0.0.1', { headersTimeoutMs: 100 });
+    closers.push(() => new Promise((resolve) => quick.server.close(resolve)));
+    expect(interval(quick.server)).toBe(50);
   });
 });
 

@@ -9,6 +9,7 @@
 // are not read; the options' upload roots are the only ones).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createMcpHandler, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, validateHostHeader } from '@modelcontextprotocol/server';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
@@ -136,8 +137,8 @@ export async function listenMcp(listener: (req: IncomingMessage, res: ServerResp
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-  const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
+  // A TCP server's address is always an AddressInfo (a string only for a pipe or socket path).
+  const bound = (server.address() as AddressInfo).port;
   return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}/mcp` };
 }
 
@@ -163,11 +164,9 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, fetch: (requ
         chunks.push(chunk);
       }
     }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    }
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+    const headers = new Headers(Object.entries(req.headersDistinct).flatMap(([name, values]) => (values ?? []).map((value): [string, string] => [name, value])));
+    // req.url is always set on a server's request.
+    const url = new URL(req.url!, `http://${req.headers.host ?? '127.0.0.1'}`);
     const request = new Request(url, { method: req.method, headers, signal: abort.signal, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}) });
     await send(res, await fetch(request), false);
   } catch {
