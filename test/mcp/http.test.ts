@@ -269,7 +269,9 @@ describe('the Node server', () => {
   });
 
   it('binds 127.0.0.1 by default, never every interface', async () => {
-    const { server, url } = await listening();
+    const { handler } = handlerWith();
+    const { server, url } = await listenMcp(handler.listener, 0);
+    closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))));
     expect(server.address()).toMatchObject({ address: '127.0.0.1', family: 'IPv4' });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
@@ -335,6 +337,23 @@ describe('the handler and the listener, at their edges', () => {
     const body = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'p'.repeat(2000) } }))), controller.close()) });
     const response = await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...bearer }, body, duplex: 'half' } as RequestInit));
     expect(response.status).toBe(413);
+  });
+
+  it('a client that hangs up mid-call cancels the call to the service', async () => {
+    const { url, client } = await listening();
+    const signals: AbortSignal[] = [];
+    client.webhooks.list = ((options: { signal: AbortSignal }) => {
+      signals.push(options.signal);
+      return new Promise((_resolve, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason as Error)));
+    }) as never;
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'webhook_list', arguments: {} } });
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: ${call.length}\r\n\r\n${call}`);
+    await expect.poll(() => signals.length, { timeout: 15_000 }).toBe(1);
+    expect(signals[0]!.aborted).toBe(false);
+    socket.destroy();
+    await expect.poll(() => signals[0]!.aborted, { timeout: 15_000 }).toBe(true);
   });
 
   it('listenMcp: a port in use rejects; an IPv6 address is bracketed in the URL; the check interval follows the header limit', async () => {

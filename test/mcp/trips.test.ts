@@ -34,7 +34,7 @@ describe('the secrets folder is checked before the webhook is created', () => {
     const t = await connected({ allowWrites: true });
     const result = await commitHook(t);
     const { webhook, secret_file } = structured(result).result;
-    expect(secret_file).toMatch(new RegExp(`webhook-${webhook.id}-[\\dTZ-]+-[0-9a-f]{8}\\.secret$`));
+    expect(secret_file).toMatch(new RegExp(`webhook-${webhook.id}-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d-\\d{3}Z-[0-9a-f]{8}\\.secret$`));
     expect(readdirSync(join(t.stateDir, 'webhook-secrets'))).toHaveLength(1);
     await t.close();
   });
@@ -128,7 +128,7 @@ const linux = existsSync('/proc/self/fd');
 describe('secretFiles, attacked through its folder and its names', () => {
   it.skipIf(!linux)('closes the file it wrote or discarded: no descriptor of a secret file stays open', async () => {
     const dir = join(realpathSync(tempDir()), 'webhook-secrets');
-    const files = secretFiles(dir);
+    const files = secretFiles(dir, []);
     const written = await (await files.open()).write('webhook-1', 'S3cretValueNeverSeen');
     await (await files.open()).discard();
     expect(openPaths().filter((path) => path.startsWith(dir))).toEqual([]);
@@ -137,23 +137,23 @@ describe('secretFiles, attacked through its folder and its names', () => {
 
   it('makes a missing folder and its parents, 0700; a state folder that is a file is refused before any secret exists', async () => {
     const deep = join(tempDir(), 'a', 'b', 'webhook-secrets');
-    const path = await (await secretFiles(deep).open()).write('webhook-2', 'S3cretValueNeverSeen');
+    const path = await (await secretFiles(deep, []).open()).write('webhook-2', 'S3cretValueNeverSeen');
     expect(path.startsWith(deep)).toBe(true);
     const file = join(tempDir(), 'state');
     writeFileSync(file, '');
-    await expect(secretFiles(join(file, 'webhook-secrets')).open()).rejects.toThrow(/the secrets folder .* is missing or not a folder: nothing was created/);
+    await expect(secretFiles(join(file, 'webhook-secrets'), []).open()).rejects.toThrow(/the secrets folder .* is missing or not a folder: nothing was created/);
   });
 
   it('a folder readable by its group is refused too (mode 750)', async () => {
     const dir = join(tempDir(), 'webhook-secrets');
     mkdirSync(dir, { mode: 0o700 });
     chmodSync(dir, 0o750);
-    await expect(secretFiles(dir).open()).rejects.toThrow(/is open to other users \(mode 750\)/);
+    await expect(secretFiles(dir, []).open()).rejects.toThrow(/is open to other users \(mode 750\)/);
   });
 
   it('when the final name cannot be linked (a filesystem without hard links), the secret stays under its pending name', async () => {
     const dir = join(tempDir(), 'webhook-secrets');
-    const path = await (await secretFiles(dir).open()).write('no-such-folder/webhook-3', 'S3cretValueNeverSeen');
+    const path = await (await secretFiles(dir, []).open()).write('no-such-folder/webhook-3', 'S3cretValueNeverSeen');
     expect(path).toMatch(/pending-.*\.secret$/);
     expect(readFileSync(path, 'utf8')).toBe('S3cretValueNeverSeen\n');
   });

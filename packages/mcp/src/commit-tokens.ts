@@ -82,8 +82,8 @@ export class CommitLedger {
   async record(token: string): Promise<unknown> {
     const match = TOKEN_PATTERN.exec(token);
     if (!match) return undefined;
-    const text = await readFile(join(this.#dir, RECORDS, `${match[2]}-${match[1]}.json`), 'utf8').catch(() => undefined);
-    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    const bytes = await readFile(join(this.#dir, RECORDS, `${match[2]}-${match[1]}.json`)).catch(() => undefined);
+    return bytes === undefined ? undefined : (JSON.parse(bytes.toString()) as unknown);
   }
 
   /** Checks `token` for `binding` without spending it (a commit that asks the user first checks before asking). */

@@ -66,7 +66,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   createMcpServer(serverOptions);
   const hosts = [...(allowedHosts ?? localhostAllowedHostnames())];
   const origins = [...(allowedOrigins ?? localhostAllowedOrigins())];
-  const mcp = createMcpHandler(() => createMcpServer(serverOptions), { legacy: 'stateless', maxRequestBodySize: maxBodyBytes, responseMode: 'auto' });
+  // The SDK's defaults do the rest: 2025-era clients served statelessly (legacy: 'stateless'), and a response
+  // upgraded to an event stream when progress comes before the result (responseMode: 'auto').
+  const mcp = createMcpHandler(() => createMcpServer(serverOptions), { maxRequestBodySize: maxBodyBytes });
 
   async function fetch(request: Request): Promise<Response> {
     // A Request made in process (a fetch handler's caller, tests) carries no Host header: its URL's host stands for it.
@@ -107,7 +109,8 @@ function credentialDigest(credential: string | false | undefined): Buffer | unde
 
 /** True when `request` carries the credential as a bearer token. */
 function presents(request: Request, expected: Buffer): boolean {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('authorization') ?? '');
+  // No trailing-space case: Headers (and node:http) strip a value's surrounding whitespace.
+  const match = /^Bearer[ \t]+(\S+)$/i.exec(request.headers.get('authorization') ?? '');
   return match !== null && timingSafeEqual(createHash('sha256').update(match[1]!).digest(), expected);
 }
 

@@ -17,7 +17,8 @@ interface UploadRule {
 /** True when one of `names` is a folder on the path (a segment before the last). */
 const folderNamed = (...names: string[]) => (segments: readonly string[]) => segments.slice(0, -1).some((segment) => names.includes(segment));
 /** True when the file's own name matches `pattern`. */
-const fileNamed = (pattern: RegExp) => (segments: readonly string[]) => pattern.test(segments.at(-1) ?? '');
+// split() always gives at least one segment.
+const fileNamed = (pattern: RegExp) => (segments: readonly string[]) => pattern.test(segments.at(-1)!);
 
 /** Every rule but the state folder's (which depends on where the server keeps its state). */
 const CREDENTIAL_RULES: readonly UploadRule[] = [
