@@ -356,6 +356,23 @@ describe('the handler and the listener, at their edges', () => {
     await expect.poll(() => signals[0]!.aborted, { timeout: 15_000 }).toBe(true);
   });
 
+  it('closing the handler aborts a call in flight on the 2026-07-28 protocol', async () => {
+    const { url, client: svc, handler } = await listening();
+    const signals: AbortSignal[] = [];
+    svc.webhooks.list = ((options: { signal: AbortSignal }) => {
+      signals.push(options.signal);
+      return new Promise((_resolve, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason as Error)));
+    }) as never;
+    const client = new McpClient({ name: 'http-close', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' as const } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer } }));
+    const call = client.callTool({ name: 'webhook_list', arguments: {} }).catch((error: Error) => error);
+    await expect.poll(() => signals.length, { timeout: 15_000 }).toBe(1);
+    await handler.close();
+    await expect.poll(() => signals[0]!.aborted, { timeout: 15_000 }).toBe(true);
+    await call;
+    await client.close().catch(() => {});
+  });
+
   it('listenMcp: a port in use rejects; an IPv6 address is bracketed in the URL; the check interval follows the header limit', async () => {
     const { server, url } = await listening();
     await expect(listenMcp(() => {}, Number(new URL(url).port), '127.0.0.1')).rejects.toMatchObject({ code: 'EADDRINUSE' });
