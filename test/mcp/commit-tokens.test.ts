@@ -1,7 +1,7 @@
-import { chmodSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CommitLedger, contentDigest, keyIdentity, type TokenBinding } from '../../packages/mcp/src/commit-tokens.js';
+import { CommitLedger, contentDigest, keyIdentity, ledgerOf, type TokenBinding } from '../../packages/mcp/src/commit-tokens.js';
 import { tempDir } from './support.js';
 
 /** A ledger on a fresh state folder and a clock the test moves. */
@@ -185,5 +185,48 @@ describe('CommitLedger', () => {
     expect(await ledger.confirmationState(a)).toBe(await ledger.confirmationState(a));
     expect(await ledger.confirmationState(a)).not.toBe(await ledger.confirmationState(b));
     expect(await ledger.confirmationState(a)).toMatch(/^[\w-]{43}$/);
+  });
+  it('a sweep comes back at the earliest expiry of the files other processes left, not a minute later', async () => {
+    const { clock, dir, ledger } = ledgerAt();
+    const other = new CommitLedger(dir, () => clock.now);
+    for (const ttl of [5000, 1000, 3000]) {
+      const { token } = await other.mint(at('t', { ttl }), ttl);
+      expect(await other.spend(token, at('t', { ttl }))).toBeUndefined();
+    }
+    const spent = () => readdirSync(join(dir, 'commit-tokens', 'spent')).length;
+    await ledger.mint(at('t', {})); // this ledger's first sweep reads the three markers
+    clock.now += 999;
+    await ledger.mint(at('t', {}));
+    expect(spent()).toBe(3);
+    clock.now += 1;
+    await ledger.mint(at('t', {}));
+    expect(spent()).toBe(2);
+    clock.now += 2000;
+    await ledger.mint(at('t', {}));
+    expect(spent()).toBe(1);
+  });
+
+  it('a spent-token folder swapped for a file (planted in the state folder) makes the spend throw: never "replayed", never a commit', async () => {
+    const { dir, ledger } = ledgerAt(Date.now());
+    const first = await ledger.mint(at('t', { n: 1 }));
+    expect(await ledger.spend(first.token, at('t', { n: 1 }))).toBeUndefined();
+    rmSync(join(dir, 'commit-tokens', 'spent'), { recursive: true });
+    writeFileSync(join(dir, 'commit-tokens', 'spent'), '');
+    const second = await ledger.mint(at('t', { n: 2 }));
+    await expect(ledger.spend(second.token, at('t', { n: 2 }))).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+
+  it('a folder planted where the key goes is refused, naming the file', async () => {
+    const { dir, ledger } = ledgerAt();
+    mkdirSync(join(dir, 'commit-key'), { mode: 0o700 });
+    await expect(ledger.mint(at('t', {}))).rejects.toThrow(/\[svc-sdk\] the commit key .*commit-key is a link or readable by others/);
+    expect(readdirSync(dir)).toEqual(['commit-key']);
+  });
+
+  it('ledgerOf keeps one ledger per state folder in a process (its sweep schedule with it)', () => {
+    const dir = tempDir('svc-mcp-ledger-');
+    expect(ledgerOf(dir)).toBe(ledgerOf(dir));
+    expect(ledgerOf(dir)).toBeInstanceOf(CommitLedger);
+    expect(ledgerOf(tempDir('svc-mcp-ledger-'))).not.toBe(ledgerOf(dir));
   });
 });

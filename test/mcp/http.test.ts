@@ -2,7 +2,7 @@
 // allow-list, the credential, the body cap, the bind address, senders that trickle their bytes,
 // progress on the response stream, and a ceiling no request can raise.
 import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { chmodSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -126,6 +126,34 @@ describe('the credential', () => {
   });
 });
 
+describe('the stored credential, attacked through the state folder', () => {
+  it('a folder planted at the credential\'s path is refused, naming the file', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'http-credential'), { mode: 0o700 });
+    await expect(storedCredential(dir)).rejects.toThrow(/http-credential is a link or readable by others/);
+  });
+
+  it('a state folder under which no file can be created fails with that error (the open), not a later one', async () => {
+    const dir = tempDir();
+    const made = await storedCredential(join(dir, 'deeper', 'still'));
+    expect(made.made).toBe(true);
+    expect(statSync(join(dir, 'deeper', 'still')).mode & 0o777).toBe(0o700);
+    if (process.platform === 'linux') await expect(storedCredential('/proc/self')).rejects.toMatchObject({ code: 'ENOENT', syscall: 'open' });
+  });
+
+  it.skipIf(process.platform !== 'linux')('closes the file it made: no descriptor of the credential stays open', async () => {
+    const { path } = await storedCredential(tempDir());
+    const open = readdirSync('/proc/self/fd').map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    expect(open).not.toContain(realpathSync(path));
+  });
+});
+
 describe('Host, Origin and the body cap, checked before anything else', () => {
   it('a Host or Origin outside the allow-list is 403 even with the credential; loopback names pass', async () => {
     const { url } = await listening();
@@ -217,6 +245,9 @@ describe('the Node server', () => {
     }
     const get = await raw(url, `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${CREDENTIAL}\r\nAccept: application/json, text/event-stream\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
     expect(get).not.toMatch(/^HTTP\/1\.1 500/);
+    const head = await raw(url, `HEAD /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(head).toMatch(/^HTTP\/1\.1 \d{3}/);
+    expect(head).not.toMatch(/^HTTP\/1\.1 500/);
     const old = await raw(url, `POST /mcp HTTP/1.0\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: ${INIT.length}\r\n\r\n${INIT}`);
     expect(old).toMatch(/^HTTP\/1\.[01] 200/);
   });
@@ -238,7 +269,9 @@ describe('the Node server', () => {
   });
 
   it('binds 127.0.0.1 by default, never every interface', async () => {
-    const { server, url } = await listening();
+    const { handler } = handlerWith();
+    const { server, url } = await listenMcp(handler.listener, 0);
+    closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))));
     expect(server.address()).toMatchObject({ address: '127.0.0.1', family: 'IPv4' });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
@@ -276,6 +309,82 @@ describe('the Node server', () => {
       socket.resume();
     });
     expect(ended).toBeLessThan(3000);
+  });
+});
+
+describe('the handler and the listener, at their edges', () => {
+  it('made without options, or with a tool name it does not have, throws now, naming the fix', () => {
+    expect(() => createMcpHttpHandler(undefined as unknown as McpHttpOptions)).toThrow(/\[svc-sdk\] credential: is missing/);
+    const { client } = emulatedClient();
+    expect(() => createMcpHttpHandler({ client, credential: CREDENTIAL, stateDir: tempDir(), excludeTools: ['deal_merge'] })).toThrow(/no tool is named "deal_merge"/);
+  });
+
+  it('caps bodies at 1 MiB by default: one declared a byte over is 413, one at the cap is read', async () => {
+    const { handler } = handlerWith();
+    const at = (length: number) => handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...bearer, 'content-length': String(length) }, body: INIT }));
+    expect((await at(1024 * 1024 + 1)).status).toBe(413);
+    expect((await at(1024 * 1024)).status).not.toBe(413);
+  });
+
+  it('a body of exactly the cap passes both the fetch handler and the Node listener', async () => {
+    const { url, handler } = await listening({ maxBodyBytes: INIT.length });
+    expect((await post(url, bearer, INIT)).status).toBe(200);
+    expect((await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...bearer, 'content-length': String(INIT.length) }, body: INIT }))).status).toBe(200);
+  });
+
+  it('a body streamed to the fetch handler without a length is capped too (by the SDK, at the same size)', async () => {
+    const { handler } = handlerWith({ maxBodyBytes: 1024 });
+    const body = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'p'.repeat(2000) } }))), controller.close()) });
+    const response = await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { ...JSON_HEADERS, ...bearer }, body, duplex: 'half' } as RequestInit));
+    expect(response.status).toBe(413);
+  });
+
+  it('a client that hangs up mid-call cancels the call to the service', async () => {
+    const { url, client } = await listening();
+    const signals: AbortSignal[] = [];
+    client.webhooks.list = ((options: { signal: AbortSignal }) => {
+      signals.push(options.signal);
+      return new Promise((_resolve, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason as Error)));
+    }) as never;
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'webhook_list', arguments: {} } });
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: ${call.length}\r\n\r\n${call}`);
+    await expect.poll(() => signals.length, { timeout: 15_000 }).toBe(1);
+    expect(signals[0]!.aborted).toBe(false);
+    socket.destroy();
+    await expect.poll(() => signals[0]!.aborted, { timeout: 15_000 }).toBe(true);
+  });
+
+  it('closing the handler aborts a call in flight on the 2026-07-28 protocol', async () => {
+    const { url, client: svc, handler } = await listening();
+    const signals: AbortSignal[] = [];
+    svc.webhooks.list = ((options: { signal: AbortSignal }) => {
+      signals.push(options.signal);
+      return new Promise((_resolve, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason as Error)));
+    }) as never;
+    const client = new McpClient({ name: 'http-close', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' as const } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer } }));
+    const call = client.callTool({ name: 'webhook_list', arguments: {} }).catch((error: Error) => error);
+    await expect.poll(() => signals.length, { timeout: 15_000 }).toBe(1);
+    await handler.close();
+    await expect.poll(() => signals[0]!.aborted, { timeout: 15_000 }).toBe(true);
+    await call;
+    await client.close().catch(() => {});
+  });
+
+  it('listenMcp: a port in use rejects; an IPv6 address is bracketed in the URL; the check interval follows the header limit', async () => {
+    const { server, url } = await listening();
+    await expect(listenMcp(() => {}, Number(new URL(url).port), '127.0.0.1')).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    const v6 = await listenMcp(() => {}, 0, '::1', { headersTimeoutMs: 2005 });
+    closers.push(() => new Promise((resolve) => v6.server.close(resolve)));
+    expect(v6.url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
+    const interval = (s: object) => (s as { connectionsCheckingInterval: number }).connectionsCheckingInterval;
+    expect(interval(v6.server)).toBe(200);
+    expect(interval(server)).toBe(1000);
+    const quick = await listenMcp(() => {}, 0, '127.0.0.1', { headersTimeoutMs: 100 });
+    closers.push(() => new Promise((resolve) => quick.server.close(resolve)));
+    expect(interval(quick.server)).toBe(50);
   });
 });
 

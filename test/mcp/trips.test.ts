@@ -1,9 +1,9 @@
 // The smaller trips: a secrets folder that is not the user's own, a preview its commit would
 // refuse, a tool the server does not list, a secret shape the server never saw.
-import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { secretFiles } from '../../packages/mcp/src/secret-files.js';
+import { defaultStateDir, secretFiles } from '../../packages/mcp/src/secret-files.js';
 import { connected, structured, tempDir, text } from './support.js';
 
 const HOOK = { url: 'http://127.0.0.1:9/hook', name: 'uploads', event_types: [] };
@@ -34,7 +34,7 @@ describe('the secrets folder is checked before the webhook is created', () => {
     const t = await connected({ allowWrites: true });
     const result = await commitHook(t);
     const { webhook, secret_file } = structured(result).result;
-    expect(secret_file).toMatch(new RegExp(`webhook-${webhook.id}-[\\dTZ-]+-[0-9a-f]{8}\\.secret$`));
+    expect(secret_file).toMatch(new RegExp(`webhook-${webhook.id}-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\d-\\d{3}Z-[0-9a-f]{8}\\.secret$`));
     expect(readdirSync(join(t.stateDir, 'webhook-secrets'))).toHaveLength(1);
     await t.close();
   });
@@ -115,5 +115,61 @@ describe('secretFiles', () => {
     const discarded = await files.open();
     await discarded.discard();
     expect(readdirSync(dir)).toEqual([path.split('/').at(-1)]);
+  });
+});
+
+/** What this process holds open (Linux: /proc/self/fd): no descriptor of a secret file may be left behind. */
+const openPaths = () =>
+  readdirSync('/proc/self/fd').map((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      return '';
+    }
+  });
+const linux = existsSync('/proc/self/fd');
+
+describe('secretFiles, attacked through its folder and its names', () => {
+  it.skipIf(!linux)('closes the file it wrote or discarded: no descriptor of a secret file stays open', async () => {
+    const dir = join(realpathSync(tempDir()), 'webhook-secrets');
+    const files = secretFiles(dir, []);
+    const written = await (await files.open()).write('webhook-1', 'S3cretValueNeverSeen');
+    await (await files.open()).discard();
+    expect(openPaths().filter((path) => path.startsWith(dir))).toEqual([]);
+    expect(readFileSync(written, 'utf8')).toBe('S3cretValueNeverSeen\n');
+  });
+
+  it('makes a missing folder and its parents, 0700; a state folder that is a file is refused before any secret exists', async () => {
+    const deep = join(tempDir(), 'a', 'b', 'webhook-secrets');
+    const path = await (await secretFiles(deep, []).open()).write('webhook-2', 'S3cretValueNeverSeen');
+    expect(path.startsWith(deep)).toBe(true);
+    const file = join(tempDir(), 'state');
+    writeFileSync(file, '');
+    await expect(secretFiles(join(file, 'webhook-secrets'), []).open()).rejects.toThrow(/the secrets folder .* is missing or not a folder: nothing was created/);
+  });
+
+  it('a folder readable by its group is refused too (mode 750)', async () => {
+    const dir = join(tempDir(), 'webhook-secrets');
+    mkdirSync(dir, { mode: 0o700 });
+    chmodSync(dir, 0o750);
+    await expect(secretFiles(dir, []).open()).rejects.toThrow(/is open to other users \(mode 750\)/);
+  });
+
+  it('when the final name cannot be linked (a filesystem without hard links), the secret stays under its pending name', async () => {
+    const dir = join(tempDir(), 'webhook-secrets');
+    const path = await (await secretFiles(dir, []).open()).write('no-such-folder/webhook-3', 'S3cretValueNeverSeen');
+    expect(path).toMatch(/pending-.*\.secret$/);
+    expect(readFileSync(path, 'utf8')).toBe('S3cretValueNeverSeen\n');
+  });
+
+  it('redacts a value of 8 characters it was given, and leaves a word that only contains vdr_ or whsec_', () => {
+    const files = secretFiles(tempDir(), ['8chars!!']);
+    expect(files.redact('key 8chars!! end')).toBe('key [redacted] end');
+    expect(files.redact('see my_vdr_notes and awhsec_x')).toBe('see my_vdr_notes and awhsec_x');
+    expect(files.redact('(vdr_live_1) whsec_2')).toBe('(vdr_[redacted]) whsec_[redacted]');
+  });
+
+  it("defaultStateDir is the per-user state folder's mcp", () => {
+    expect(defaultStateDir({ HOME: '/home/u', XDG_STATE_HOME: '' })).toBe('/home/u/.local/state/svc-sdk/mcp');
   });
 });

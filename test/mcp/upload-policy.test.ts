@@ -65,6 +65,10 @@ describe('uploadPolicy', () => {
     expect(ruleOf(path)).toBeUndefined();
   });
 
+  it('with no opt-in named, every rule applies', () => {
+    expect(uploadPolicy(STATE).refusal('/home/u/.ssh/config')?.rule).toBe('ssh');
+  });
+
   it('the refusal names the path, what the rule covers, the rule and the flag that lifts it', () => {
     expect(uploadPolicy(STATE, [], env).refusal('/home/u/.ssh/id_ed25519')?.message).toBe(
       '"/home/u/.ssh/id_ed25519" is an SSH folder (.ssh) (upload rule "ssh"): not sent. Only the user can allow it, by starting the server with --allow-upload ssh (allowUploads: [\'ssh\'])',

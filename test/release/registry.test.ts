@@ -14,6 +14,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { readmeHostConfig } from '../support/readme-host-config.js';
 import { hasRedis, reportMissingRedis } from '../webhooks/redis-server.js';
 import { emptyFolder, freePort, installVerdaccio, ROOT, startRegistry, type LocalRegistry } from './registry.js';
 
@@ -73,14 +74,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** The MCP host config block of the README (`mcpServers`) and its rehearsal's `args`, as a host reads them. */
-function hostConfigs(markdown: string) {
-  const block = [...markdown.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!).find((text) => text.includes('"mcpServers"'))!;
-  const server = Object.values((JSON.parse(block) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers)[0]!;
-  const rehearsal = JSON.parse(`{${/Rehearse first: `("args": \[[^\]]*\])`/.exec(markdown)![1]}}`) as { args: string[] };
-  return { server, rehearsal };
 }
 
 /** Runs one README line with bash in `cwd`, to its end (not spawnSync: this process serves the receivers the lines reach). */
@@ -351,7 +344,7 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
   });
 
   describe("the README's MCP host config, started by a real MCP client as a desktop host starts it", () => {
-    const { server, rehearsal } = hostConfigs(README);
+    const { server, rehearsal } = readmeHostConfig(README);
     let home: string;
 
     beforeAll(() => {

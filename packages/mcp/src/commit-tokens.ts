@@ -82,8 +82,8 @@ export class CommitLedger {
   async record(token: string): Promise<unknown> {
     const match = TOKEN_PATTERN.exec(token);
     if (!match) return undefined;
-    const text = await readFile(join(this.#dir, RECORDS, `${match[2]}-${match[1]}.json`), 'utf8').catch(() => undefined);
-    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    const bytes = await readFile(join(this.#dir, RECORDS, `${match[2]}-${match[1]}.json`)).catch(() => undefined);
+    return bytes === undefined ? undefined : (JSON.parse(bytes.toString()) as unknown);
   }
 
   /** Checks `token` for `binding` without spending it (a commit that asks the user first checks before asking). */
@@ -167,14 +167,12 @@ export class CommitLedger {
 async function loadKey(dir: string): Promise<Buffer> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, KEY_FILE);
-  if (!(await exists(path))) {
-    const temporary = join(dir, `${KEY_FILE}.${randomUUID()}.tmp`);
-    await writeFile(temporary, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-    await link(temporary, path).catch((error: { code?: string }) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
-    await unlink(temporary);
-  }
+  // A candidate every time (once per ledger): the link fails when a key is in place (EEXIST), and
+  // a link that failed otherwise leaves no key, which the lstat below reports.
+  const temporary = join(dir, `${KEY_FILE}.${randomUUID()}.tmp`);
+  await writeFile(temporary, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  await link(temporary, path).catch(() => {});
+  await unlink(temporary);
   const stats = await lstat(path);
   if (!stats.isFile() || (stats.mode & 0o077) !== 0) {
     throw new Error(`[svc-sdk] the commit key ${path} is a link or readable by others: remove it (a new one is made) and check who can write ${dir}`);
@@ -220,15 +218,10 @@ async function exists(path: string): Promise<boolean> {
 /** `value` with object keys sorted at every depth, so `{a, b}` and `{b, a}` bind the same token. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>)
-        .filter(([, field]) => field !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([key, field]) => [key, canonical(field)]),
-    );
-  }
-  return value;
+  if (value === null || typeof value !== 'object') return value;
+  const record = value as Record<string, unknown>;
+  // sort(): code-unit order, the same in every process. An undefined field stays: JSON.stringify leaves it out.
+  return Object.fromEntries(Object.keys(record).sort().map((key) => [key, canonical(record[key])]));
 }
 
 /** One ledger per state folder in this process (an HTTP server makes a server per request). */

@@ -9,6 +9,7 @@
 // are not read; the options' upload roots are the only ones).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createMcpHandler, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, validateHostHeader } from '@modelcontextprotocol/server';
 import { readAtMost } from 'svc-sdk/internal';
 import { createMcpServer, type McpServerOptions } from './server.js';
@@ -66,7 +67,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   createMcpServer(serverOptions);
   const hosts = [...(allowedHosts ?? localhostAllowedHostnames())];
   const origins = [...(allowedOrigins ?? localhostAllowedOrigins())];
-  const mcp = createMcpHandler(() => createMcpServer(serverOptions), { legacy: 'stateless', maxRequestBodySize: maxBodyBytes, responseMode: 'auto' });
+  // The SDK's defaults do the rest: 2025-era clients served statelessly (legacy: 'stateless'), and a response
+  // upgraded to an event stream when progress comes before the result (responseMode: 'auto').
+  const mcp = createMcpHandler(() => createMcpServer(serverOptions), { maxRequestBodySize: maxBodyBytes });
 
   async function fetch(request: Request): Promise<Response> {
     // A Request made in process (a fetch handler's caller, tests) carries no Host header: its URL's host stands for it.
@@ -107,7 +110,8 @@ function credentialDigest(credential: string | false | undefined): Buffer | unde
 
 /** True when `request` carries the credential as a bearer token. */
 function presents(request: Request, expected: Buffer): boolean {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('authorization') ?? '');
+  // No trailing-space case: Headers (and node:http) strip a value's surrounding whitespace.
+  const match = /^Bearer[ \t]+(\S+)$/i.exec(request.headers.get('authorization') ?? '');
   return match !== null && timingSafeEqual(createHash('sha256').update(match[1]!).digest(), expected);
 }
 
@@ -137,8 +141,8 @@ export async function listenMcp(listener: (req: IncomingMessage, res: ServerResp
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-  const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
+  // A TCP server's address is always an AddressInfo (a string only for a pipe or socket path).
+  const bound = (server.address() as AddressInfo).port;
   return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}/mcp` };
 }
 
@@ -161,11 +165,9 @@ async function serveNode(req: IncomingMessage, res: ServerResponse, fetch: (requ
     // The library's bounded reader: past the cap it stops reading the request, and the answer closes the connection.
     const bytes = req.method === 'GET' || req.method === 'HEAD' ? NO_BODY : await readAtMost(req, maxBodyBytes);
     if (bytes === undefined) return await send(res, tooLarge(maxBodyBytes), true);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    }
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+    const headers = new Headers(Object.entries(req.headersDistinct).flatMap(([name, values]) => (values ?? []).map((value): [string, string] => [name, value])));
+    // req.url is always set on a server's request.
+    const url = new URL(req.url!, `http://${req.headers.host ?? '127.0.0.1'}`);
     const request = new Request(url, { method: req.method, headers, signal: abort.signal, ...(bytes.byteLength > 0 ? { body: bytes as Uint8Array<ArrayBuffer> } : {}) });
     await send(res, await fetch(request), false);
   } catch {

@@ -43,7 +43,7 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
 const NEW_FILE = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
 
 /** Secret files in `dir` (created 0700 when missing); `known` seeds the values to redact (the API key). */
-export function secretFiles(dir: string, known: readonly string[] = []): SecretFiles {
+export function secretFiles(dir: string, known: readonly string[]): SecretFiles {
   const secrets = new Set(known.filter((value) => value.length >= 8));
   return {
     async open() {
@@ -66,8 +66,11 @@ export function secretFiles(dir: string, known: readonly string[] = []): SecretF
           }
           const named = join(dir, `${name}-${stamp}.secret`);
           // A link, not a rename: it never replaces a file of that name. The pending name stays if it fails.
-          const linked = await link(pending, named).then(() => true, () => false);
-          if (!linked) return pending;
+          try {
+            await link(pending, named);
+          } catch {
+            return pending;
+          }
           await unlink(pending);
           return named;
         },

@@ -17,7 +17,8 @@ interface UploadRule {
 /** True when one of `names` is a folder on the path (a segment before the last). */
 const folderNamed = (...names: string[]) => (segments: readonly string[]) => segments.slice(0, -1).some((segment) => names.includes(segment));
 /** True when the file's own name matches `pattern`. */
-const fileNamed = (pattern: RegExp) => (segments: readonly string[]) => pattern.test(segments.at(-1) ?? '');
+// split() always gives at least one segment.
+const fileNamed = (pattern: RegExp) => (segments: readonly string[]) => pattern.test(segments.at(-1)!);
 
 /** Every rule but the state folder's (which depends on where the server keeps its state). */
 const CREDENTIAL_RULES: readonly UploadRule[] = [
@@ -30,7 +31,8 @@ const CREDENTIAL_RULES: readonly UploadRule[] = [
   {
     name: 'gcloud',
     covers: 'Google Cloud credentials (.config/gcloud)',
-    matches: (segments) => segments.slice(0, -1).some((segment, index) => segment === '.config' && segments[index + 1] === 'gcloud'),
+    // `.config` followed by `gcloud`: the last segment never has a follower, so no slice is needed.
+    matches: (segments) => segments.some((segment, index) => segment === '.config' && segments[index + 1] === 'gcloud'),
   },
   { name: 'netrc', covers: 'a .netrc file', matches: fileNamed(/^[._]netrc$/i) },
   { name: 'npmrc', covers: 'an .npmrc file', matches: fileNamed(/^\.npmrc$/i) },
@@ -98,6 +100,6 @@ export function uploadPolicy(stateDir: string, allowed: readonly string[] = [], 
 /** True when `path` is `folder` or below it (both absolute). */
 export function inside(folder: string, path: string): boolean {
   const rel = relative(folder, path);
-  // `..` and `../…` lead out; a name that only starts with two dots (`..notes`) is inside.
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+  // `..` and `../…` lead out; a name that only starts with two dots (`..notes`) is inside, and so is `folder` itself ('').
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
