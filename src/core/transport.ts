@@ -137,8 +137,9 @@ export function transportOf(options: TransportOptions, env: Readonly<Record<stri
   const ca = typeof options.ca === 'string' && options.ca !== 'system' ? [options.ca] : (options.ca as readonly string[] | 'system' | undefined);
   const tls = ca !== undefined || cert !== undefined;
   const fromEnv = proxy === undefined && envProxy(environment) !== undefined && (tls || !nodeRoutesEnv(environment));
-  // `proxy: false` where Node itself routes fetch through the environment's proxy needs a dispatcher of its own (a direct one).
+  // `proxy: false` where Node itself routes fetch through the environment's proxy needs a dispatcher of its own (a direct one);
+  // anywhere else the runtime's fetch already goes direct, and no undici is needed for it.
   const direct = proxy === false && nodeRoutesEnv(environment) && envProxy(environment) !== undefined;
-  if (proxy === undefined && !fromEnv && !tls && !direct && dispatcher === undefined) return undefined;
+  if (!proxy && !fromEnv && !tls && !direct && dispatcher === undefined) return undefined;
   return { proxy: proxy === false ? undefined : proxy, fromEnv, env: environment, ca, cert, key, dispatcher };
 }
