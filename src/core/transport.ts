@@ -141,5 +141,5 @@ export function transportOf(options: TransportOptions, env: Readonly<Record<stri
   // anywhere else the runtime's fetch already goes direct, and no undici is needed for it.
   const direct = proxy === false && nodeRoutesEnv(environment) && envProxy(environment);
   if (!proxy && !fromEnv && !tls && !direct && dispatcher === undefined) return undefined;
-  return { proxy: proxy === false ? undefined : proxy, fromEnv, env: environment, ca, cert, key, dispatcher };
+  return { proxy: proxy || undefined, fromEnv, env: environment, ca, cert, key, dispatcher };
 }

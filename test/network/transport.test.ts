@@ -12,7 +12,9 @@ import { reportMissing, scratch, selfSigned, startOrigin, startTinyproxy, tools,
 
 const API_KEY = 'vdr_transport_test';
 // The undici the SDK loads (the root's): test/node_modules holds another copy, whose dispatchers the SDK cannot check.
-const { Agent } = createRequire(new URL('../../src/core/transport-node.ts', import.meta.url))('undici') as typeof import('undici');
+const sdkRequire = createRequire(new URL('../../src/core/transport-node.ts', import.meta.url));
+const { Agent } = sdkRequire('undici') as typeof import('undici');
+const otherUndici = createRequire(import.meta.url).resolve('undici') !== sdkRequire.resolve('undici');
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'no_proxy', 'NO_PROXY', 'NODE_USE_ENV_PROXY', 'NODE_EXTRA_CA_CERTS'];
 
 const work = scratch('svc-transport-');
@@ -144,6 +146,13 @@ describe('a dispatcher of the caller\'s', () => {
     );
   });
 
+  it.skipIf(!otherUndici)('of another copy of undici than the one the SDK loads (test/node_modules\'), is taken as given, whatever the runtime', async () => {
+    environment({});
+    useRuntime({ undici: '6.21.3' });
+    const { Agent: OtherAgent } = createRequire(import.meta.url)('undici') as typeof import('undici');
+    expect(await failure({ dispatcher: new OtherAgent() })).toContain('(route: through the dispatcher option;');
+  });
+
   it('where the runtime says no undici version, is taken as given', async () => {
     environment({});
     useRuntime({ undici: undefined });
@@ -170,6 +179,7 @@ describe('network options refused by new Client()', () => {
   ])('%s is a ValidationError on %s', (_, options, field, message) => {
     const make = () => new Client({ apiKey: API_KEY, baseUrl: 'https://svc.test', ...(options as object) });
     expect(make).toThrow(ValidationError);
+    expect(make).toThrow(/^\[svc-sdk\] new Client\(\): /);
     expect(make).toThrow(message);
     try {
       make();
