@@ -19,15 +19,15 @@ type Undici = typeof import('undici');
 
 /** The runtime's undici major (`process.versions.undici`), or undefined off Node. */
 function runtimeMajor(): number | undefined {
-  return runtime.undici === undefined ? undefined : Number(runtime.undici.split('.')[0]);
+  return runtime.undici === undefined ? undefined : Number.parseInt(runtime.undici, 10);
 }
 
-async function loadUndici(need: string): Promise<Undici> {
+async function loadUndici(): Promise<Undici> {
   try {
     return await import('undici');
   } catch (cause) {
     const major = runtimeMajor();
-    throw new UndiciMismatchError(`[svc-sdk] ${need} needs the undici package, an optional peer of svc-sdk: npm install undici${major ? `@${major}` : ''}`, { cause });
+    throw new UndiciMismatchError(`[svc-sdk] the proxy, ca, cert and key options (and a proxy from the environment) need the undici package, an optional peer of svc-sdk: npm install undici${major ? `@${major}` : ''}`, { cause });
   }
 }
 
@@ -74,7 +74,7 @@ export async function createTransport(settings: TransportSettings): Promise<Tran
     // Only a dispatcher of the installed undici can be checked; one from elsewhere is taken as given.
     if (undici && settings.dispatcher instanceof undici.Dispatcher && major !== undefined) {
       const version = await installedVersion();
-      const installed = version === undefined ? undefined : Number(version.split('.')[0]);
+      const installed = version === undefined ? undefined : Number.parseInt(version, 10);
       if (installed !== undefined && installed !== major) {
         throw new UndiciMismatchError(
           `[svc-sdk] the dispatcher comes from undici ${version}, but this runtime's fetch is built on undici ${runtime.undici}: ` +
@@ -84,7 +84,7 @@ export async function createTransport(settings: TransportSettings): Promise<Tran
     }
     return { fetch: globalThis.fetch, dispatcher: settings.dispatcher, route: 'through the dispatcher option', trust: 'what the dispatcher option trusts' };
   }
-  const undici = await loadUndici(settings.proxy || settings.fromEnv ? 'a proxy' : 'the ca, cert and key options');
+  const undici = await loadUndici();
   const { tls, trust } = await trustOf(settings);
   const fetch = undici.fetch as unknown as typeof globalThis.fetch;
   if (settings.proxy) {

@@ -77,9 +77,9 @@ export function loadTransport(): Promise<TransportModule> {
   return Promise.reject(new SvcError("[svc-sdk] proxy, ca, cert, key and dispatcher are Node options: in this runtime, its fetch's own proxy and trust settings apply"));
 }
 
-/** The environment's proxy variables, in the precedence Node and undici read them (lower case first). */
-function envProxy(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  return env.https_proxy || env.HTTPS_PROXY || env.http_proxy || env.HTTP_PROXY || undefined;
+/** Whether the environment sets a proxy (which one applies to a request is undici's EnvHttpProxyAgent's choice, as Node's). */
+function envProxy(env: Readonly<Record<string, string | undefined>>): boolean {
+  return Boolean(env.https_proxy || env.HTTPS_PROXY || env.http_proxy || env.HTTP_PROXY);
 }
 
 /** Whether Node itself routes fetch through the environment's proxies (`NODE_USE_ENV_PROXY=1`, `--use-env-proxy`). */
@@ -190,9 +190,10 @@ export function transportOf(options: TransportOptions, env: Readonly<Record<stri
   const { proxy, cert, key, dispatcher } = options;
   const ca = typeof options.ca === 'string' && options.ca !== 'system' ? [options.ca] : (options.ca as readonly string[] | 'system' | undefined);
   const tls = ca !== undefined || cert !== undefined;
-  const fromEnv = proxy === undefined && envProxy(environment) !== undefined && (tls || !nodeRoutesEnv(environment));
-  // `proxy: false` where Node itself routes fetch through the environment's proxy needs a dispatcher of its own (a direct one).
-  const direct = proxy === false && nodeRoutesEnv(environment) && envProxy(environment) !== undefined;
-  if (proxy === undefined && !fromEnv && !tls && !direct && dispatcher === undefined) return undefined;
-  return { proxy: proxy === false ? undefined : proxy, fromEnv, env: environment, ca, cert, key, dispatcher };
+  const fromEnv = proxy === undefined && envProxy(environment) && (tls || !nodeRoutesEnv(environment));
+  // `proxy: false` where Node itself routes fetch through the environment's proxy needs a dispatcher of its own (a direct one);
+  // anywhere else the runtime's fetch already goes direct, and no undici is needed for it.
+  const direct = proxy === false && nodeRoutesEnv(environment) && envProxy(environment);
+  if (!proxy && !fromEnv && !tls && !direct && dispatcher === undefined) return undefined;
+  return { proxy: proxy || undefined, fromEnv, env: environment, ca, cert, key, dispatcher };
 }

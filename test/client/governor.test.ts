@@ -54,6 +54,31 @@ describe('maxConcurrency', () => {
     expect((error as Error).message).toMatch(/^GET \/api\/v1\/rooms timed out after 100 ms \(sent after \d+ ms queued\): raise `timeout` or try again$/);
   });
 
+  it('a call queued behind every limit names them all: the concurrency, the rate and the shared limiter', async () => {
+    slowService(400);
+    const limiter = { acquire: async () => {} };
+    const client = clientWith({ maxConcurrency: 1, maxRequestsPerSecond: 5, limiter, maxRetries: 0 });
+    const first = client.request({ method: 'GET', path: '/rooms' });
+    const error = await client.request({ method: 'GET', path: '/rooms' }, { timeout: 100 }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain("while queued behind the client's maxConcurrency 1, maxRequestsPerSecond 5, a shared limiter (nothing was sent)");
+    await first;
+  });
+
+  it('an attempt whose shared limiter refuses it gives its slot back: the next call goes through', async () => {
+    const seen = slowService(0);
+    let refusals = 1;
+    const limiter = {
+      acquire: async () => {
+        if (refusals-- > 0) throw new Error('the shared limiter is unreachable');
+      },
+    };
+    const client = clientWith({ maxConcurrency: 1, limiter, maxRetries: 0 });
+    await expect(client.request({ method: 'GET', path: '/rooms' })).rejects.toThrow();
+    // Had the refused attempt kept its slot, this one would wait in the queue until its timeout.
+    await expect(client.request({ method: 'GET', path: '/rooms' }, { timeout: 10_000 })).resolves.toEqual([]);
+    expect(seen.requests).toBe(1);
+  });
+
   it("the caller's signal takes a queued call out of the line; the calls behind it go on", async () => {
     const seen = slowService(100);
     const client = clientWith({ maxConcurrency: 1 });

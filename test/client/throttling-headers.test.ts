@@ -33,6 +33,11 @@ describe('rateLimit on every response (withResponse)', () => {
       { ...none, limit: 9, remaining: 3, resetMs: 2_000, windowMs: 10_000, policy: 'a,b' },
     ],
     [
+      'a policy name with an escaped quote and a comma in its quotes, after an empty member',
+      { RateLimit: ', "a\\",b";r=3;t=2', 'RateLimit-Policy': '"a\\",b";q=9;w=10,' },
+      { ...none, limit: 9, remaining: 3, resetMs: 2_000, windowMs: 10_000, policy: 'a",b' },
+    ],
+    [
       'the draft 03-07 dictionary',
       { RateLimit: 'limit=100, remaining=4, reset=7', 'RateLimit-Policy': '100;w=60' },
       { ...none, limit: 100, remaining: 4, resetMs: 7_000, windowMs: 60_000 },

@@ -1,5 +1,7 @@
 // The mutation run of the network modules (stryker.networks.config.mjs): the mutation settings with only
-// the tests that guard the retry budget, the throttling headers, the governor and the limits.
+// the tests that guard the retry budget, the throttling headers, the governor and the limits, and the
+// transport's (proxies and trust, with real proxies on loopback; not the NO_PROXY table or the undici
+// mismatch, which run the SDK bundled in child processes, where no mutant is seen).
 import { narrowedConfig } from './narrowed-config.js';
 
 export default narrowedConfig([
@@ -9,4 +11,6 @@ export default narrowedConfig([
   'test/client/retries.test.ts',
   'test/testing/rate-limit-mode.test.ts',
   'test/limits/**/*.test.ts',
+  'test/network/proxies.test.ts',
+  'test/network/transport.test.ts',
 ]);
