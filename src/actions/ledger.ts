@@ -122,8 +122,9 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
   const subscriptions = new Set<DecisionSubscription>();
 
   const toRecord = (stored: StoredAction): ActionRecord => {
-    if (stored.status === 'pending' && stored.proposedAt !== undefined) {
-      return { ...stored, expiresAt: { at: new Date(Date.parse(stored.proposedAt) + windowOf(stored.kind)).toISOString(), estimated: true } };
+    // Pending means proposed (a decision first is never pending): proposedAt is there.
+    if (stored.status === 'pending') {
+      return { ...stored, expiresAt: { at: new Date(Date.parse(stored.proposedAt!) + windowOf(stored.kind)).toISOString(), estimated: true } };
     }
     if (stored.decision?.status === 'expired') return { ...stored, expiresAt: { at: stored.decision.expiredAt, estimated: false } };
     return stored;
@@ -209,7 +210,8 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
     async run(runId) {
       const id = idOf(runId, 'run: runId');
       const [listed, [jobsText]] = await Promise.all([store.runActionIds(id).then(actions), store.getMany([`job:${id}`])]);
-      const when = (action: ActionRecord) => Date.parse(action.proposedAt ?? action.decidedAt ?? '') || 0;
+      // Every action has one or the other: its proposal, or the decision that came first.
+      const when = (action: ActionRecord) => Date.parse(action.proposedAt ?? action.decidedAt!);
       const jobs = jobsText === undefined ? [] : (JSON.parse(jobsText) as JobOutcome[]);
       return { runId: id, actions: listed.sort((a, b) => when(a) - when(b)), jobs, outcome: jobs.at(-1) };
     },
@@ -245,7 +247,7 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       };
     },
 
-    handled(actionId, name = 'default') {
+    async handled(actionId, name = 'default') {
       return store.handlerRuns(name, idOf(actionId, 'actionId'));
     },
 
