@@ -2,7 +2,7 @@
 // as processes share a Redis.
 import { describe, expect, it, vi } from 'vitest';
 import { createActionLedger, createMemoryLedgerStore, type LedgerStore } from '../../src/actions/index.js';
-import { approved, delivery, proposed } from './events.js';
+import { approved, delivery, proposed, rejected } from './events.js';
 import { ledgerSuite, until } from './ledger-suite.js';
 
 const stores = new Map<string, LedgerStore>();
@@ -99,5 +99,103 @@ describe('createMemoryLedgerStore({ deliveryTtlMs })', () => {
 
   it('refuses a deliveryTtlMs that is not a positive number', () => {
     for (const deliveryTtlMs of [0, -1, Number.NaN]) expect(() => createMemoryLedgerStore({ deliveryTtlMs })).toThrow(/^\[svc-sdk\] createMemoryLedgerStore: deliveryTtlMs must be a positive number of ms/);
+  });
+});
+
+describe('createActionLedger: what the waits and handlers hold on to', () => {
+  /** A memory store that counts reads and (un)subscriptions, its notifications on or off. */
+  function counted(notify: boolean) {
+    const counts = { reads: 0, subscribed: 0, unsubscribed: 0 };
+    const store = storeWith((inner) => ({
+      getMany: (keys) => ((counts.reads += 1), inner.getMany(keys)),
+      subscribe: (listener) => {
+        counts.subscribed += 1;
+        const off = notify ? inner.subscribe(listener) : () => undefined;
+        return () => ((counts.unsubscribed += 1), off());
+      },
+    }));
+    return { store, counts };
+  }
+
+  it('a wait that ended gives back its subscription and poll; the next wait takes them again (told by notifications alone)', async () => {
+    const { store, counts } = counted(true);
+    const ledger = createActionLedger({ store, pollMs: 60_000 });
+    await ledger.record(proposed('w1'));
+    const first = ledger.waitForDecision('w1', { timeoutMs: 10_000 });
+    await ledger.record(approved('w1'));
+    expect(await first).toMatchObject({ status: 'approved' });
+    expect(counts).toMatchObject({ subscribed: 1, unsubscribed: 1 });
+    await ledger.record(proposed('w2'));
+    const second = ledger.waitForDecision('w2', { timeoutMs: 10_000 });
+    await ledger.record(rejected('w2'));
+    expect(await second).toMatchObject({ status: 'rejected' });
+    expect(counts).toMatchObject({ subscribed: 2, unsubscribed: 2 });
+    // Two waits on one action: the subscription stays until the last one ends.
+    await ledger.record(proposed('w3'));
+    const both = [ledger.waitForDecision('w3', { timeoutMs: 10_000 }), ledger.waitForDecision('w3', { timeoutMs: 0 })];
+    expect(await both[1]).toMatchObject({ status: 'timeout' });
+    expect(counts.unsubscribed).toBe(2);
+    await ledger.record(approved('w3'));
+    expect(await both[0]).toMatchObject({ status: 'approved' });
+    expect(counts).toMatchObject({ subscribed: 3, unsubscribed: 3 });
+  });
+
+  it('without notifications, each wait polls while it waits and stops once it ended; close() ends the waits\' polling', async () => {
+    const { store, counts } = counted(false);
+    const ledger = createActionLedger({ store, pollMs: 10 });
+    await ledger.record(proposed('p1'));
+    const first = ledger.waitForDecision('p1', { timeoutMs: 10_000 });
+    await ledger.record(approved('p1'));
+    expect(await first).toMatchObject({ status: 'approved' });
+    await ledger.record(proposed('p2'));
+    const second = ledger.waitForDecision('p2', { timeoutMs: 10_000 });
+    await ledger.record(approved('p2'));
+    expect(await second).toMatchObject({ status: 'approved' });
+    const after = counts.reads;
+    // No wait under way: nothing reads (a bound on nothing happening, so never flaky).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(counts.reads).toBe(after);
+    void ledger.waitForDecision('forever');
+    await until(() => counts.reads > after + 1);
+    await ledger.close();
+    expect(counts.unsubscribed).toBe(counts.subscribed);
+    const closedAt = counts.reads;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(counts.reads).toBe(closedAt);
+  });
+
+  it('a timeout tells how long it waited, no more than it could have', async () => {
+    const ledger = createActionLedger();
+    const started = Date.now();
+    const result = await ledger.waitForDecision('never', { timeoutMs: 30 });
+    const bound = Date.now() - started;
+    expect(result).toMatchObject({ status: 'timeout' });
+    expect((result as { waitedMs: number }).waitedMs).toBeGreaterThanOrEqual(25);
+    expect((result as { waitedMs: number }).waitedMs).toBeLessThanOrEqual(bound);
+  });
+
+  it('a decision that arrives while a handler loop sleeps wakes it (pollMs a minute), and close() does not wait out the sleep', async () => {
+    const ledger = createActionLedger();
+    const handled: string[] = [];
+    const subscription = ledger.onDecision((action) => void handled.push(action.actionId), { pollMs: 60_000 });
+    await ledger.record(approved('woken'));
+    await until(async () => (await ledger.handled('woken')).done);
+    expect(handled).toEqual(['woken']);
+    await subscription.close();
+  });
+
+  it('a subscription closed during a run takes no further action from the batch', async () => {
+    const ledger = createActionLedger();
+    for (const id of ['b1', 'b2', 'b3']) await ledger.record(approved(id));
+    const handled: string[] = [];
+    let closing: Promise<void> | undefined;
+    const subscription = ledger.onDecision((action) => {
+      handled.push(action.actionId);
+      closing = subscription.close();
+    });
+    await until(() => closing !== undefined);
+    await closing;
+    expect(handled).toEqual(['b1']);
+    expect(await ledger.handled('b2')).toEqual({ runs: 0, done: false });
   });
 });
