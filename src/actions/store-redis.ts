@@ -202,7 +202,8 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     },
     async handlerRuns(name, actionId) {
       const [runs, done] = await Promise.all([send(['HGET', key.runs(name), actionId]), send(['HEXISTS', key.done(name), actionId])]);
-      return { runs: Number(runs ?? 0), done: Number(done) === 1 };
+      // HGET answers null for none: Number(null) is 0.
+      return { runs: Number(runs), done: Number(done) === 1 };
     },
     subscribe(listener) {
       listeners.add(listener);
