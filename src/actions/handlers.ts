@@ -21,7 +21,8 @@ const BATCH = 500;
 export function runDecisionHandler(store: LedgerStore, get: (actionId: string) => Promise<ActionRecord | undefined>, handler: DecisionHandler, settings: HandlerSettings): DecisionSubscription {
   const { name, leaseMs, pollMs, retryDelayMs, onError } = settings;
   let closed = false;
-  let heard = false;
+  // Set at the start of each pass, and by a notification: one heard mid-pass means no sleep after it.
+  let heard: boolean;
   let wake: (() => void) | undefined;
   const retryAt = new Map<string, number>();
   const unsubscribe = store.subscribe(() => {

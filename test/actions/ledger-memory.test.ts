@@ -184,6 +184,25 @@ describe('createActionLedger: what the waits and handlers hold on to', () => {
     await subscription.close();
   });
 
+  it('a decision notified while a pass reads the queue is taken at once, not after a sleep of pollMs', async () => {
+    let passes = 0;
+    const late: { ledger?: ReturnType<typeof createActionLedger> } = {};
+    const store = storeWith((inner) => ({
+      handlerTodo: async (name, limit) => {
+        const todo = await inner.handlerTodo(name, limit);
+        // The first pass finds nothing; a decision is committed (and notified) before it ends.
+        if ((passes += 1) === 1) await late.ledger!.record(approved('mid-pass'));
+        return todo;
+      },
+    }));
+    const ledger = (late.ledger = createActionLedger({ store }));
+    const handled: string[] = [];
+    const subscription = ledger.onDecision((action) => void handled.push(action.actionId), { pollMs: 60_000 });
+    await until(async () => (await ledger.handled('mid-pass')).done);
+    expect(handled).toEqual(['mid-pass']);
+    await subscription.close();
+  });
+
   it('a subscription closed during a run takes no further action from the batch', async () => {
     const ledger = createActionLedger();
     for (const id of ['b1', 'b2', 'b3']) await ledger.record(approved(id));
