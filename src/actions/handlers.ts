@@ -29,12 +29,12 @@ export function runDecisionHandler(store: LedgerStore, get: (actionId: string) =
     heard = true;
     wake?.();
   });
+  // A wake of a sleep that already ended (a later notification, close) resolves nothing new: no need to forget it.
   const sleep = () =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => (wake = undefined, resolve()), pollMs);
+      const timer = setTimeout(resolve, pollMs);
       wake = () => {
         clearTimeout(timer);
-        wake = undefined;
         resolve();
       };
     });
@@ -47,7 +47,6 @@ export function runDecisionHandler(store: LedgerStore, get: (actionId: string) =
     try {
       await handler(action as ActionRecord & { decision: ActionDecision }, { run });
     } catch (error) {
-      clearInterval(renew);
       try {
         onError(error, action);
       } catch {
@@ -55,8 +54,9 @@ export function runDecisionHandler(store: LedgerStore, get: (actionId: string) =
       }
       retryAt.set(actionId, Date.now() + retryDelayMs);
       return store.finishHandler(name, actionId, token, false);
+    } finally {
+      clearInterval(renew);
     }
-    clearInterval(renew);
     retryAt.delete(actionId);
     return store.finishHandler(name, actionId, token, true);
   };

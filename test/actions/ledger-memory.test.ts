@@ -203,6 +203,28 @@ describe('createActionLedger: what the waits and handlers hold on to', () => {
     await subscription.close();
   });
 
+  it('a run renews its lease while it runs and stops renewing once it ended, whether it threw or returned', async () => {
+    let renewals = 0;
+    const store = storeWith((inner) => ({ renewHandler: (...args) => ((renewals += 1), inner.renewHandler(...args)) }));
+    const ledger = createActionLedger({ store });
+    const subscription = ledger.onDecision(
+      async (_action, { run }) => {
+        const from = renewals;
+        await until(() => renewals > from);
+        if (run === 1) throw new Error('after one renewal');
+      },
+      { leaseMs: 30, pollMs: 20, retryDelayMs: 0, onError: () => undefined },
+    );
+    await ledger.record(approved('renewed'));
+    await until(async () => (await ledger.handled('renewed')).done);
+    expect(await ledger.handled('renewed')).toEqual({ runs: 2, done: true });
+    const after = renewals;
+    // Both runs ended: nothing renews any more (a bound on nothing happening, so never flaky).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(renewals).toBe(after);
+    await subscription.close();
+  });
+
   it('a subscription closed during a run takes no further action from the batch', async () => {
     const ledger = createActionLedger();
     for (const id of ['b1', 'b2', 'b3']) await ledger.record(approved(id));
