@@ -225,6 +225,17 @@ describe('createActionLedger: what the waits and handlers hold on to', () => {
     await subscription.close();
   });
 
+  it('more decisions than one pass takes (500) are all handled without waiting for a poll', async () => {
+    const ledger = createActionLedger();
+    const ids = Array.from({ length: 520 }, (_, index) => `bulk-${index}`);
+    for (const id of ids) await ledger.record(approved(id));
+    let handled = 0;
+    const subscription = ledger.onDecision(() => void (handled += 1), { pollMs: 60_000 });
+    await until(async () => (await ledger.handled(ids.at(-1)!)).done, 15_000);
+    expect(handled).toBe(ids.length);
+    await subscription.close();
+  });
+
   it('a subscription closed during a run takes no further action from the batch', async () => {
     const ledger = createActionLedger();
     for (const id of ['b1', 'b2', 'b3']) await ledger.record(approved(id));
