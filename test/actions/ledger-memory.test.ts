@@ -236,6 +236,42 @@ describe('createActionLedger: what the waits and handlers hold on to', () => {
     await subscription.close();
   });
 
+  it('a store that fails is tried again after pollMs, not at once, even when a decision was notified meanwhile', async () => {
+    let tries = 0;
+    const late: { ledger?: ReturnType<typeof createActionLedger> } = {};
+    const store = storeWith(() => ({
+      handlerTodo: async () => {
+        // A decision notified while the pass fails: heard, yet the store is down.
+        if ((tries += 1) === 1) await late.ledger!.record(approved('while-down'));
+        throw new Error('ECONNREFUSED');
+      },
+    }));
+    const ledger = (late.ledger = createActionLedger({ store }));
+    const subscription = ledger.onDecision(() => undefined, { pollMs: 60_000 });
+    await until(async () => (await ledger.get('while-down')) !== undefined);
+    // The next try is a minute away (a bound on nothing happening, so never flaky).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(tries).toBe(1);
+    await subscription.close();
+  });
+
+  it('close() while a pass reads the queue ends the loop without sleeping pollMs', async () => {
+    const closing: { done?: Promise<void> } = {};
+    const late: { subscription?: { close(): Promise<void> } } = {};
+    const store = storeWith((inner) => ({
+      handlerTodo: async (name, limit) => {
+        if (late.subscription) closing.done ??= late.subscription.close();
+        return inner.handlerTodo(name, limit);
+      },
+    }));
+    const ledger = createActionLedger({ store });
+    late.subscription = ledger.onDecision(() => undefined, { pollMs: 60_000 });
+    // The first pass began before the subscription was returned; a decision wakes the second, which closes it.
+    await ledger.record(approved('wakes'));
+    await until(() => closing.done !== undefined);
+    await closing.done;
+  });
+
   it('a subscription closed during a run takes no further action from the batch', async () => {
     const ledger = createActionLedger();
     for (const id of ['b1', 'b2', 'b3']) await ledger.record(approved(id));
