@@ -164,6 +164,15 @@ describe('createActionLedger: what the waits and handlers hold on to', () => {
     expect(counts.reads).toBe(closedAt);
   });
 
+  it('a closed handler subscription gives back its notification listener', async () => {
+    const { store, counts } = counted(true);
+    const ledger = createActionLedger({ store });
+    const subscription = ledger.onDecision(() => undefined, { pollMs: 60_000 });
+    expect(counts).toMatchObject({ subscribed: 1, unsubscribed: 0 });
+    await subscription.close();
+    expect(counts).toMatchObject({ subscribed: 1, unsubscribed: 1 });
+  });
+
   it('a timeout tells how long it waited, no more than it could have', async () => {
     const ledger = createActionLedger();
     const started = Date.now();
