@@ -126,7 +126,9 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
     if (stored.status === 'pending') {
       return { ...stored, expiresAt: { at: new Date(Date.parse(stored.proposedAt!) + windowOf(stored.kind)).toISOString(), estimated: true } };
     }
-    if (stored.decision?.status === 'expired') return { ...stored, expiresAt: { at: stored.decision.expiredAt, estimated: false } };
+    // Not pending means decided: the decision is there.
+    const decision = stored.decision!;
+    if (decision.status === 'expired') return { ...stored, expiresAt: { at: decision.expiredAt, estimated: false } };
     return stored;
   };
   const actions = async (ids: readonly string[]): Promise<ActionRecord[]> => {
