@@ -148,7 +148,8 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       const current = read.value === undefined ? undefined : (JSON.parse(read.value) as T);
       if (read.seen) return { outcome: 'duplicate' as const, current };
       const { next, ...rest } = compute(current);
-      const result = await store.commit({ ...rest, deliveryId, key, version: read.version, value: next === undefined ? undefined : JSON.stringify(next) });
+      // JSON.stringify(undefined) is undefined: no new text when the event changes nothing.
+      const result = await store.commit({ ...rest, deliveryId, key, version: read.version, value: JSON.stringify(next) as string | undefined });
       if (result === 'duplicate') return { outcome: 'duplicate' as const, current };
       if (result === 'committed') return next === undefined ? { outcome: 'unchanged' as const, current } : { outcome: 'applied' as const, current: next };
     }
