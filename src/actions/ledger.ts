@@ -1,7 +1,7 @@
 import type { WebhookEvent } from '../webhooks/events.js';
 import { createMemoryLedgerStore } from './store-memory.js';
 import type { LedgerCommit, LedgerStore } from './store.js';
-import { applyActionEvent, applyCreditEvent, applyJobEvent, isNewDecision, NO_CREDITS, readLedgerEvent, type StoredAction } from './transition.js';
+import { applyActionEvent, applyCreditEvent, applyJobEvent, NO_CREDITS, readLedgerEvent, type StoredAction } from './transition.js';
 import type {
   ActionDecision,
   ActionRecord,
@@ -142,7 +142,7 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
   const waiters = createWaiters(store, get, pollMs);
 
   /** Read, compute, commit; again while another process changed the same document meanwhile. */
-  const change = async <T>(key: string, deliveryId: string, compute: (current: T | undefined) => Omit<LedgerCommit, 'deliveryId' | 'key' | 'version' | 'value'> & { next: T | undefined }) => {
+  const change = async <T>(key: string, deliveryId: string, compute: (current: T | undefined) => Omit<LedgerCommit, 'deliveryId' | 'key' | 'version' | 'value'> & { next?: T | undefined }) => {
     for (let conflicts = 0; conflicts < MAX_CONFLICTS; conflicts++) {
       const read = await store.read(key, deliveryId);
       const current = read.value === undefined ? undefined : (JSON.parse(read.value) as T);
@@ -173,11 +173,13 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       const { actionId } = read.event;
       const { outcome, current } = await change<StoredAction>(`action:${actionId}`, deliveryId, (current) => {
         const next = applyActionEvent(current, read.event);
-        if (next === undefined) return { next };
-        const decided = isNewDecision(current, next);
+        if (next === undefined) return {};
+        // A change is a step out of (none) or pending (terminal states are final): pending only for a first
+        // proposal, else the step into a decision, the moment waiters and handlers hear of.
+        const decided = next.status !== 'pending';
         return {
           next,
-          pending: current === undefined && next.status === 'pending' ? { actionId, score: Date.parse(next.proposedAt!) } : decided && current ? { actionId, remove: true } : undefined,
+          pending: decided ? { actionId, remove: true } : { actionId, score: Date.parse(next.proposedAt!) },
           // An action's run id is known from its first event or never (action.expired names none).
           run: current === undefined && next.runId !== undefined ? { runId: next.runId, actionId } : undefined,
           decided: decided ? actionId : undefined,

@@ -127,11 +127,6 @@ export function applyActionEvent(current: StoredAction | undefined, event: Actio
   return current.status === 'pending' ? { ...current, ...decided } : undefined;
 }
 
-/** True when `next` is the step into a decision (the moment waiters and handlers hear of). */
-export function isNewDecision(current: StoredAction | undefined, next: StoredAction): boolean {
-  return next.status !== 'pending' && (current === undefined || current.status === 'pending');
-}
-
 /** A run's job outcomes after one more, in timestamp order (the same delivery is never applied twice: the store deduplicates). */
 export function applyJobEvent(current: readonly JobOutcome[] | undefined, event: JobEvent): JobOutcome[] {
   return [...(current ?? []), event.outcome].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
