@@ -527,6 +527,25 @@ export function ledgerSuite(open: OpenStore): void {
     });
   });
 
+  describe('the store\'s indexes (LedgerStore, as a custom store must keep them)', () => {
+    it('the pending index holds exactly the pending actions, by proposal time; the run index every action with a run id, once', async () => {
+      const ledger = ledgerOver();
+      const store = open(ledger.dataSet);
+      await ledger.record(proposed('i-late', { runId: 'ri', timestamp: '2026-03-01T12:00:00.000Z' }));
+      await ledger.record(proposed('i-early', { runId: 'ri', timestamp: '2026-03-01T08:00:00.000Z' }));
+      await ledger.record(approved('i-first', { runId: 'ri' }));
+      await ledger.record(expired('i-expired'));
+      expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual(['i-early', 'i-late']);
+      expect(await store.pendingIds(Date.parse('2026-03-01T10:00:00.000Z'))).toEqual(['i-early']);
+      await ledger.record(rejected('i-early', { runId: 'ri' }));
+      await ledger.record(expired('i-late'));
+      expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual([]);
+      expect((await store.runActionIds('ri')).sort()).toEqual(['i-early', 'i-first', 'i-late']);
+      // action.expired names no run: no run index for it, under any id.
+      expect(await store.runActionIds('')).toEqual([]);
+    });
+  });
+
   describe('the store\'s handler claims (LedgerStore, as a custom store must keep them)', () => {
     it('handlerTodo gives at most `limit` ids, oldest decision first; a claim is refused while leased and once done', async () => {
       const ledger = ledgerOver();
