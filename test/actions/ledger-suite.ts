@@ -170,6 +170,8 @@ export function ledgerSuite(open: OpenStore): void {
       expect(() => ledger.waitForDecision('a', { timeoutMs: -1 })).toThrow(/timeoutMs must be a non-negative number/);
       await expect(ledger.dueSoon(Number.NaN)).rejects.toThrow(/dueSoon: withinMs/);
       expect(() => ledger.pending({ expiringWithinMs: -5 })).toThrow(/expiringWithinMs must be 0 or more/);
+      expect(() => ledger.pending({ expiringWithinMs: '5' as never })).toThrow(/expiringWithinMs must be 0 or more/);
+      expect(() => ledger.pending({ expiringWithinMs: Number.NaN })).toThrow(/expiringWithinMs must be 0 or more/);
       expect(() => ledger.onDecision(undefined as never)).toThrow(/handler must be a function/);
       expect(() => createActionLedger({ store: open('x'), windows: { kinds: { capital_call: 0 } } })).toThrow(/windows\.kinds\.capital_call must be a positive/);
       expect(() => createActionLedger({ store: {} as LedgerStore })).toThrow(/store must be a LedgerStore/);
