@@ -198,13 +198,14 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       }
       return {
         async *[Symbol.asyncIterator]() {
-          const now = Date.now();
+          // Infinity without a bound: the same reads and checks, none of them excluding anything.
+          const until = expiringWithinMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + expiringWithinMs;
           // The index is scored by proposal time: an action expires within the bound only if it was proposed before it less the shortest window.
-          const ids = await (runId === undefined ? store.pendingIds(expiringWithinMs === undefined ? Number.POSITIVE_INFINITY : now + expiringWithinMs - windowOf.shortest) : store.runActionIds(runId));
+          const ids = await (runId === undefined ? store.pendingIds(until - windowOf.shortest) : store.runActionIds(runId));
           for (let start = 0; start < ids.length; start += PAGE) {
             for (const action of await actions(ids.slice(start, start + PAGE))) {
               if (action.status !== 'pending' || (kind !== undefined && action.kind !== kind)) continue;
-              if (expiringWithinMs !== undefined && Date.parse(action.expiresAt!.at) > now + expiringWithinMs) continue;
+              if (Date.parse(action.expiresAt!.at) > until) continue;
               yield action;
             }
           }
