@@ -198,6 +198,7 @@ export function ledgerSuite(open: OpenStore): void {
       expect(() => ledger.pending({ runId: '' })).toThrow(/pending: runId must be/);
       await expect(ledger.handled('', 'default')).rejects.toThrow(/actionId must be/);
       expect(() => ledger.onDecision(() => undefined, { name: '' })).toThrow(/^\[svc-sdk\] actions ledger: onDecision: name must be a non-empty string/);
+      expect(() => ledger.onDecision(() => undefined, { name: 5 as never })).toThrow(/onDecision: name must be a non-empty string/);
       expect(() => createActionLedger({ store: open('x'), pollMs: 0 })).toThrow(/createActionLedger: pollMs must be a positive number of ms/);
       expect(() => createActionLedger({ store: open('x'), windows: { defaultMs: -1 } })).toThrow(/windows\.defaultMs must be a positive/);
       expect(() => ledger.onDecision(() => undefined, { leaseMs: 0 })).toThrow(/onDecision: leaseMs must be a positive/);
