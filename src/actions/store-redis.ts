@@ -154,7 +154,7 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     },
     commit(change): Promise<CommitResult> {
       const { pending, run: runIndex, decided } = change;
-      // A change that indexes the run also adds to pending or decides (an action's first event): one of the two names it.
+      // An action's change always moves the pending index; a store used directly may decide without it; a job's or the credits' names none.
       const actionId = pending?.actionId ?? decided ?? '';
       return run(
         COMMIT_SCRIPT,
