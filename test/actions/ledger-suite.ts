@@ -237,6 +237,7 @@ export function ledgerSuite(open: OpenStore): void {
       expect(await ids({ expiringWithinMs: 22.5 * hour })).toEqual(['call-old', 'email-old']);
       const { dueSoon } = ledger; // a method taken off the ledger still works (no `this`)
       expect((await dueSoon(23.5 * hour)).map((action) => action.actionId)).toEqual(['email-old', 'call-old', 'email-new']);
+      expect((await dueSoon(2 * hour)).map((action) => action.actionId)).toEqual(['email-old']);
       const [call] = (await collect(ledger.pending({ kind: 'capital_call' }))) as ActionRecord[];
       expect(call?.expiresAt).toEqual({ at: new Date(now - 50 * hour + 72 * hour).toISOString(), estimated: true });
     });
