@@ -541,6 +541,8 @@ export function ledgerSuite(open: OpenStore): void {
       await ledger.record(expired('i-expired'));
       expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual(['i-early', 'i-late']);
       expect(await store.pendingIds(Date.parse('2026-03-01T10:00:00.000Z'))).toEqual(['i-early']);
+      expect(await store.pendingIds(Date.parse('2026-03-01T08:00:00.000Z'))).toEqual(['i-early']); // the bound included
+      expect(await store.pendingIds(Date.parse('2026-03-01T08:00:00.000Z') - 1)).toEqual([]);
       await ledger.record(rejected('i-early', { runId: 'ri' }));
       await ledger.record(expired('i-late'));
       expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual([]);
