@@ -155,6 +155,10 @@ export function ledgerSuite(open: OpenStore): void {
       ['action.expired', { action_id: 'a', action_type: 'k', expired_at: '2026-03-02T00:00:00.000Z', expiry_hours: '24' }, 'data.expiry_hours'],
       ['credit.low', { balance: 'ninety', threshold: 100 }, 'data.balance'],
       ['job.failed', { run_id: 'r', error: 'x' }, 'data.agent_name'],
+      ['action.approved', { action_id: '', run_id: 'r', kind: 'k', result: 1 }, 'data.action_id'],
+      ['job.completed', { run_id: Number.NaN, agent_name: 'a' }, 'data.run_id'],
+      ['action.rejected', { action_id: 'a', run_id: 'r', kind: '' }, 'data.kind'],
+      ['credit.exhausted', { balance: Number.POSITIVE_INFINITY }, 'data.balance'],
     ])('%s without a usable field: a TypeError naming %j\'s missing field, nothing recorded', async (kind, data, field) => {
       const ledger = ledgerOver();
       const error = await ledger.record(delivery(kind, data)).catch((caught: unknown) => caught);
@@ -162,6 +166,14 @@ export function ledgerSuite(open: OpenStore): void {
       expect((error as Error).message).toMatch(/^\[svc-sdk\] actions ledger: /);
       expect((error as Error).message).toContain(field);
       expect(await ledger.get('a')).toBeUndefined();
+    });
+
+    it('the TypeError of an unusable field says what the field must be', async () => {
+      const ledger = ledgerOver();
+      const message = async (kind: string, data: Record<string, unknown>) => ((await ledger.record(delivery(kind, data)).catch((error: unknown) => error)) as Error).message;
+      expect(await message('action.approved', { run_id: 'r', kind: 'k' })).toBe('[svc-sdk] actions ledger: action.approved has no usable data.action_id (it must be a non-empty string or a number); the event was not recorded');
+      expect(await message('action.approved', { action_id: 'a', run_id: 'r' })).toBe('[svc-sdk] actions ledger: action.approved has no usable data.kind (it must be a non-empty string); the event was not recorded');
+      expect(await message('credit.low', { balance: 5 })).toBe('[svc-sdk] actions ledger: credit.low has no usable data.threshold (it must be a number); the event was not recorded');
     });
 
     it('bad arguments are TypeErrors that name the argument', async () => {
