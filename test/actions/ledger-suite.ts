@@ -548,6 +548,21 @@ export function ledgerSuite(open: OpenStore): void {
   });
 
   describe('the store\'s indexes (LedgerStore, as a custom store must keep them)', () => {
+    it('commit answers duplicate for a seen delivery and conflict for a moved version, changing nothing; each change is one version more', async () => {
+      const ledger = ledgerOver();
+      const store = open(ledger.dataSet);
+      expect(await store.read('doc:v', 'c1')).toEqual({ value: undefined, version: 0, seen: false });
+      expect(await store.commit({ deliveryId: 'c1', key: 'doc:v', version: 0, value: '{"n":1}' })).toBe('committed');
+      expect(await store.read('doc:v', 'c1')).toEqual({ value: '{"n":1}', version: 1, seen: true });
+      expect(await store.commit({ deliveryId: 'c1', key: 'doc:v', version: 1, value: '{"n":9}' })).toBe('duplicate');
+      expect(await store.commit({ deliveryId: 'c2', key: 'doc:v', version: 0, value: '{"n":9}' })).toBe('conflict');
+      expect(await store.read('doc:v', 'c2')).toEqual({ value: '{"n":1}', version: 1, seen: false });
+      expect(await store.commit({ deliveryId: 'c2', key: 'doc:v', version: 1, value: '{"n":2}' })).toBe('committed');
+      // A delivery that changes nothing is marked seen, the document as it was.
+      expect(await store.commit({ deliveryId: 'c3', key: 'doc:v', version: 2, value: undefined })).toBe('committed');
+      expect(await store.read('doc:v', 'c3')).toEqual({ value: '{"n":2}', version: 2, seen: true });
+    });
+
     it('the pending index holds exactly the pending actions, by proposal time; the run index every action with a run id, once', async () => {
       const ledger = ledgerOver();
       const store = open(ledger.dataSet);
