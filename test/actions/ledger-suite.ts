@@ -548,6 +548,28 @@ export function ledgerSuite(open: OpenStore): void {
   });
 
   describe('the store\'s indexes (LedgerStore, as a custom store must keep them)', () => {
+    it('subscribe hears each new decision until its unsubscribe, and none after close()', async () => {
+      // The ledger over this very store object: its own commits are told at once (other processes' by the channel, a hint).
+      const store = open(`subscribe-${Math.random().toString(36).slice(2)}`);
+      const ledger = createActionLedger({ store });
+      const kept: string[] = [];
+      const dropped: string[] = [];
+      store.subscribe((actionId) => kept.push(actionId));
+      const off = store.subscribe((actionId) => dropped.push(actionId));
+      await ledger.record(approved('heard-1'));
+      await until(() => kept.includes('heard-1') && dropped.includes('heard-1'));
+      off();
+      await ledger.record(approved('heard-2'));
+      await until(() => kept.includes('heard-2'));
+      // A hint may come twice (Redis: this process's own, then the channel's).
+      expect([...new Set(dropped)]).toEqual(['heard-1']);
+      await store.close();
+      await ledger.record(approved('heard-3'));
+      // The decision is committed and told (this process at once): nothing reaches the closed store's listeners.
+      expect((await ledger.get('heard-3'))?.status).toBe('approved');
+      expect([...new Set(kept)]).toEqual(['heard-1', 'heard-2']);
+    });
+
     it('commit answers duplicate for a seen delivery and conflict for a moved version, changing nothing; each change is one version more', async () => {
       const ledger = ledgerOver();
       const store = open(ledger.dataSet);
@@ -606,6 +628,9 @@ export function ledgerSuite(open: OpenStore): void {
       expect(await store.handlerTodo('claims', 10)).toEqual(['q2', 'q3']);
       expect(await store.handlerRuns('claims', 'q1')).toEqual({ runs: 2, done: true });
       expect(await store.handlerRuns('nobody', 'q1')).toEqual({ runs: 0, done: false });
+      // Finishing what holds no lease changes nothing.
+      await store.finishHandler('claims', 'q2', 'nobody', false);
+      expect(await store.handlerRuns('claims', 'q2')).toEqual({ runs: 0, done: false });
     });
 
     it('a lease ends after leaseMs: renewing then fails, and another claim takes the action (run 2)', async () => {
