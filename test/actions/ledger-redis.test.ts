@@ -96,6 +96,15 @@ describe.skipIf(!hasRedis)('createActionLedger({ store: createRedisLedgerStore(c
       await (given.close ?? given.quit)!.call(given);
     });
 
+    it('the default prefix is svc-sdk:actions: (what svc-sdk actions and svc-sdk mcp read by default)', async () => {
+      const id = `default-prefix-${Math.random().toString(36).slice(2)}`;
+      const ledger = createActionLedger({ store: createRedisLedgerStore(client as never) });
+      await ledger.record(proposed(id));
+      const probe = new Redis({ port: redis.port, host: '127.0.0.1' });
+      expect(await probe.exists(`svc-sdk:actions:doc:action:${id}`)).toBe(1);
+      probe.disconnect();
+    });
+
     it('a subscriber that cannot subscribe: one warning, and waits still resolve by polling', async () => {
       const prefix = `nosub-${Math.random()}:`;
       const warnings: string[] = [];
