@@ -21,19 +21,20 @@ const BATCH = 500;
 export function runDecisionHandler(store: LedgerStore, get: (actionId: string) => Promise<ActionRecord | undefined>, handler: DecisionHandler, settings: HandlerSettings): DecisionSubscription {
   const { name, leaseMs, pollMs, retryDelayMs, onError } = settings;
   let closed = false;
-  let heard = false;
+  // Set at the start of each pass, and by a notification: one heard mid-pass means no sleep after it.
+  let heard: boolean;
   let wake: (() => void) | undefined;
   const retryAt = new Map<string, number>();
   const unsubscribe = store.subscribe(() => {
     heard = true;
     wake?.();
   });
+  // A wake of a sleep that already ended (a later notification, close) resolves nothing new: no need to forget it.
   const sleep = () =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => (wake = undefined, resolve()), pollMs);
+      const timer = setTimeout(resolve, pollMs);
       wake = () => {
         clearTimeout(timer);
-        wake = undefined;
         resolve();
       };
     });
@@ -46,7 +47,6 @@ export function runDecisionHandler(store: LedgerStore, get: (actionId: string) =
     try {
       await handler(action as ActionRecord & { decision: ActionDecision }, { run });
     } catch (error) {
-      clearInterval(renew);
       try {
         onError(error, action);
       } catch {
@@ -54,8 +54,9 @@ export function runDecisionHandler(store: LedgerStore, get: (actionId: string) =
       }
       retryAt.set(actionId, Date.now() + retryDelayMs);
       return store.finishHandler(name, actionId, token, false);
+    } finally {
+      clearInterval(renew);
     }
-    clearInterval(renew);
     retryAt.delete(actionId);
     return store.finishHandler(name, actionId, token, true);
   };

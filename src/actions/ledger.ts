@@ -1,7 +1,7 @@
 import type { WebhookEvent } from '../webhooks/events.js';
 import { createMemoryLedgerStore } from './store-memory.js';
 import type { LedgerCommit, LedgerStore } from './store.js';
-import { applyActionEvent, applyCreditEvent, applyJobEvent, isNewDecision, NO_CREDITS, readLedgerEvent, type StoredAction } from './transition.js';
+import { applyActionEvent, applyCreditEvent, applyJobEvent, NO_CREDITS, readLedgerEvent, type StoredAction } from './transition.js';
 import type {
   ActionDecision,
   ActionRecord,
@@ -122,10 +122,13 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
   const subscriptions = new Set<DecisionSubscription>();
 
   const toRecord = (stored: StoredAction): ActionRecord => {
-    if (stored.status === 'pending' && stored.proposedAt !== undefined) {
-      return { ...stored, expiresAt: { at: new Date(Date.parse(stored.proposedAt) + windowOf(stored.kind)).toISOString(), estimated: true } };
+    // Pending means proposed (a decision first is never pending): proposedAt is there.
+    if (stored.status === 'pending') {
+      return { ...stored, expiresAt: { at: new Date(Date.parse(stored.proposedAt!) + windowOf(stored.kind)).toISOString(), estimated: true } };
     }
-    if (stored.decision?.status === 'expired') return { ...stored, expiresAt: { at: stored.decision.expiredAt, estimated: false } };
+    // Not pending means decided: the decision is there.
+    const decision = stored.decision!;
+    if (decision.status === 'expired') return { ...stored, expiresAt: { at: decision.expiredAt, estimated: false } };
     return stored;
   };
   const actions = async (ids: readonly string[]): Promise<ActionRecord[]> => {
@@ -139,13 +142,14 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
   const waiters = createWaiters(store, get, pollMs);
 
   /** Read, compute, commit; again while another process changed the same document meanwhile. */
-  const change = async <T>(key: string, deliveryId: string, compute: (current: T | undefined) => Omit<LedgerCommit, 'deliveryId' | 'key' | 'version' | 'value'> & { next: T | undefined }) => {
+  const change = async <T>(key: string, deliveryId: string, compute: (current: T | undefined) => Omit<LedgerCommit, 'deliveryId' | 'key' | 'version' | 'value'> & { next?: T | undefined }) => {
     for (let conflicts = 0; conflicts < MAX_CONFLICTS; conflicts++) {
       const read = await store.read(key, deliveryId);
       const current = read.value === undefined ? undefined : (JSON.parse(read.value) as T);
       if (read.seen) return { outcome: 'duplicate' as const, current };
       const { next, ...rest } = compute(current);
-      const result = await store.commit({ ...rest, deliveryId, key, version: read.version, value: next === undefined ? undefined : JSON.stringify(next) });
+      // JSON.stringify(undefined) is undefined: no new text when the event changes nothing.
+      const result = await store.commit({ ...rest, deliveryId, key, version: read.version, value: JSON.stringify(next) as string | undefined });
       if (result === 'duplicate') return { outcome: 'duplicate' as const, current };
       if (result === 'committed') return next === undefined ? { outcome: 'unchanged' as const, current } : { outcome: 'applied' as const, current: next };
     }
@@ -169,11 +173,13 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       const { actionId } = read.event;
       const { outcome, current } = await change<StoredAction>(`action:${actionId}`, deliveryId, (current) => {
         const next = applyActionEvent(current, read.event);
-        if (next === undefined) return { next };
-        const decided = isNewDecision(current, next);
+        if (next === undefined) return {};
+        // A change is a step out of (none) or pending (terminal states are final): pending only for a first
+        // proposal, else the step into a decision, the moment waiters and handlers hear of.
+        const decided = next.status !== 'pending';
         return {
           next,
-          pending: current === undefined && next.status === 'pending' ? { actionId, score: Date.parse(next.proposedAt!) } : decided && current ? { actionId, remove: true } : undefined,
+          pending: decided ? { actionId, remove: true } : { actionId, score: Date.parse(next.proposedAt!) },
           // An action's run id is known from its first event or never (action.expired names none).
           run: current === undefined && next.runId !== undefined ? { runId: next.runId, actionId } : undefined,
           decided: decided ? actionId : undefined,
@@ -192,13 +198,14 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       }
       return {
         async *[Symbol.asyncIterator]() {
-          const now = Date.now();
+          // Infinity without a bound: the same reads and checks, none of them excluding anything.
+          const until = expiringWithinMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + expiringWithinMs;
           // The index is scored by proposal time: an action expires within the bound only if it was proposed before it less the shortest window.
-          const ids = await (runId === undefined ? store.pendingIds(expiringWithinMs === undefined ? Number.POSITIVE_INFINITY : now + expiringWithinMs - windowOf.shortest) : store.runActionIds(runId));
+          const ids = await (runId === undefined ? store.pendingIds(until - windowOf.shortest) : store.runActionIds(runId));
           for (let start = 0; start < ids.length; start += PAGE) {
             for (const action of await actions(ids.slice(start, start + PAGE))) {
               if (action.status !== 'pending' || (kind !== undefined && action.kind !== kind)) continue;
-              if (expiringWithinMs !== undefined && Date.parse(action.expiresAt!.at) > now + expiringWithinMs) continue;
+              if (Date.parse(action.expiresAt!.at) > until) continue;
               yield action;
             }
           }
@@ -209,7 +216,8 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
     async run(runId) {
       const id = idOf(runId, 'run: runId');
       const [listed, [jobsText]] = await Promise.all([store.runActionIds(id).then(actions), store.getMany([`job:${id}`])]);
-      const when = (action: ActionRecord) => Date.parse(action.proposedAt ?? action.decidedAt ?? '') || 0;
+      // Every action has one or the other: its proposal, or the decision that came first.
+      const when = (action: ActionRecord) => Date.parse(action.proposedAt ?? action.decidedAt!);
       const jobs = jobsText === undefined ? [] : (JSON.parse(jobsText) as JobOutcome[]);
       return { runId: id, actions: listed.sort((a, b) => when(a) - when(b)), jobs, outcome: jobs.at(-1) };
     },
@@ -245,7 +253,7 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       };
     },
 
-    handled(actionId, name = 'default') {
+    async handled(actionId, name = 'default') {
       return store.handlerRuns(name, idOf(actionId, 'actionId'));
     },
 

@@ -97,10 +97,8 @@ export function createMemoryLedgerStore(options: MemoryLedgerStoreOptions = {}):
       return [...(runs.get(runId) ?? [])];
     },
     async handlerTodo(name, limit) {
-      return [...group(name).todo]
-        .sort((a, b) => a[1] - b[1])
-        .slice(0, limit)
-        .map(([id]) => id);
+      // Insertion order is decision order: an action is decided once, and a new name's queue is copied in that order.
+      return [...group(name).todo.keys()].slice(0, limit);
     },
     async claimHandler(name, actionId, token, leaseMs): Promise<HandlerClaim> {
       const handlers = group(name);

@@ -88,14 +88,12 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
   };
 
   let checked: Promise<void> | undefined;
-  let isReady = false;
   /** The durability check, once it passed; asked again after a failure (a Redis restarting, a configuration fixed meanwhile). */
   const ready = () =>
     (checked ??= (async () => {
       const verdict = durabilityOf(String(await send(['INFO', 'all'])), acceptNoPersistence, DURABILITY_SUBJECT);
       if (verdict.refuse) throw new Error(verdict.refuse);
       if (verdict.warn) warn(verdict.warn);
-      isReady = true;
     })().catch((error: unknown) => {
       checked = undefined;
       throw error;
@@ -110,22 +108,20 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     shas.set(script, sha);
     return evalSha(sha, keys, args);
   };
-  /** EVALSHA, one round trip once checked and loaded (the hot path: no async frame of its own); loaded again on NOSCRIPT. */
+  /** EVALSHA, one round trip once checked and loaded (a sha is known only after the check passed; the hot path: no async frame of its own); loaded again on NOSCRIPT. */
   const run = (script: string, keys: string[], args: string[]): Promise<unknown> => {
     const sha = shas.get(script);
-    if (!isReady || sha === undefined) return load(script, keys, args);
+    if (sha === undefined) return load(script, keys, args);
     return evalSha(sha, keys, args).catch((error: unknown) => {
       if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
       shas.delete(script);
       return load(script, keys, args);
     });
   };
-  const text = (value: unknown) => (value === null || value === undefined ? undefined : String(value));
+  // Both clients answer a missing key with null.
+  const text = (value: unknown) => (value === null ? undefined : String(value));
   /** A document's text without its `<version>:` prefix. */
-  const body = (value: unknown) => {
-    const stored = text(value);
-    return stored === undefined ? undefined : stored.slice(stored.indexOf(':') + 1);
-  };
+  const body = (stored: string | undefined) => (stored === undefined ? undefined : stored.slice(stored.indexOf(':') + 1));
 
   const listeners = new Set<(actionId: string) => void>();
   const tell = (actionId: string) => {
@@ -157,12 +153,13 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
       return send(['MGET', key.document(name), key.seen(deliveryId)]).then((reply) => {
         const [stored, seen] = reply as unknown[];
         const value = text(stored);
-        return { value: body(value), version: value === undefined ? 0 : Number(value.slice(0, value.indexOf(':'))), seen: seen !== null && seen !== undefined };
+        return { value: body(value), version: value === undefined ? 0 : Number(value.slice(0, value.indexOf(':'))), seen: seen !== null };
       });
     },
     commit(change): Promise<CommitResult> {
       const { pending, run: runIndex, decided } = change;
-      const actionId = pending?.actionId ?? runIndex?.actionId ?? decided ?? '';
+      // An action's change always moves the pending index; a store used directly may decide without it; a job's or the credits' names none.
+      const actionId = pending?.actionId ?? decided ?? '';
       return run(
         COMMIT_SCRIPT,
         [key.document(change.key), key.seen(change.deliveryId), key.pending, key.run(runIndex?.runId ?? ''), key.decided, key.sequence, key.names],
@@ -186,7 +183,7 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     },
     async getMany(names) {
       if (names.length === 0) return [];
-      return ((await send(['MGET', ...names.map(key.document)])) as unknown[]).map(body);
+      return ((await send(['MGET', ...names.map(key.document)])) as unknown[]).map((value) => body(text(value)));
     },
     async pendingIds(maxScore) {
       return ((await send(['ZRANGEBYSCORE', key.pending, '-inf', Number.isFinite(maxScore) ? String(maxScore) : '+inf'])) as unknown[]).map(String);
@@ -209,7 +206,8 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     },
     async handlerRuns(name, actionId) {
       const [runs, done] = await Promise.all([send(['HGET', key.runs(name), actionId]), send(['HEXISTS', key.done(name), actionId])]);
-      return { runs: Number(runs ?? 0), done: Number(done) === 1 };
+      // HGET answers null for none: Number(null) is 0.
+      return { runs: Number(runs), done: Number(done) === 1 };
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -47,7 +47,6 @@ export const LOW_CREDIT_THRESHOLD = 100;
  */
 export function readLedgerEvent(event: WebhookEvent): LedgerEvent {
   const kind = event.event as string;
-  if (!(kind.startsWith('action.') || kind.startsWith('job.') || kind.startsWith('credit.'))) return undefined;
   const data = event.data as Record<string, unknown>;
   const field = new FieldReader(kind, data);
   const at = event.timestamp;
@@ -80,7 +79,7 @@ export function readLedgerEvent(event: WebhookEvent): LedgerEvent {
     case 'credit.granted':
       return { area: 'credit', event: { type: 'granted', balance: field.number('new_balance'), at } };
     default:
-      // A newer action.*, job.* or credit.* kind: not one this version knows how to apply.
+      // Any other event, or a newer action.*, job.* or credit.* kind: not one this version knows how to apply.
       return undefined;
   }
 }
@@ -126,11 +125,6 @@ export function applyActionEvent(current: StoredAction | undefined, event: Actio
   if (current === undefined) return { actionId: event.actionId, kind: event.kind, runId: event.runId, ...decided };
   // Pending means proposed: its run id stays (action.expired names none).
   return current.status === 'pending' ? { ...current, ...decided } : undefined;
-}
-
-/** True when `next` is the step into a decision (the moment waiters and handlers hear of). */
-export function isNewDecision(current: StoredAction | undefined, next: StoredAction): boolean {
-  return next.status !== 'pending' && (current === undefined || current.status === 'pending');
 }
 
 /** A run's job outcomes after one more, in timestamp order (the same delivery is never applied twice: the store deduplicates). */

@@ -6,8 +6,8 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActionLedger, createRedisLedgerStore, type LedgerStore } from '../../src/actions/index.js';
-import { approved, proposed } from './events.js';
-import { ledgerSuite } from './ledger-suite.js';
+import { approved, delivery, proposed } from './events.js';
+import { ledgerSuite, until } from './ledger-suite.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from '../inbox/redis.js';
 
 reportMissingRedis();
@@ -67,6 +67,73 @@ describe.skipIf(!hasRedis)('createActionLedger({ store: createRedisLedgerStore(c
       return store;
     });
 
+    const numsub = async (channel: string) => {
+      const probe = new Redis({ port: redis.port, host: '127.0.0.1' });
+      try {
+        return Number(((await probe.pubsub('NUMSUB', channel)) as [string, number])[1]);
+      } finally {
+        probe.disconnect();
+      }
+    };
+
+    it('close() closes the subscriber the store opened; a subscriber passed in is used and left open', async () => {
+      const prefix = `subscriber-${Math.random()}:`;
+      const owned = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix }) });
+      await owned.record(proposed('s'));
+      expect(await owned.waitForDecision('s', { timeoutMs: 0 })).toMatchObject({ status: 'timeout' });
+      await until(async () => (await numsub(`${prefix}decided`)) === 1);
+      await owned.close();
+      await until(async () => (await numsub(`${prefix}decided`)) === 0);
+
+      const given = (client as { duplicate(): unknown }).duplicate() as { isOpen?: boolean; status?: string; connect?(): Promise<unknown>; close?(): Promise<unknown>; quit?(): Promise<unknown> };
+      const passing = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix, subscriber: given }), pollMs: 60_000 });
+      const waiting = passing.waitForDecision('s', { timeoutMs: 30_000 });
+      await until(async () => (await numsub(`${prefix}decided`)) === 1);
+      await owned.record(approved('s')).catch(() => undefined); // the closed ledger's store: its client is the test's, still open
+      expect(await waiting).toMatchObject({ status: 'approved' });
+      await passing.close();
+      expect(await numsub(`${prefix}decided`)).toBe(1); // still the caller's, still subscribed
+      await (given.close ?? given.quit)!.call(given);
+    });
+
+    it('the default prefix is svc-sdk:actions: (what svc-sdk actions and svc-sdk mcp read by default)', async () => {
+      const id = `default-prefix-${Math.random().toString(36).slice(2)}`;
+      const ledger = createActionLedger({ store: createRedisLedgerStore(client as never) });
+      await ledger.record(proposed(id));
+      const probe = new Redis({ port: redis.port, host: '127.0.0.1' });
+      expect(await probe.exists(`svc-sdk:actions:doc:action:${id}`)).toBe(1);
+      probe.disconnect();
+    });
+
+    it('a subscriber that cannot subscribe: one warning, and waits still resolve by polling', async () => {
+      const prefix = `nosub-${Math.random()}:`;
+      const warnings: string[] = [];
+      const broken = { on: () => undefined, isOpen: true, subscribe: () => Promise.reject(new Error('subscriber refused')) };
+      const ledger = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix, subscriber: broken, warn: (message) => warnings.push(message) }), pollMs: 20 });
+      await ledger.record(proposed('p'));
+      const waiting = ledger.waitForDecision('p', { timeoutMs: 30_000 });
+      await ledger.record(approved('p'));
+      expect(await waiting).toMatchObject({ status: 'approved' });
+      expect(warnings.filter((warning) => warning.includes('subscribe'))).toEqual(['[svc-sdk] actions ledger: could not subscribe to decisions (subscriber refused); polling only']);
+      await ledger.close();
+    });
+
+    it('deliveryTtlMs: each delivery_id is kept that long (Redis expires it; whole ms), and one that is not a positive number is refused', async () => {
+      const prefix = `ttl-${Math.random()}:`;
+      const ledger = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix, deliveryTtlMs: 3_600_000.5 }) });
+      const job = delivery('job.completed', { run_id: 'ttl', agent_name: 'a', output: 1 });
+      expect((await ledger.record(job)).outcome).toBe('applied');
+      expect((await ledger.record(job)).outcome).toBe('duplicate');
+      const probe = new Redis({ port: redis.port, host: '127.0.0.1' });
+      const ttl = await probe.pttl(`${prefix}seen:${job.delivery_id}`);
+      probe.disconnect();
+      expect(ttl).toBeGreaterThan(3_000_000);
+      expect(ttl).toBeLessThanOrEqual(3_600_001);
+      for (const deliveryTtlMs of [0, -5, Number.NaN]) {
+        expect(() => createRedisLedgerStore(client as never, { deliveryTtlMs })).toThrow(/^\[svc-sdk\] createRedisLedgerStore: deliveryTtlMs must be a positive number of ms/);
+      }
+    });
+
     it('a restarted Redis (append-only file) gives a new process the same state, and the scripts are loaded again', async () => {
       const prefix = `restart-${Math.random()}:`;
       const before = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix }) });
@@ -98,6 +165,21 @@ describe.skipIf(!hasRedis)('createActionLedger({ store: createRedisLedgerStore(c
       expect(await client.keys('evict:*')).toEqual([]);
     } finally {
       await client.close();
+      await evicting.stop();
+      evicting.remove();
+    }
+  });
+
+  it('a refusal is not kept: once the Redis no longer evicts, the same ledger records', async () => {
+    const evicting = await startTestRedis(['--maxmemory-policy', 'allkeys-lru', '--appendonly', 'yes']);
+    const client = new Redis({ port: evicting.port, host: '127.0.0.1' });
+    try {
+      const ledger = createActionLedger({ store: createRedisLedgerStore(client, { prefix: 'fixed:' }) });
+      await expect(ledger.record(proposed('a'))).rejects.toThrow(/evicts keys/);
+      await client.config('SET', 'maxmemory-policy', 'noeviction');
+      expect((await ledger.record(proposed('a'))).outcome).toBe('applied');
+    } finally {
+      client.disconnect();
       await evicting.stop();
       evicting.remove();
     }

@@ -1,8 +1,9 @@
 // The ledger's behaviour, run against every store: the interface's table and each out-of-order
 // pair, deduplication, the readings, waiting and handlers. `open(name)` gives a store over the
 // data set `name` (the same name, the same data: two processes sharing a store).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createActionLedger, type ActionLedger, type ActionRecord, type LedgerStore } from '../../src/actions/index.js';
+import type { WebhookEvent } from '../../src/webhooks/index.js';
 import { approved, DECIDE, DECISIONS, delivery, expired, proposed, rejected, type DecisionKind } from './events.js';
 
 export type OpenStore = (name: string) => LedgerStore;
@@ -154,6 +155,10 @@ export function ledgerSuite(open: OpenStore): void {
       ['action.expired', { action_id: 'a', action_type: 'k', expired_at: '2026-03-02T00:00:00.000Z', expiry_hours: '24' }, 'data.expiry_hours'],
       ['credit.low', { balance: 'ninety', threshold: 100 }, 'data.balance'],
       ['job.failed', { run_id: 'r', error: 'x' }, 'data.agent_name'],
+      ['action.approved', { action_id: '', run_id: 'r', kind: 'k', result: 1 }, 'data.action_id'],
+      ['job.completed', { run_id: Number.NaN, agent_name: 'a' }, 'data.run_id'],
+      ['action.rejected', { action_id: 'a', run_id: 'r', kind: '' }, 'data.kind'],
+      ['credit.exhausted', { balance: Number.POSITIVE_INFINITY }, 'data.balance'],
     ])('%s without a usable field: a TypeError naming %j\'s missing field, nothing recorded', async (kind, data, field) => {
       const ledger = ledgerOver();
       const error = await ledger.record(delivery(kind, data)).catch((caught: unknown) => caught);
@@ -163,15 +168,68 @@ export function ledgerSuite(open: OpenStore): void {
       expect(await ledger.get('a')).toBeUndefined();
     });
 
+    it('the TypeError of an unusable field says what the field must be', async () => {
+      const ledger = ledgerOver();
+      const message = async (kind: string, data: Record<string, unknown>) => ((await ledger.record(delivery(kind, data)).catch((error: unknown) => error)) as Error).message;
+      expect(await message('action.approved', { run_id: 'r', kind: 'k' })).toBe('[svc-sdk] actions ledger: action.approved has no usable data.action_id (it must be a non-empty string or a number); the event was not recorded');
+      expect(await message('action.approved', { action_id: 'a', run_id: 'r' })).toBe('[svc-sdk] actions ledger: action.approved has no usable data.kind (it must be a non-empty string); the event was not recorded');
+      expect(await message('credit.low', { balance: 5 })).toBe('[svc-sdk] actions ledger: credit.low has no usable data.threshold (it must be a number); the event was not recorded');
+    });
+
     it('bad arguments are TypeErrors that name the argument', async () => {
       const ledger = ledgerOver();
       expect(() => ledger.waitForDecision('', {})).toThrow(/actionId must be a non-empty string or a number/);
       expect(() => ledger.waitForDecision('a', { timeoutMs: -1 })).toThrow(/timeoutMs must be a non-negative number/);
       await expect(ledger.dueSoon(Number.NaN)).rejects.toThrow(/dueSoon: withinMs/);
       expect(() => ledger.pending({ expiringWithinMs: -5 })).toThrow(/expiringWithinMs must be 0 or more/);
+      expect(() => ledger.pending({ expiringWithinMs: '5' as never })).toThrow(/expiringWithinMs must be 0 or more/);
+      expect(() => ledger.pending({ expiringWithinMs: Number.NaN })).toThrow(/expiringWithinMs must be 0 or more/);
       expect(() => ledger.onDecision(undefined as never)).toThrow(/handler must be a function/);
       expect(() => createActionLedger({ store: open('x'), windows: { kinds: { capital_call: 0 } } })).toThrow(/windows\.kinds\.capital_call must be a positive/);
       expect(() => createActionLedger({ store: {} as LedgerStore })).toThrow(/store must be a LedgerStore/);
+    });
+  });
+
+  describe('what the ledger does not take (more)', () => {
+    it('an action.*, job.* or credit.* event without a delivery_id: a TypeError saying to pass the delivery as given, nothing recorded', async () => {
+      const ledger = ledgerOver();
+      for (const deliveryId of [undefined, '']) {
+        const event = { ...proposed('nod'), delivery_id: deliveryId } as unknown as WebhookEvent;
+        await expect(ledger.record(event)).rejects.toThrow(/^\[svc-sdk\] actions ledger: the event has no delivery_id \(pass the delivery as verifyWebhook or the receiver gives it\)/);
+      }
+      expect(await ledger.get('nod')).toBeUndefined();
+      // An event the ledger ignores needs none.
+      expect(await ledger.record({ ...delivery('document.uploaded', { room_id: 1 }), delivery_id: undefined } as unknown as WebhookEvent)).toEqual({ outcome: 'ignored' });
+    });
+
+    it('ids that are not a non-empty string or a finite number are refused by every reader, naming the argument', async () => {
+      const ledger = ledgerOver();
+      await expect(ledger.get(Number.NaN)).rejects.toThrow(/actionId must be a non-empty string or a number/);
+      await expect(ledger.get(Number.POSITIVE_INFINITY)).rejects.toThrow(/actionId must be/);
+      await expect(ledger.run('')).rejects.toThrow(/run: runId must be a non-empty string or a number/);
+      expect(() => ledger.pending({ runId: '' })).toThrow(/pending: runId must be/);
+      await expect(ledger.handled('', 'default')).rejects.toThrow(/actionId must be/);
+      expect(() => ledger.onDecision(() => undefined, { name: '' })).toThrow(/^\[svc-sdk\] actions ledger: onDecision: name must be a non-empty string/);
+      expect(() => ledger.onDecision(() => undefined, { name: 5 as never })).toThrow(/onDecision: name must be a non-empty string/);
+      expect(() => createActionLedger({ store: open('x'), pollMs: 0 })).toThrow(/createActionLedger: pollMs must be a positive number of ms/);
+      expect(() => createActionLedger({ store: open('x'), windows: { defaultMs: -1 } })).toThrow(/windows\.defaultMs must be a positive/);
+      expect(() => ledger.onDecision(() => undefined, { leaseMs: 0 })).toThrow(/onDecision: leaseMs must be a positive/);
+      expect(() => ledger.onDecision(() => undefined, { pollMs: Number.NaN })).toThrow(/onDecision: pollMs must be a positive/);
+      expect(() => ledger.onDecision(() => undefined, { retryDelayMs: -1 })).toThrow(/onDecision: retryDelayMs must be a non-negative/);
+    });
+
+    it('0 is a bound where a bound may be 0: waitForDecision({ timeoutMs: 0 }), dueSoon(0), pending({ expiringWithinMs: 0 }), retryDelayMs: 0', async () => {
+      const ledger = ledgerOver();
+      await ledger.record(proposed('zero'));
+      expect(await ledger.waitForDecision('zero', { timeoutMs: 0 })).toMatchObject({ status: 'timeout' });
+      // Decided already: the first read may come back after the 0 ms timer (Redis), which ended the wait: no error either way.
+      await ledger.record(approved('zero-decided'));
+      expect(['approved', 'timeout']).toContain((await ledger.waitForDecision('zero-decided', { timeoutMs: 0 })).status);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Proposed on 2026-03-01 with a 24 h window: its estimated expiry is past, within 0 ms from now.
+      expect((await ledger.dueSoon(0)).map((action) => action.actionId)).toEqual(['zero']);
+      expect((await collect(ledger.pending({ expiringWithinMs: 0 }))).map((action) => action.actionId)).toEqual(['zero']);
+      await ledger.onDecision(() => undefined, { retryDelayMs: 0 }).close();
     });
   });
 
@@ -195,6 +253,7 @@ export function ledgerSuite(open: OpenStore): void {
       expect(await ids({ expiringWithinMs: 22.5 * hour })).toEqual(['call-old', 'email-old']);
       const { dueSoon } = ledger; // a method taken off the ledger still works (no `this`)
       expect((await dueSoon(23.5 * hour)).map((action) => action.actionId)).toEqual(['email-old', 'call-old', 'email-new']);
+      expect((await dueSoon(2 * hour)).map((action) => action.actionId)).toEqual(['email-old']);
       const [call] = (await collect(ledger.pending({ kind: 'capital_call' }))) as ActionRecord[];
       expect(call?.expiresAt).toEqual({ at: new Date(now - 50 * hour + 72 * hour).toISOString(), estimated: true });
     });
@@ -214,6 +273,59 @@ export function ledgerSuite(open: OpenStore): void {
       ]);
       expect(run.outcome).toEqual(run.jobs[1]);
       expect(await ledger.run('none')).toEqual({ runId: 'none', actions: [], jobs: [], outcome: undefined });
+    });
+
+    it('pending({ runId }) lists only the run\'s pending actions, not its decided ones', async () => {
+      const ledger = ledgerOver();
+      await ledger.record(proposed('open', { runId: 'mixed' }));
+      await ledger.record(proposed('closed', { runId: 'mixed' }));
+      await ledger.record(rejected('closed', { runId: 'mixed' }));
+      expect((await collect(ledger.pending({ runId: 'mixed' }))).map((action) => action.actionId)).toEqual(['open']);
+      expect((await ledger.run('mixed')).actions.map((action) => action.status).sort()).toEqual(['pending', 'rejected']);
+    });
+
+    it('pending() pages through more than a hundred actions, each once, oldest first', async () => {
+      const ledger = ledgerOver();
+      const ids = Array.from({ length: 230 }, (_, index) => `many-${String(index).padStart(3, '0')}`);
+      const start = Date.parse('2026-03-01T00:00:00.000Z');
+      for (const [index, id] of ids.entries()) await ledger.record(proposed(id, { timestamp: new Date(start + index * 1000).toISOString() }));
+      expect((await collect(ledger.pending())).map((action) => action.actionId)).toEqual(ids);
+    });
+
+    it('an action known only from its decision has its run id key (undefined for action.expired) and sorts by its decision in run()', async () => {
+      const ledger = ledgerOver();
+      await ledger.record(expired('only-expired'));
+      const record = await ledger.get('only-expired');
+      expect(Object.keys(record ?? {})).toContain('runId');
+      expect(record?.runId).toBeUndefined();
+      await ledger.record(proposed('late', { runId: 'order', timestamp: '2026-03-01T12:00:00.000Z' }));
+      await ledger.record(proposed('early', { runId: 'order', timestamp: '2026-03-01T08:00:00.000Z' }));
+      // Decided first (no proposal seen): placed by its decision's timestamp, 2026-03-01T10:00.
+      await ledger.record(delivery('action.approved', { action_id: 'middle', run_id: 'order', kind: 'send_email', result: 1 }, { timestamp: '2026-03-01T10:00:00.000Z' }));
+      expect((await ledger.run('order')).actions.map((action) => action.actionId)).toEqual(['early', 'middle', 'late']);
+    });
+
+    it('a rejection without a reason and a failed job without an error read as empty strings', async () => {
+      const ledger = ledgerOver();
+      await ledger.record(delivery('action.rejected', { action_id: 'mute', run_id: 'quiet', kind: 'send_email' }));
+      expect((await ledger.get('mute'))?.decision).toEqual({ status: 'rejected', reason: '' });
+      await ledger.record(delivery('job.failed', { run_id: 'quiet', agent_name: 'diligence' }));
+      expect((await ledger.run('quiet')).jobs).toMatchObject([{ status: 'failed', agentName: 'diligence', error: '' }]);
+    });
+
+    it('credits(): the threshold credit.low named holds for later events; 0 is exhausted; at the threshold is low; an event at the same time as the last applies', async () => {
+      const ledger = ledgerOver();
+      const at = (minute: number) => `2026-03-02T10:${String(minute).padStart(2, '0')}:00.000Z`;
+      await ledger.record(delivery('credit.low', { balance: 40, threshold: 50 }, { timestamp: at(1) }));
+      expect(await ledger.credits()).toMatchObject({ balance: 40, low: true, exhausted: false, threshold: 50 });
+      await ledger.record(delivery('credit.granted', { amount: 30, new_balance: 70, note: 'x' }, { timestamp: at(2) }));
+      expect(await ledger.credits()).toMatchObject({ balance: 70, low: false, threshold: 50, since: at(2) });
+      await ledger.record(delivery('credit.granted', { amount: -20, new_balance: 50, note: 'x' }, { timestamp: at(3) }));
+      expect(await ledger.credits()).toMatchObject({ balance: 50, low: true, exhausted: false, since: at(3) });
+      await ledger.record(delivery('credit.low', { balance: 0, threshold: 50 }, { timestamp: at(4) }));
+      expect(await ledger.credits()).toMatchObject({ balance: 0, low: true, exhausted: true, since: at(4) });
+      expect((await ledger.record(delivery('credit.granted', { amount: 100, new_balance: 100, note: 'same minute' }, { timestamp: at(4) }))).outcome).toBe('applied');
+      expect(await ledger.credits()).toMatchObject({ balance: 100, low: false, exhausted: false, since: at(4), updatedAt: at(4) });
     });
 
     it('credits(): the last balance, low and exhausted, since when; a late, older event does not bring back an old balance', async () => {
@@ -354,6 +466,185 @@ export function ledgerSuite(open: OpenStore): void {
       expect(runs).toEqual(['first']);
       expect(await first.handled('long')).toEqual({ runs: 1, done: true });
       await Promise.all([slow.close(), other.close()]);
+    });
+
+    it('without onError, what a handler threw is warned with its name and action, and it runs again; an onError that throws changes nothing', async () => {
+      const ledger = ledgerOver();
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      try {
+        const runs: number[] = [];
+        const failure = new Error('downstream down');
+        const subscription = ledger.onDecision(
+          (_action, { run }) => {
+            runs.push(run);
+            if (run === 1) throw failure;
+          },
+          { name: 'mailer', pollMs: 20, retryDelayMs: 0 },
+        );
+        await ledger.record(approved('warned'));
+        await until(async () => (await ledger.handled('warned', 'mailer')).done);
+        expect(runs).toEqual([1, 2]);
+        expect(warn).toHaveBeenCalledWith('[svc-sdk] actions ledger: onDecision handler "mailer" threw for action warned; it runs again:', failure);
+        await subscription.close();
+      } finally {
+        warn.mockRestore();
+      }
+      const runs: number[] = [];
+      const throwing = ledger.onDecision(
+        (_action, { run }) => {
+          runs.push(run);
+          if (run === 1) throw new Error('again');
+        },
+        { name: 'observed', pollMs: 20, retryDelayMs: 0, onError: () => { throw new Error('the observer fails too'); } },
+      );
+      await until(async () => (await ledger.handled('warned', 'observed')).done);
+      expect(runs).toEqual([1, 2]);
+      await throwing.close();
+    });
+
+    it('a handler that threw does not run again before retryDelayMs', async () => {
+      const ledger = ledgerOver();
+      const times: number[] = [];
+      const subscription = ledger.onDecision(
+        () => {
+          times.push(Date.now());
+          if (times.length === 1) throw new Error('once');
+        },
+        { pollMs: 20, retryDelayMs: 300, onError: () => undefined },
+      );
+      await ledger.record(approved('patient'));
+      await until(async () => (await ledger.handled('patient')).done);
+      expect(times).toHaveLength(2);
+      expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(300);
+      await subscription.close();
+    });
+
+    it('a decision queued for an action the store has no record of (a store edited by hand) is marked done without calling the handler', async () => {
+      const ledger = ledgerOver();
+      const store = open(ledger.dataSet);
+      expect(await store.commit({ deliveryId: 'hand-edit', key: 'action:ghost', version: 0, value: undefined, decided: 'ghost' })).toBe('committed');
+      const called: string[] = [];
+      const subscription = ledger.onDecision((action) => void called.push(action.actionId), { pollMs: 20 });
+      await until(async () => (await ledger.handled('ghost')).done);
+      expect(called).toEqual([]);
+      await subscription.close();
+    });
+
+    it('close() ends the ledger\'s handlers: a decision recorded afterwards by another ledger is not handled by it', async () => {
+      const ledger = ledgerOver();
+      const other = ledgerOver(ledger.dataSet);
+      const handled: string[] = [];
+      ledger.onDecision((action) => void handled.push(action.actionId), { pollMs: 20 });
+      await other.record(approved('before-close'));
+      await until(() => handled.length === 1);
+      await ledger.close();
+      await other.record(approved('after-close'));
+      const audit = other.onDecision(() => undefined, { name: 'audit', pollMs: 20 });
+      await until(async () => (await other.handled('after-close', 'audit')).done);
+      expect(handled).toEqual(['before-close']);
+      expect(await other.handled('after-close')).toEqual({ runs: 0, done: false });
+      await Promise.all([audit.close(), other.close()]);
+    });
+  });
+
+  describe('the store\'s indexes (LedgerStore, as a custom store must keep them)', () => {
+    it('subscribe hears each new decision until its unsubscribe, and none after close()', async () => {
+      // The ledger over this very store object: its own commits are told at once (other processes' by the channel, a hint).
+      const store = open(`subscribe-${Math.random().toString(36).slice(2)}`);
+      const ledger = createActionLedger({ store });
+      const kept: string[] = [];
+      const dropped: string[] = [];
+      store.subscribe((actionId) => kept.push(actionId));
+      const off = store.subscribe((actionId) => dropped.push(actionId));
+      await ledger.record(approved('heard-1'));
+      await until(() => kept.includes('heard-1') && dropped.includes('heard-1'));
+      off();
+      await ledger.record(approved('heard-2'));
+      await until(() => kept.includes('heard-2'));
+      // A hint may come twice (Redis: this process's own, then the channel's).
+      expect([...new Set(dropped)]).toEqual(['heard-1']);
+      await store.close();
+      await ledger.record(approved('heard-3'));
+      // The decision is committed and told (this process at once): nothing reaches the closed store's listeners.
+      expect((await ledger.get('heard-3'))?.status).toBe('approved');
+      expect([...new Set(kept)]).toEqual(['heard-1', 'heard-2']);
+    });
+
+    it('commit answers duplicate for a seen delivery and conflict for a moved version, changing nothing; each change is one version more', async () => {
+      const ledger = ledgerOver();
+      const store = open(ledger.dataSet);
+      expect(await store.read('doc:v', 'c1')).toEqual({ value: undefined, version: 0, seen: false });
+      expect(await store.commit({ deliveryId: 'c1', key: 'doc:v', version: 0, value: '{"n":1}' })).toBe('committed');
+      expect(await store.read('doc:v', 'c1')).toEqual({ value: '{"n":1}', version: 1, seen: true });
+      expect(await store.commit({ deliveryId: 'c1', key: 'doc:v', version: 1, value: '{"n":9}' })).toBe('duplicate');
+      expect(await store.commit({ deliveryId: 'c2', key: 'doc:v', version: 0, value: '{"n":9}' })).toBe('conflict');
+      expect(await store.read('doc:v', 'c2')).toEqual({ value: '{"n":1}', version: 1, seen: false });
+      expect(await store.commit({ deliveryId: 'c2', key: 'doc:v', version: 1, value: '{"n":2}' })).toBe('committed');
+      // A delivery that changes nothing is marked seen, the document as it was.
+      expect(await store.commit({ deliveryId: 'c3', key: 'doc:v', version: 2, value: undefined })).toBe('committed');
+      expect(await store.read('doc:v', 'c3')).toEqual({ value: '{"n":2}', version: 2, seen: true });
+    });
+
+    it('the pending index holds exactly the pending actions, by proposal time; the run index every action with a run id, once', async () => {
+      const ledger = ledgerOver();
+      const store = open(ledger.dataSet);
+      await ledger.record(proposed('i-late', { runId: 'ri', timestamp: '2026-03-01T12:00:00.000Z' }));
+      await ledger.record(proposed('i-early', { runId: 'ri', timestamp: '2026-03-01T08:00:00.000Z' }));
+      await ledger.record(approved('i-first', { runId: 'ri' }));
+      await ledger.record(expired('i-expired'));
+      expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual(['i-early', 'i-late']);
+      expect(await store.pendingIds(Date.parse('2026-03-01T10:00:00.000Z'))).toEqual(['i-early']);
+      expect(await store.pendingIds(Date.parse('2026-03-01T08:00:00.000Z'))).toEqual(['i-early']); // the bound included
+      expect(await store.pendingIds(Date.parse('2026-03-01T08:00:00.000Z') - 1)).toEqual([]);
+      await ledger.record(rejected('i-early', { runId: 'ri' }));
+      await ledger.record(expired('i-late'));
+      expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual([]);
+      expect((await store.runActionIds('ri')).sort()).toEqual(['i-early', 'i-first', 'i-late']);
+      // action.expired names no run: no run index for it, under any id.
+      expect(await store.runActionIds('')).toEqual([]);
+    });
+  });
+
+  describe('the store\'s handler claims (LedgerStore, as a custom store must keep them)', () => {
+    it('handlerTodo gives at most `limit` ids, oldest decision first; a claim is refused while leased and once done', async () => {
+      const ledger = ledgerOver();
+      const store = open(ledger.dataSet);
+      for (const id of ['q1', 'q2', 'q3']) await ledger.record(approved(id));
+      expect(await store.handlerTodo('claims', 2)).toEqual(['q1', 'q2']);
+      expect(await store.handlerTodo('claims', 10)).toEqual(['q1', 'q2', 'q3']);
+      expect(await store.claimHandler('claims', 'q1', 'mine', 60_000)).toEqual({ claimed: true, run: 1 });
+      expect(await store.claimHandler('claims', 'q1', 'theirs', 60_000)).toEqual({ claimed: false, done: false });
+      // Finishing with another token neither drops the lease nor records done.
+      await store.finishHandler('claims', 'q1', 'theirs', false);
+      expect(await store.claimHandler('claims', 'q1', 'theirs', 60_000)).toEqual({ claimed: false, done: false });
+      expect(await store.renewHandler('claims', 'q1', 'theirs', 60_000)).toBe(false);
+      expect(await store.renewHandler('claims', 'q1', 'mine', 60_000)).toBe(true);
+      // Released without done: claimable again, run 2.
+      await store.finishHandler('claims', 'q1', 'mine', false);
+      expect(await store.handlerRuns('claims', 'q1')).toEqual({ runs: 1, done: false });
+      expect(await store.claimHandler('claims', 'q1', 'next', 60_000)).toEqual({ claimed: true, run: 2 });
+      await store.finishHandler('claims', 'q1', 'next', true);
+      expect(await store.claimHandler('claims', 'q1', 'later', 60_000)).toEqual({ claimed: false, done: true });
+      expect(await store.handlerTodo('claims', 10)).toEqual(['q2', 'q3']);
+      expect(await store.handlerRuns('claims', 'q1')).toEqual({ runs: 2, done: true });
+      expect(await store.handlerRuns('nobody', 'q1')).toEqual({ runs: 0, done: false });
+      // Finishing what holds no lease changes nothing.
+      await store.finishHandler('claims', 'q2', 'nobody', false);
+      expect(await store.handlerRuns('claims', 'q2')).toEqual({ runs: 0, done: false });
+    });
+
+    it('a lease ends after leaseMs: renewing then fails, and another claim takes the action (run 2)', async () => {
+      const ledger = ledgerOver();
+      const store = open(ledger.dataSet);
+      await ledger.record(approved('short'));
+      await store.handlerTodo('leases', 10);
+      expect(await store.claimHandler('leases', 'short', 'first', 50)).toEqual({ claimed: true, run: 1 });
+      // Claims refused while the lease holds change nothing; the first one after it ends is run 2.
+      let claim: Awaited<ReturnType<LedgerStore['claimHandler']>> | undefined;
+      await until(async () => (claim = await store.claimHandler('leases', 'short', 'second', 60_000)).claimed);
+      expect(claim).toEqual({ claimed: true, run: 2 });
+      expect(await store.renewHandler('leases', 'short', 'first', 60_000)).toBe(false);
+      expect(await store.renewHandler('leases', 'short', 'second', 60_000)).toBe(true);
     });
   });
 }
