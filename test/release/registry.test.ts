@@ -21,6 +21,10 @@ import { emptyFolder, freePort, installVerdaccio, ROOT, startRegistry, type Loca
 const built = ['dist/index.js', 'packages/mcp/dist/index.js', 'packages/cli/dist/cli.js'].every((file) => existsSync(join(ROOT, file)));
 if (!built) console.warn('[svc-sdk] skipping the registry test: a package is not built; run "npm run build" first (npm test does)');
 reportMissingRedis();
+/** The doctor line's CA file is made with the openssl CLI (.ci/run installs it). */
+const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
+if (!hasOpenssl && process.env.CI === 'true') throw new Error('openssl is missing, and CI=true requires it: .ci/run installs it (apt-get install openssl)');
+if (!hasOpenssl) it.skip('skipped: apt-get install openssl', () => {});
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -337,8 +341,23 @@ describe.skipIf(!built)('the packages, published to a registry on 127.0.0.1 and 
       }
     });
 
+    it.skipIf(!hasOpenssl)("the doctor line, as pasted where its proxy does not exist: it names the route (the password hidden) and the trust, fails the proxy's DNS with a fix, exits 1", async () => {
+      const line = lines.find((candidate) => candidate.includes(' doctor'))!;
+      const ca = /--ca (\S+)/.exec(line)![1]!;
+      // The user's CA file, where the line reads it: any PEM certificate does for the trust line.
+      const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=corp root', '-keyout', join(app, 'corp-key.pem'), '-out', join(app, ca)], { encoding: 'utf8' });
+      expect(made.status, made.stderr).toBe(0);
+      const doctor = await runLine(line, app, { ...registry.env, SVC_BASE_URL: 'https://api.example.com/', SVC_API_KEY: 'vdr_doctor_line' });
+      const output = doctor.stdout + doctor.stderr;
+      expect(doctor.code, output).toBe(1);
+      expect(output).toMatch(/^ok {3}route {4}https:\/\/api\.example\.com\/ through HTTPS_PROXY http:\/\/\[redacted\]@proxy\.corp:3128$/m);
+      expect(output).toMatch(/^ok {3}trust {4}the ca option \(1 certificate\)/m);
+      expect(output).toMatch(/^fail dns {6}the proxy's host proxy\.corp does not resolve .*; fix: /m);
+      expect(output).not.toMatch(/secret|vdr_doctor_line/);
+    });
+
     it('leaves no one-liner untried except the Inspector line (test/mcp/hosts.test.ts runs the Inspector against the built CLI)', () => {
-      const tried = (line: string) => / (emulator|listen|trigger|upload)\b/.test(line) || line.includes(' mcp --http') || / inbox (demo|stats|ls)\b/.test(line);
+      const tried = (line: string) => / (emulator|listen|trigger|upload|doctor)\b/.test(line) || line.includes(' mcp --http') || / inbox (demo|stats|ls)\b/.test(line);
       expect(lines.filter((line) => !tried(line))).toEqual([expect.stringMatching(/^npx @modelcontextprotocol\/inspector --cli /)]);
     });
   });
