@@ -241,14 +241,9 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
 
     stats: () =>
       operate('stats', async () => {
-        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized');
-        return {
-          waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
-          active: counts.active ?? 0,
-          delayed: counts.delayed ?? 0,
-          completed: counts.completed ?? 0,
-          dead: counts.failed ?? 0,
-        } satisfies InboxStats;
+        // No entry has a priority (BullMQ's `prioritized` state stays empty), as list() reads `waiting` alone too.
+        const { waiting = 0, active = 0, delayed = 0, completed = 0, failed = 0 } = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+        return { waiting, active, delayed, completed, dead: failed } satisfies InboxStats;
       }),
 
     // Bounded like the rest: a Redis that never answered leaves BullMQ's close() waiting; the socket is dropped then.
