@@ -193,11 +193,78 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     }
   });
 
+  test('what on() throws is said once, as thrown (an Error or not); a body that is not the delivery it was stored as never reaches on()', async () => {
+    const lines: string[] = [];
+    const notices: DeadLetterNotice[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line) });
+    await inbox.put(entry('thrown-text'));
+    // Stored as the receiver would store them, digest and all, but not the delivery their id and kind say.
+    await inbox.put({ deliveryId: 'not-json', kind: 'document.uploaded', body: 'not json', receivedAt: Date.now() });
+    await inbox.put({ ...entry('someone-else'), deliveryId: 'mislabelled' });
+    await inbox.put({ ...entry('other-kind'), kind: 'ping.test' });
+    const seen: string[] = [];
+    const worker = inbox.process(
+      (event) => {
+        seen.push(event.delivery_id);
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler may throw anything
+        throw 'CRM said no';
+      },
+      { attempts: 2, backoff: 0, failureLogIntervalMs: 0, onDeadLetter: (notice) => void notices.push(notice) },
+    );
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).dead === 4);
+    expect(seen).toEqual(['thrown-text', 'thrown-text']);
+    const dead = new Map((await inbox.deadLetters()).map((letter) => [letter.deliveryId, letter.lastError]));
+    expect(dead.get('thrown-text')).toBe('CRM said no');
+    expect(dead.get('not-json')).toMatch(/^\[svc-sdk\] inbox: the stored body is not a delivery \(.+\)$/);
+    expect(dead.get('mislabelled')).toBe('[svc-sdk] inbox: delivery mislabelled not run: its body is delivery someone-else (document.uploaded), stored under another id or kind');
+    expect(dead.get('other-kind')).toBe('[svc-sdk] inbox: delivery other-kind not run: its body is delivery other-kind (document.uploaded), stored under another id or kind');
+    await until(() => notices.length === 4);
+    expect(notices.find((notice) => notice.deliveryId === 'not-json')?.event).toBeUndefined();
+    expect(notices.find((notice) => notice.deliveryId === 'thrown-text')?.event?.delivery_id).toBe('thrown-text');
+    // Each failure one line: the retried one, the last one (not again when BullMQ reports it dead), each refused body.
+    const about = (id: string) => lines.filter((line) => line.includes(`delivery ${id} `));
+    expect(about('thrown-text')).toEqual([
+      '[svc-sdk] inbox worker: delivery thrown-text (document.uploaded) failed on attempt 1 of 2: CRM said no; retried later',
+      '[svc-sdk] inbox worker: delivery thrown-text (document.uploaded) failed on attempt 2 of 2: CRM said no; now a dead letter (svc-sdk inbox replay when fixed)',
+    ]);
+    expect(about('mislabelled')).toEqual(['[svc-sdk] inbox worker: delivery mislabelled (document.uploaded) is now a dead letter: [svc-sdk] inbox: delivery mislabelled not run: its body is delivery someone-else (document.uploaded), stored under another id or kind']);
+  });
+
+  test('a rate limit holds back what is over it until its window ends, in the delayed set, no attempt spent', async () => {
+    const inbox = open();
+    // A window of ten years: the deliveries of this test all fall in one (the window is floor(now / durationMs)).
+    const durationMs = 10 * 365 * 86_400_000;
+    for (const id of ['r1', 'r2', 'r3']) await inbox.put(entry(id));
+    const started: string[] = [];
+    const worker = inbox.process((event) => void started.push(event.delivery_id), { concurrency: 3, rateLimit: { 'document.uploaded': { max: 2, durationMs } } });
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).delayed === 1 && started.length === 2);
+    expect(await inbox.stats()).toMatchObject({ completed: 2, delayed: 1, waiting: 0, active: 0, dead: 0 });
+    const [held] = await inbox.list({ status: 'delayed' });
+    expect(held?.attempts).toBe(0);
+    // Delayed to the end of its window (BullMQ's delayed score is the time × 4096 plus a counter).
+    const score = Number(await admin.zscore(`bull:w${queueIndex}:delayed`, `d_${held!.deliveryId}`));
+    const windowEnd = (Math.floor(Date.now() / durationMs) + 1) * durationMs;
+    expect(Math.abs(Math.floor(score / 4096) - windowEnd)).toBeLessThan(60_000);
+  });
+
+  test('process() options at their limits are accepted', async () => {
+    const inbox = open();
+    await inbox.put(entry('limits'));
+    const seen: string[] = [];
+    const worker = inbox.process((event) => void seen.push(event.delivery_id), { concurrency: 1, attempts: 1, maxWorkerDeaths: 1, closeGraceMs: 0, failureLogIntervalMs: 0, rateLimit: { 'ping.test': { max: 1, durationMs: 1 } } });
+    opened.push(worker);
+    await until(() => seen.length === 1);
+  });
+
   test('bad process() options are refused with the field named', () => {
     const inbox = open();
     expect(() => inbox.process(() => {}, { maxWorkerDeaths: 0 })).toThrow(/maxWorkerDeaths must be a whole number ≥ 1/);
     expect(() => inbox.process(() => {}, { closeGraceMs: -1 })).toThrow(/closeGraceMs must be a whole number ≥ 0/);
-    expect(() => inbox.process(() => {}, { rateLimit: { 'ping.test': { max: 0, durationMs: 10 } } })).toThrow(/rateLimit\["ping\.test"\] must be \{ max, durationMs \}/);
+    for (const limit of [{ max: 0, durationMs: 10 }, { max: 1.5, durationMs: 10 }, { max: 1, durationMs: 0 }, { max: 1, durationMs: 2.5 }, null, { max: 1 }]) {
+      expect(() => inbox.process(() => {}, { rateLimit: { 'ping.test': limit as never } })).toThrow('[svc-sdk] inbox.process: rateLimit["ping.test"] must be { max, durationMs }, whole numbers ≥ 1');
+    }
     expect(() => inbox.process(() => {}, { failureLogIntervalMs: 0.5 })).toThrow(/failureLogIntervalMs must be a whole number/);
   });
 });
