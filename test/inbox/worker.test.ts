@@ -231,6 +231,21 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     expect(about('mislabelled')).toEqual(['[svc-sdk] inbox worker: delivery mislabelled (document.uploaded) is now a dead letter: [svc-sdk] inbox: delivery mislabelled not run: its body is delivery someone-else (document.uploaded), stored under another id or kind']);
   });
 
+  test('a delivery retried later lists the last error on() threw, whatever it threw', async () => {
+    const inbox = open();
+    await inbox.put(entry('text-thrown'));
+    const worker = inbox.process(
+      () => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler may throw anything
+        throw 'CRM said no';
+      },
+      { attempts: 2, backoff: { type: 'fixed', delay: 600_000 } },
+    );
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).delayed === 1);
+    expect((await inbox.list({ status: 'delayed' })).map((item) => [item.deliveryId, item.attempts, item.lastError])).toEqual([['text-thrown', 1, 'CRM said no']]);
+  });
+
   test('a rate limit holds back what is over it until its window ends, in the delayed set, no attempt spent', async () => {
     const inbox = open();
     // A window of ten years: the deliveries of this test all fall in one (the window is floor(now / durationMs)).
