@@ -206,7 +206,6 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const worker = inbox.process(
       (event) => {
         seen.push(event.delivery_id);
-        // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler may throw anything
         throw 'CRM said no';
       },
       { attempts: 2, backoff: 0, failureLogIntervalMs: 0, onDeadLetter: (notice) => void notices.push(notice) },
@@ -236,7 +235,6 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     await inbox.put(entry('text-thrown'));
     const worker = inbox.process(
       () => {
-        // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler may throw anything
         throw 'CRM said no';
       },
       { attempts: 2, backoff: { type: 'fixed', delay: 600_000 } },
