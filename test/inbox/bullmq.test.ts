@@ -327,6 +327,9 @@ describe.skipIf(!hasRedis)('bullmqInbox when Redis goes away after it connected,
     const worker = inbox.process((event) => void seen.push(event.delivery_id));
     try {
       await until(() => warn.mock.calls.some(([line]) => /inbox worker: Redis could not be checked \(.+\); trying again in 1 s/.test(String(line))));
+      // Asked again after 1 s, then after twice as long each time: no hot loop while Redis is away.
+      await until(() => warn.mock.calls.some(([line]) => /trying again in 2 s/.test(String(line))), 15_000);
+      expect(warn.mock.calls.filter(([line]) => /trying again in 1 s/.test(String(line)))).toHaveLength(1);
       await redis.restart();
       await worker.ready();
       await until(() => inbox.put(entry('run-me')).then(() => true, () => false), 15_000);
