@@ -256,4 +256,27 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
     }
     expect(await inbox.stats()).toMatchObject({ waiting: 1 });
   });
+
+  test('hono and fastify replaying, under a base path and at the root: the retry routes pass, other changes do not', async () => {
+    const token = { authorization: `Bearer ${CREDENTIAL}` };
+    const { Hono } = await import('hono');
+    type HonoApp = InstanceType<typeof Hono>;
+    for (const base of ['/ops/inbox', '/']) {
+      const app = new Hono();
+      app.route(base, (await createInboxDashboard(inbox, { framework: 'hono', basePath: base, credential: CREDENTIAL, allowReplay: true })) as unknown as HonoApp);
+      const at = (path: string) => `${base === '/' ? '' : base}${path}`;
+      expect((await app.request(at('/api/queues/board2/retry/failed'), { method: 'PUT', headers: token })).status, `hono at ${base}`).not.toBe(403);
+      expect((await app.request(at('/api/queues/board2/clean/failed'), { method: 'PUT', headers: token })).status, `hono at ${base}`).toBe(403);
+      const fastify = (await import('fastify')).default();
+      const plugin = await createInboxDashboard(inbox, { framework: 'fastify', basePath: base, credential: CREDENTIAL, allowReplay: true });
+      await fastify.register(plugin, base === '/' ? {} : { prefix: base });
+      try {
+        expect((await fastify.inject({ method: 'PUT', url: at('/api/queues/board2/retry/failed'), headers: token })).statusCode, `fastify at ${base}`).not.toBe(403);
+        expect((await fastify.inject({ method: 'PUT', url: at('/api/queues/board2/clean/failed'), headers: token })).statusCode, `fastify at ${base}`).toBe(403);
+      } finally {
+        await fastify.close();
+      }
+    }
+    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+  });
 });
