@@ -103,6 +103,15 @@ describe('failureLog(warn, intervalMs)', () => {
     expect(lines).toHaveLength(1);
     vi.advanceTimersByTime(1);
     expect(lines[1]).toBe('[svc-sdk] inbox worker: 2 more failures in the last 10 s, not shown (failureLogIntervalMs)');
+    // The count is a line of its interval: a failure right after it is counted in turn, said an interval later.
+    vi.advanceTimersByTime(1);
+    log.report('right after the count');
+    expect(lines).toHaveLength(2);
+    vi.advanceTimersByTime(9_998);
+    expect(lines).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(lines[2]).toBe('[svc-sdk] inbox worker: 1 more failure in the last 10 s, not shown (failureLogIntervalMs)');
+    lines.splice(2);
     vi.advanceTimersByTime(10_000);
     log.report('fourth');
     expect(lines[2]).toBe('fourth');
