@@ -263,6 +263,35 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     expect(Math.abs(Math.floor(score / 4096) - windowEnd)).toBeLessThan(60_000);
   });
 
+  test('a delivery whose worker is lost while running it (its lock gone) becomes a dead letter after maxWorkerDeaths, said as such', async () => {
+    const lines: string[] = [];
+    const notices: DeadLetterNotice[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line) });
+    await inbox.put(entry('lost'));
+    let runs = 0;
+    const worker = inbox.process(
+      () => {
+        runs++;
+        return new Promise(() => {});
+      },
+      // Concurrency 2: the hung run holds one slot; the next worker to take the delivery (this one, on its other slot) makes it dead.
+      { concurrency: 2, maxWorkerDeaths: 1, closeGraceMs: 0, failureLogIntervalMs: 0, onDeadLetter: (notice) => void notices.push(notice), workerOptions: { stalledInterval: 100 } },
+    );
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).active === 1);
+    // As a killed worker leaves it: the job active, its lock expired. The stalled checks find it (twice: marked, then moved).
+    await until(async () => {
+      await admin.del(`bull:w${queueIndex}:d_lost:lock`);
+      return (await inbox.stats()).dead === 1;
+    }, 20_000);
+    expect(runs).toBe(1);
+    const expected = '[svc-sdk] inbox: the worker running it died 1 times (its process exited, or hung past lockDuration): a dead letter, not run again (maxWorkerDeaths)';
+    expect((await inbox.deadLetters()).map((letter) => [letter.deliveryId, letter.lastError])).toEqual([['lost', expected]]);
+    await until(() => notices.length === 1);
+    expect(notices[0]).toMatchObject({ deliveryId: 'lost', lastError: expected });
+    expect(lines).toContain(`[svc-sdk] inbox worker: delivery lost (document.uploaded) is now a dead letter: ${expected}`);
+  });
+
   test('process() options at their limits are accepted', async () => {
     const inbox = open();
     await inbox.put(entry('limits'));
