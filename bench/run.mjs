@@ -1,7 +1,7 @@
 // Runs every benchmark against the built package and writes BENCHMARKS.md.
 //   npm run bench                 the full run (1.5-3 minutes on 2 cores, a 1 GiB upload included)
 //   npm run bench -- --quick      a fast pass (under a minute): fewer rounds, a 256 MiB upload
-//   node bench/run.mjs --only webhooks,receiver,inbox,http,hooks,mcp,bundle,cold,switches,upload-many,upload   some sections (after `npm run build`
+//   node bench/run.mjs --only webhooks,receiver,inbox,inbox-dashboard,http,hooks,mcp,bundle,cold,switches,upload-many,upload   some sections (after `npm run build`
 //                                and `npm run bench:deps`, which installs bench/package.json's peers)
 //   npm run bench -- --baseline <ref>   A/B: that commit's build measured beside this one, in the same rounds
 //                                (per-request overhead, hooks, receivers, bundle sizes)
@@ -15,6 +15,7 @@ import { benchFileSwitches, renderFileSwitches, summarizeFileSwitches } from './
 import { benchHooksOverhead, renderHooksOverhead, summarizeHooksOverhead } from './hooks-overhead.mjs';
 import { benchHttpOverhead, renderHttpOverhead, summarizeHttpOverhead } from './http-overhead.mjs';
 import { benchInbox, renderInbox, summarizeInbox } from './inbox.mjs';
+import { benchInboxDashboard, renderInboxDashboard, summarizeInboxDashboard } from './inbox-dashboard.mjs';
 import { table } from './lib/stats.mjs';
 import { benchMcpOverhead, renderMcpOverhead, summarizeMcpOverhead } from './mcp-overhead.mjs';
 import { benchUploadMany, renderUploadMany, summarizeUploadMany } from './upload-many.mjs';
@@ -138,6 +139,20 @@ await section({
   bench: benchInbox,
   summarize: summarizeInbox,
   render: renderInbox,
+});
+await section({
+  key: 'inbox-dashboard',
+  title: 'Webhook inbox with its dashboard mounted',
+  intro: [
+    'The inbox ingress as an Express app\'s `POST /webhooks` route, alone and with `createInboxDashboard` (bull-board) mounted at',
+    '`/admin/inbox` on the same inbox in the same process, each in its own process, on a redis-server with `appendfsync always`;',
+    'autocannon sends unique signed deliveries 1 and 64 at a time, cases interleaved; ratios are medians of the ratios within',
+    'each round of the receiver process\'s CPU per delivery. A second process without the dashboard, in the same rounds, gives',
+    'the noise (A/A) that the dashboard\'s ratio is read against.',
+  ].join('\n'),
+  bench: benchInboxDashboard,
+  summarize: summarizeInboxDashboard,
+  render: renderInboxDashboard,
 });
 await section({
   key: 'http',

@@ -18,6 +18,9 @@
 //                queue.add(kind, { body, receivedAt }, { jobId, removeOnComplete, removeOnFail }) (awaited), and
 //                answer: the floor of any BullMQ ingress (bench/inbox.mjs)
 //   node-inbox   toNodeListener(createWebhookHandler({ secret, inbox: bullmqInbox(...) }))
+//   express-inbox  the same listener as an Express app's POST /webhooks route (bench/inbox-dashboard.mjs)
+//   express-inbox-dashboard  the same app with the inbox's dashboard (createInboxDashboard, bull-board)
+//                mounted at /admin/inbox before the route, on the same inbox, checked to answer once
 //   <kind>-baseline  a receiver kind above from the A/B baseline's build (`npm run bench -- --baseline <ref>`)
 //   bare-redis   the bare server plus the least a Redis dedupe must do: read delivery_id, claim it with SET NX
 //                (awaited), answer, then mark it done (not awaited): the ceiling of any Redis-backed dedupe
@@ -161,6 +164,29 @@ if (kind === 'bare-bullmq' || kind === 'node-inbox') {
   const server = createServer(listener);
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => ready(server));
+} else if (kind === 'express-inbox' || kind === 'express-inbox-dashboard') {
+  // The dashboard mounted in the receiver's own process and app, as the README shows, and the same app without it.
+  const [{ default: express }, { bullmqInbox, createInboxDashboard }] = await Promise.all([import('express'), import('svc-sdk/inbox')]);
+  const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: Number(redisPort) }, queue: `bench-inbox-${process.pid}`, warn: () => {} });
+  const app = express();
+  const credential = 'bench-dashboard-credential-0123';
+  if (kind === 'express-inbox-dashboard') {
+    app.use('/admin/inbox', await createInboxDashboard(inbox, { framework: 'express', basePath: '/admin/inbox', credential }));
+  }
+  app.post('/webhooks', toNodeListener(createWebhookHandler({ secret: SECRET, inbox })));
+  const server = app.listen(0, '127.0.0.1', async () => {
+    if (kind === 'express-inbox-dashboard') {
+      // Mounted and answering (its page and its API), or the case measures nothing.
+      const authorization = `Bearer ${credential}`;
+      for (const path of ['/admin/inbox/', '/admin/inbox/api/queues']) {
+        const answer = await fetch(`http://127.0.0.1:${server.address().port}${path}`, { headers: { authorization } });
+        if (answer.status !== 200) throw new Error(`the dashboard answered ${answer.status} at ${path}`);
+        await answer.arrayBuffer();
+      }
+    }
+    ready(server);
+  });
+  server.keepAliveTimeout = 60_000;
 } else if (kind === 'bare') bareNode();
 else if (kind === 'bare-receiver') bareNode(floorReceiver());
 else if (kind === 'hono-bare') bareHono();

@@ -52,7 +52,7 @@ export type BullmqInboxHandler = (event: WebhookEvent, context: InboxRunContext)
 export interface WorkerInboxParts {
   readonly name: string;
   readonly connection: ConnectionOptions;
-  readonly prefix: string | undefined;
+  readonly prefix: string;
   readonly queue: Queue<EntryData>;
   /** The durability check: the last one if it passed recently (or `fresh` is false), else asked now. */
   readonly ready: (fresh?: boolean) => Promise<void>;
@@ -115,7 +115,7 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
     const now = Date.now();
     const window = Math.floor(now / limit.durationMs);
     const client = await (queue as unknown as { backend: { client: Promise<{ eval(script: string, keys: number, ...args: Array<string | number>): Promise<unknown> }> } }).backend.client;
-    const key = `${prefix ?? 'bull'}:${name}:svc-sdk-rate:${kind}:${window}`;
+    const key = `${prefix}:${name}:svc-sdk-rate:${kind}:${window}`;
     const started = Number(await client.eval(COUNT_START, 1, key, limit.durationMs * 2));
     return started <= limit.max ? 0 : (window + 1) * limit.durationMs - now;
   };
@@ -176,7 +176,7 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
       maxStalledCount: maxWorkerDeaths - 1,
       ...workerOptions,
       connection,
-      ...(prefix !== undefined && { prefix }),
+      prefix,
       concurrency,
       autorun: false,
       settings: { backoffStrategy: (made, _type, error, job) => (delays && job ? (Backoffs.calculate(delays, made, error ?? new Error(''), job) ?? 0) : 0) },

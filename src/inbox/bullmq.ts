@@ -125,7 +125,8 @@ class NotDurableError extends Error {}
  * ```
  */
 export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
-  const { connection, queue: name = 'svc-webhooks', prefix, acceptNoPersistence = false, warn = console.warn, integrityKey } = options;
+  // BullMQ's own default prefix, named here: the inbox's own keys (its mark, the rate windows) sit beside the queue's.
+  const { connection, queue: name = 'svc-webhooks', prefix = 'bull', acceptNoPersistence = false, warn = console.warn, integrityKey } = options;
   const keepCompletedMs = options.keepCompletedMs ?? DAY_MS;
   const durabilityCheckMs = options.durabilityCheckMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -139,7 +140,7 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
     throw new TypeError('[svc-sdk] bullmqInbox: integrityKey must be a string of at least 16 characters (a random secret shared by the receivers and the workers)');
   }
   const trouble = watchTrouble(connection, timeoutMs);
-  const queue = new Queue<EntryData>(name, { connection, ...(prefix !== undefined && { prefix }) });
+  const queue = new Queue<EntryData>(name, { connection, prefix });
   // BullMQ reports connection trouble as 'error' events: without a listener, Node would throw them.
   // The last one is kept to say why an operation did not answer; the warning is said once per kind of trouble.
   let lastWarned: string | undefined;
@@ -181,12 +182,12 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
   };
   /** Fails with a one-line error when the queue was never used in this Redis: a typo lists nothing, never zeros. */
   const known = async () => {
-    const base = `${prefix ?? 'bull'}:${name}`;
+    const base = `${prefix}:${name}`;
     const redis = await client();
     if ((await redis.exists(`${base}:events`, `${base}:${MARK_KEY}`)) > 0) return;
-    const others = await queueNames(redis, prefix ?? 'bull');
+    const others = await queueNames(redis, prefix);
     throw new Error(
-      `[svc-sdk] inbox: no queue ${JSON.stringify(name)} in this Redis (prefix ${prefix ?? 'bull'}): nothing was ever stored in it; pass the receivers' queue (queue option, or --queue)` +
+      `[svc-sdk] inbox: no queue ${JSON.stringify(name)} in this Redis (prefix ${prefix}): nothing was ever stored in it; pass the receivers' queue (queue option, or --queue)` +
         (others.length ? `; queues here: ${others.join(', ')}` : ''),
     );
   };
@@ -241,14 +242,9 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
 
     stats: () =>
       operate('stats', async () => {
-        const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized');
-        return {
-          waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
-          active: counts.active ?? 0,
-          delayed: counts.delayed ?? 0,
-          completed: counts.completed ?? 0,
-          dead: counts.failed ?? 0,
-        } satisfies InboxStats;
+        // No entry has a priority (BullMQ's `prioritized` state stays empty), as list() reads `waiting` alone too.
+        const { waiting = 0, active = 0, delayed = 0, completed = 0, failed = 0 } = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+        return { waiting, active, delayed, completed, dead: failed } satisfies InboxStats;
       }),
 
     // Bounded like the rest: a Redis that never answered leaves BullMQ's close() waiting; the socket is dropped then.
@@ -259,12 +255,12 @@ export function bullmqInbox(options: BullmqInboxOptions): BullmqInbox {
 
   async function mark(): Promise<void> {
     const redis = await client();
-    await redis.set(`${prefix ?? 'bull'}:${name}:${MARK_KEY}`, '1');
+    await redis.set(`${prefix}:${name}:${MARK_KEY}`, '1');
   }
 
   /** A replayed delivery starts with no worker deaths counted: its `on` may have been fixed. */
   async function resetDeaths(job: Job<EntryData>): Promise<void> {
-    if (job.stalledCounter) await (await client()).hdel(`${prefix ?? 'bull'}:${name}:${job.id}`, 'stc');
+    if (job.stalledCounter) await (await client()).hdel(`${prefix}:${name}:${job.id}`, 'stc');
   }
 }
 

@@ -1,6 +1,7 @@
 // bullmqInbox against a real redis-server: stored once per delivery id, run with retries, dead
 // letters kept and replayed, the Redis configuration checked before anything is stored.
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { bullmqInbox, type BullmqInbox, type InboxEntry, type InboxOutcome } from '../../src/inbox/index.js';
 import type { WebhookEvent } from '../../src/webhooks/index.js';
@@ -178,6 +179,24 @@ describe.skipIf(!hasRedis)('bullmqInbox on a real redis-server (appendonly yes)'
     expect(() => bullmqInbox({ connection: { port: redis.port }, keepCompletedMs: 3_600_000 })).toThrow(/keepCompletedMs must be at least 86400000/);
   });
 
+  test('a delivery waiting for its backoff is counted and listed as delayed, not waiting nor dead', async () => {
+    const inbox = open();
+    const runs: string[] = [];
+    await inbox.put(entry('later'));
+    const worker = inbox.process(
+      (event) => {
+        runs.push(event.delivery_id);
+        throw new Error('CRM down');
+      },
+      { attempts: 3, backoff: { type: 'fixed', delay: 600_000 } },
+    );
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).delayed === 1);
+    expect(await inbox.stats()).toEqual({ waiting: 0, active: 0, delayed: 1, completed: 0, dead: 0 });
+    expect((await inbox.list({ status: 'delayed' })).map((item) => [item.deliveryId, item.attempts, item.lastError])).toEqual([['later', 1, 'CRM down']]);
+    expect(runs).toEqual(['later']);
+  });
+
   test('bad process() options are refused with the field named', () => {
     const inbox = open();
     expect(() => inbox.process(() => {}, { concurrency: 0 })).toThrow(/concurrency must be a whole number/);
@@ -212,6 +231,30 @@ describe.skipIf(!hasRedis)('bullmqInbox checks the Redis it stores into', () => 
       await expect(inbox.stats()).rejects.toThrow(/no queue "svc-webhooks" in this Redis/);
     } finally {
       await inbox.close();
+    }
+  });
+
+  test('the receivers ask again once durabilityCheckMs passed: a policy switched to evicting stops the storing, switched back resumes it; within it, the last answer holds', async () => {
+    const server = await start(['--appendonly', 'yes']);
+    const admin = new Redis({ host: '127.0.0.1', port: server.port });
+    const config = (policy: string) => admin.config('SET', 'maxmemory-policy', policy);
+    const rechecked = bullmqInbox({ connection: { port: server.port }, queue: 'rechecked', warn: () => {}, durabilityCheckMs: 50 });
+    const cached = bullmqInbox({ connection: { port: server.port }, queue: 'cached', warn: () => {} });
+    try {
+      await rechecked.put(entry());
+      await cached.put(entry());
+      await config('allkeys-lru');
+      // Asked again at its next store once 50 ms passed: refused from then on.
+      await until(() => rechecked.put(entry()).then(() => false, (error: Error) => /maxmemory-policy allkeys-lru/.test(error.message)));
+      // Within 60 s (the default) the answer Redis gave holds: no INFO per delivery.
+      await cached.put(entry());
+      await config('noeviction');
+      await until(() => rechecked.put(entry()).then(() => true, () => false));
+      expect(await cached.stats()).toMatchObject({ waiting: 2 });
+    } finally {
+      await config('noeviction');
+      for (const closable of [rechecked, cached]) await closable.close();
+      admin.disconnect();
     }
   });
 
@@ -284,6 +327,9 @@ describe.skipIf(!hasRedis)('bullmqInbox when Redis goes away after it connected,
     const worker = inbox.process((event) => void seen.push(event.delivery_id));
     try {
       await until(() => warn.mock.calls.some(([line]) => /inbox worker: Redis could not be checked \(.+\); trying again in 1 s/.test(String(line))));
+      // Asked again after 1 s, then after twice as long each time: no hot loop while Redis is away.
+      await until(() => warn.mock.calls.some(([line]) => /trying again in 2 s/.test(String(line))), 15_000);
+      expect(warn.mock.calls.filter(([line]) => /trying again in 1 s/.test(String(line)))).toHaveLength(1);
       await redis.restart();
       await worker.ready();
       await until(() => inbox.put(entry('run-me')).then(() => true, () => false), 15_000);

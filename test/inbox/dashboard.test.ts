@@ -180,6 +180,59 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
     await expect(createInboxDashboard({} as BullmqInbox, { framework: 'express', credential: CREDENTIAL })).rejects.toThrow(/pass the inbox bullmqInbox\(\) made/);
   });
 
+  test('express: which credentials sign in, which methods and routes pass, read-only or replaying; the entries named by kind and delivery_id', async () => {
+    const express = (await import('express')).default;
+    const app = express();
+    app.use('/ro', await createInboxDashboard(inbox, { framework: 'express', basePath: '/ro/', credential: CREDENTIAL }));
+    app.use('/rw', await createInboxDashboard(inbox, { framework: 'express', basePath: '/rw', credential: CREDENTIAL, allowReplay: true }));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const ask = (path: string, authorization?: string, method = 'GET') => fetch(`${origin}${path}`, { method, headers: authorization === undefined ? {} : { authorization } });
+    const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
+    try {
+      const refused = await ask('/ro/api/queues');
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Basic realm="svc-sdk inbox", charset="UTF-8"');
+      expect(await refused.text()).toBe('sign in: the dashboard credential is the password (any user name)');
+      // The password after the first colon, any user name (an empty one too), the scheme in any case; a Bearer token.
+      for (const good of [basic(`ops:${CREDENTIAL}`), basic(`:${CREDENTIAL}`), `basic ${Buffer.from(`x:${CREDENTIAL}`).toString('base64')}`, `Bearer ${CREDENTIAL}`, `BEARER ${CREDENTIAL}`]) {
+        expect((await ask('/ro/api/queues', good)).status).toBe(200);
+      }
+      // No colon, one byte off, longer or shorter, another scheme, the token as a user name: refused.
+      for (const bad of [basic(CREDENTIAL), basic(`ops:${CREDENTIAL.slice(0, -1)}X`), basic(`ops:${CREDENTIAL}x`), basic(`ops:${CREDENTIAL.slice(1)}`), `Token ${CREDENTIAL}`, basic(`${CREDENTIAL}:`), CREDENTIAL, 'Bearer']) {
+        expect((await ask('/ro/api/queues', bad)).status).toBe(401);
+      }
+      const token = `Bearer ${CREDENTIAL}`;
+      expect((await ask('/ro/api/queues', token, 'HEAD')).status).toBe(200);
+      // Read-only: no change of any kind, replay included.
+      for (const [method, path] of [['PUT', '/ro/api/queues/board2/retry/failed'], ['PUT', '/ro/api/queues/board2/d_x1/retry/failed'], ['POST', '/ro/api/queues/board2/add'], ['DELETE', '/ro/api/queues/board2/d_x1']] as const) {
+        const answer = await ask(path, token, method);
+        expect(answer.status).toBe(403);
+        expect(await answer.json()).toEqual({ error: 'read-only: replay is enabled with createInboxDashboard({ allowReplay: true }) or svc-sdk inbox ui --allow-replay' });
+      }
+      // Replaying: bull-board's retry routes (one job's, a state's, a trailing slash) pass, by PUT only; nothing else.
+      for (const path of ['/rw/api/queues/board2/retry/failed', '/rw/api/queues/board2/d_x1/retry/failed', '/rw/api/queues/board2/retry/failed/']) {
+        expect((await ask(path, token, 'PUT')).status).not.toBe(403);
+      }
+      for (const [method, path] of [['POST', '/rw/api/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/clean/failed'], ['PUT', '/rw/api/queues/board2/a/b/retry/failed'], ['PUT', '/rw/xapi/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/retry/failed/more']] as const) {
+        const answer = await ask(path, token, method);
+        expect(answer.status).toBe(403);
+        expect(await answer.json()).toEqual({ error: 'this dashboard replays dead letters only' });
+      }
+      expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+      // Each entry: its kind and delivery_id as its name, its body read as the delivery, when it was stored.
+      const listed = (await (await ask('/ro/api/queues?activeQueue=board2&status=waiting&page=1', token)).json()) as { queues: Array<{ name: string; jobs: Array<{ name: string; data: { delivery: { delivery_id: string }; receivedAt: string } }> }> };
+      const [job] = listed.queues.find((queue) => queue.name === 'board2')?.jobs ?? [];
+      expect(job?.name).toBe('document.uploaded · delivery_id x1');
+      expect(job?.data.delivery.delivery_id).toBe('x1');
+      expect(job?.data.receivedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   test('hono and fastify: the same credential and read-only rule, bearer accepted', async () => {
     const { Hono } = await import('hono');
     type HonoApp = InstanceType<typeof Hono>;
@@ -200,6 +253,29 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
       expect((await fastify.inject({ method: 'PUT', url: '/ops/inbox/api/queues/board2/retry/failed', headers: basic })).statusCode).toBe(403);
     } finally {
       await fastify.close();
+    }
+    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+  });
+
+  test('hono and fastify replaying, under a base path and at the root: the retry routes pass, other changes do not', async () => {
+    const token = { authorization: `Bearer ${CREDENTIAL}` };
+    const { Hono } = await import('hono');
+    type HonoApp = InstanceType<typeof Hono>;
+    for (const base of ['/ops/inbox', '/']) {
+      const app = new Hono();
+      app.route(base, (await createInboxDashboard(inbox, { framework: 'hono', basePath: base, credential: CREDENTIAL, allowReplay: true })) as unknown as HonoApp);
+      const at = (path: string) => `${base === '/' ? '' : base}${path}`;
+      expect((await app.request(at('/api/queues/board2/retry/failed'), { method: 'PUT', headers: token })).status, `hono at ${base}`).not.toBe(403);
+      expect((await app.request(at('/api/queues/board2/clean/failed'), { method: 'PUT', headers: token })).status, `hono at ${base}`).toBe(403);
+      const fastify = (await import('fastify')).default();
+      const plugin = await createInboxDashboard(inbox, { framework: 'fastify', basePath: base, credential: CREDENTIAL, allowReplay: true });
+      await fastify.register(plugin, base === '/' ? {} : { prefix: base });
+      try {
+        expect((await fastify.inject({ method: 'PUT', url: at('/api/queues/board2/retry/failed'), headers: token })).statusCode, `fastify at ${base}`).not.toBe(403);
+        expect((await fastify.inject({ method: 'PUT', url: at('/api/queues/board2/clean/failed'), headers: token })).statusCode, `fastify at ${base}`).toBe(403);
+      } finally {
+        await fastify.close();
+      }
     }
     expect(await inbox.stats()).toMatchObject({ waiting: 1 });
   });

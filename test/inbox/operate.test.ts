@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { bullmqInbox, type BullmqInbox } from '../../src/inbox/index.js';
 import { freePort } from '../webhooks/redis-server.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
-import { entry, until } from './support.js';
+import { entry, sleep, until } from './support.js';
 
 reportMissingRedis();
 
@@ -290,5 +290,82 @@ describe.skipIf(!hasRedis)('the inbox when its Redis is not there: bounded, one 
     const message = ((await inbox.stats().catch((error: unknown) => error)) as Error).message;
     expect(message).toMatch(/^\[svc-sdk\] inbox/);
     expect(message).not.toContain('s3cr3t');
+  });
+});
+
+describe.skipIf(!hasRedis)('the inbox on a Redis of its own: what it lists, warns and resets', () => {
+  let redis: TestRedis;
+  let admin: Redis;
+  const opened: Array<{ close(): Promise<void> }> = [];
+  beforeAll(async () => {
+    redis = await startTestRedis([]);
+    admin = new Redis({ host: '127.0.0.1', port: redis.port });
+  });
+  afterEach(async () => {
+    for (const closable of opened.splice(0).reverse()) await closable.close();
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await redis?.stop();
+    redis?.remove();
+  });
+  const open = (options: Partial<Parameters<typeof bullmqInbox>[0]> = {}): BullmqInbox => {
+    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, warn: () => {}, acceptNoPersistence: true, ...options });
+    opened.push(inbox);
+    return inbox;
+  };
+
+  test('an unknown queue names the queues there, those a worker marked included, at most 10 and sorted; under another prefix, none of these', async () => {
+    await open({ queue: 'q01' }).put(entry('id-1'));
+    const marked = open({ queue: 'a-worker-only' });
+    const worker = marked.process(() => {});
+    opened.push(worker);
+    await worker.ready();
+    const typo = open({ queue: 'svc-webhoks' });
+    await expect(typo.stats()).rejects.toThrow(/; queues here: a-worker-only, q01$/);
+    // 12 queues now: ten of them named (the scan's first), in order.
+    for (let n = 2; n <= 11; n++) await open({ queue: `q${String(n).padStart(2, '0')}` }).put(entry(`id-${n}`));
+    const message = ((await typo.list().catch((error: unknown) => error)) as Error).message;
+    const named = /; queues here: (.+)$/.exec(message)?.[1]?.split(', ') ?? [];
+    expect(named).toHaveLength(10);
+    expect(named).toEqual([...named].sort());
+    const all = ['a-worker-only', ...Array.from({ length: 11 }, (_, n) => `q${String(n + 1).padStart(2, '0')}`)];
+    for (const name of named) expect(all).toContain(name);
+    // Another prefix: nothing of this one's is its, and nothing is listed.
+    const elsewhere = open({ queue: 'q01', prefix: 'other' });
+    await expect(elsewhere.list()).rejects.toThrow(/^\[svc-sdk\] inbox: no queue "q01" in this Redis \(prefix other\): nothing was ever stored in it; pass the receivers' queue \(queue option, or --queue\)$/);
+  });
+
+  test('the persistence warning is said once per inbox, however often the check is asked again', async () => {
+    const lines: string[] = [];
+    const inbox = open({ queue: 'warned-once', acceptNoPersistence: false, durabilityCheckMs: 1, warn: (line) => void lines.push(line) });
+    for (let n = 0; n < 4; n++) {
+      await inbox.put(entry(`w-${n}`));
+      // Past durabilityCheckMs: the next put asks Redis again.
+      await sleep(5);
+    }
+    expect(await inbox.stats()).toMatchObject({ waiting: 4 });
+    expect(lines.filter((line) => /no append-only file/.test(line))).toHaveLength(1);
+  });
+
+  test('a replayed delivery starts with no worker deaths counted; a kept-hours figure of its own in the replay error', async () => {
+    const inbox = open({ queue: 'deaths', keepCompletedMs: 2 * 86_400_000 });
+    await inbox.put(entry('died'));
+    const worker = inbox.process(() => {
+      throw new Error('boom');
+    }, { attempts: 1 });
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).dead === 1);
+    await worker.close();
+    // As a worker's death leaves it: BullMQ's stalled counter on the job.
+    await admin.hset('bull:deaths:d_died', 'stc', '2');
+    expect((await inbox.show('died'))?.workerDeaths).toBe(2);
+    expect(await inbox.replay('died')).toEqual(['died']);
+    expect(await inbox.show('died')).toMatchObject({ status: 'waiting', workerDeaths: 0, attempts: 0 });
+    expect((await admin.hget('bull:deaths:d_died', 'opts')) ?? '').toContain('"removeOnComplete":{"age":172800}');
+    await expect(inbox.replay('never')).rejects.toThrow('[svc-sdk] inbox.replay: no delivery "never" in the inbox (processed ones are kept 48 h)');
+    // Exactly 24 h is the least accepted.
+    expect(() => open({ keepCompletedMs: 86_400_000 })).not.toThrow();
+    expect(() => open({ keepCompletedMs: 86_399_999 })).toThrow(/keepCompletedMs must be at least 86400000/);
   });
 });

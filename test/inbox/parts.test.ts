@@ -103,6 +103,15 @@ describe('failureLog(warn, intervalMs)', () => {
     expect(lines).toHaveLength(1);
     vi.advanceTimersByTime(1);
     expect(lines[1]).toBe('[svc-sdk] inbox worker: 2 more failures in the last 10 s, not shown (failureLogIntervalMs)');
+    // The count is a line of its interval: a failure right after it is counted in turn, said an interval later.
+    vi.advanceTimersByTime(1);
+    log.report('right after the count');
+    expect(lines).toHaveLength(2);
+    vi.advanceTimersByTime(9_998);
+    expect(lines).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(lines[2]).toBe('[svc-sdk] inbox worker: 1 more failure in the last 10 s, not shown (failureLogIntervalMs)');
+    lines.splice(2);
     vi.advanceTimersByTime(10_000);
     log.report('fourth');
     expect(lines[2]).toBe('fourth');
@@ -264,6 +273,10 @@ describe('the entries over a queue (a stand-in for BullMQ\'s Queue: its getJobs 
       ['failed', 500, 999],
       ['failed', 1000, 1499],
     ]);
+    // list() stops at 1000 by default, the oldest stored first.
+    const listed = await listEntries(queue, { status: 'dead' });
+    expect(listed).toHaveLength(1000);
+    expect([listed[0]?.deliveryId, listed.at(-1)?.deliveryId]).toEqual(['m0', 'm999']);
     const crashed = fakeJob('c', { failedReason: 'job stalled more than allowable limit', stalledCounter: 3 });
     expect(listingOf(crashed as never, 'dead').lastError).toBe('[svc-sdk] inbox: the worker running it died 3 times (its process exited, or hung past lockDuration): a dead letter, not run again (maxWorkerDeaths)');
     expect(listingOf(fakeJob('e') as never, 'dead').lastError).toBeUndefined();
