@@ -174,16 +174,15 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
       const { outcome, current } = await change<StoredAction>(`action:${actionId}`, deliveryId, (current) => {
         const next = applyActionEvent(current, read.event);
         if (next === undefined) return {};
-        // A change is a step out of (none) or pending (terminal states are final): pending only for a first
-        // proposal, else the step into a decision, the moment waiters and handlers hear of.
+        // The run index gains the action when its run id becomes known: from its first event, or from a
+        // proposal that came after an action.expired (which names none).
+        const run = current?.runId === undefined && next.runId !== undefined ? { runId: next.runId, actionId } : undefined;
+        // A late proposal only fills in a decided action: no index moves, nobody is told again.
+        if (current !== undefined && current.status !== 'pending') return { next, run };
+        // Otherwise a step out of (none) or pending: pending for a first proposal, else the step into a
+        // decision, the moment waiters and handlers hear of.
         const decided = next.status !== 'pending';
-        return {
-          next,
-          pending: decided ? { actionId, remove: true } : { actionId, score: Date.parse(next.proposedAt!) },
-          // An action's run id is known from its first event or never (action.expired names none).
-          run: current === undefined && next.runId !== undefined ? { runId: next.runId, actionId } : undefined,
-          decided: decided ? actionId : undefined,
-        };
+        return { next, run, pending: decided ? { actionId, remove: true } : { actionId, score: Date.parse(next.proposedAt!) }, decided: decided ? actionId : undefined };
       });
       return { outcome, action: current && toRecord(current) };
     },

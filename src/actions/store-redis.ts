@@ -158,8 +158,8 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     },
     commit(change): Promise<CommitResult> {
       const { pending, run: runIndex, decided } = change;
-      // An action's change always moves the pending index; a store used directly may decide without it; a job's or the credits' names none.
-      const actionId = pending?.actionId ?? decided ?? '';
+      // The action a change is about: named by whichever index it moves (a late proposal moves only the run's); a job's or the credits' names none.
+      const actionId = pending?.actionId ?? decided ?? runIndex?.actionId ?? '';
       return run(
         COMMIT_SCRIPT,
         [key.document(change.key), key.seen(change.deliveryId), key.pending, key.run(runIndex?.runId ?? ''), key.decided, key.sequence, key.names],

@@ -113,13 +113,16 @@ class FieldReader {
 
 /**
  * An action after one event: the new record, or `undefined` when the event changes nothing. A
- * proposal applies only to an action not seen yet: seen again (another delivery of it) or after
- * its decision (which came first), it is ignored. A decision applies to an action not seen yet (it
- * is kept, and the late proposal then ignored) or pending; terminal states are final.
+ * proposal starts an action not seen yet; seen again (another delivery of it) it changes nothing.
+ * After its decision (deliveries come in any order) it keeps the decision and adds only what the
+ * decision did not carry: the proposal, its time, and the run id that action.expired never names.
+ * A decision applies to an action not seen yet or pending; terminal states are final.
  */
 export function applyActionEvent(current: StoredAction | undefined, event: ActionEvent): StoredAction | undefined {
   if (event.type === 'proposed') {
-    return current === undefined ? { actionId: event.actionId, status: 'pending', kind: event.kind, runId: event.runId, proposal: event.proposal, proposedAt: event.at } : undefined;
+    if (current === undefined) return { actionId: event.actionId, status: 'pending', kind: event.kind, runId: event.runId, proposal: event.proposal, proposedAt: event.at };
+    if (current.proposedAt !== undefined) return undefined;
+    return { ...current, runId: current.runId ?? event.runId, proposal: event.proposal, proposedAt: event.at };
   }
   const decided = { status: event.decision.status, decision: event.decision, decidedAt: event.at };
   if (current === undefined) return { actionId: event.actionId, kind: event.kind, runId: event.runId, ...decided };

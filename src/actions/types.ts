@@ -80,8 +80,8 @@ export interface CreditState {
 /** What `record(event)` did with an event. */
 export interface RecordOutcome {
   /**
-   * `applied`: the ledger changed; `unchanged`: a new delivery that changes nothing (a late
-   * proposal, a second decision); `duplicate`: a delivery_id seen before; `ignored`: not an
+   * `applied`: the ledger changed; `unchanged`: a new delivery that changes nothing (a
+   * proposal seen again, a second decision); `duplicate`: a delivery_id seen before; `ignored`: not an
    * action.*, job.* or credit.* event.
    */
   readonly outcome: 'applied' | 'unchanged' | 'duplicate' | 'ignored';

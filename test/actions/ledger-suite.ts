@@ -65,21 +65,42 @@ export function ledgerSuite(open: OpenStore): void {
   });
 
   describe('out of order', () => {
-    it.each(KINDS)('action.%s before its action.approval_required: kept and applied; the late proposal is ignored', async (kind) => {
+    it.each(KINDS)('action.%s before its action.approval_required: kept and applied; the late proposal adds only what the decision lacked', async (kind) => {
       const ledger = ledgerOver();
       expect(await ledger.record(DECIDE[kind]('early'))).toMatchObject({ outcome: 'applied', action: { status: kind } });
       const decided = await ledger.get('early');
       expect(decided).toMatchObject({ status: kind, kind: 'send_email', decision: DECISIONS[kind] });
       expect(decided?.proposal).toBeUndefined();
-      expect((await ledger.record(proposed('early'))).outcome).toBe('unchanged');
-      expect(await ledger.get('early')).toEqual(decided);
+      const late = proposed('early', { runId: 'run-1', kind: 'post_note', timestamp: '2026-03-01T08:00:00.000Z' });
+      expect(await ledger.record(late)).toMatchObject({ outcome: 'applied', action: { status: kind } });
+      // The decision, its kind and its time stay; the proposal, its time and the run id are the proposal's.
+      expect(await ledger.get('early')).toEqual({ ...decided, runId: 'run-1', proposal: { to: 'lp@example.com' }, proposedAt: '2026-03-01T08:00:00.000Z' });
+      expect((await ledger.run('run-1')).actions.map((action) => action.actionId)).toEqual(['early']);
+      expect((await ledger.record(proposed('early', { runId: 'run-2' }))).outcome).toBe('unchanged');
+      expect((await ledger.get('early'))?.runId).toBe('run-1');
       expect(await collect(ledger.pending())).toEqual([]);
     });
 
-    it('action.expired first: kind from action_type, no run id (the event names none)', async () => {
+    it('a late proposal runs no handler again: the decision was heard once', async () => {
+      const ledger = ledgerOver();
+      const seen: string[] = [];
+      const subscription = ledger.onDecision((action) => void seen.push(`${action.actionId}:${action.status}`), { pollMs: 20 });
+      await ledger.record(expired('x', { kind: 'capital_call' }));
+      await until(async () => (await ledger.handled('x')).done);
+      await ledger.record(proposed('x', { runId: 'run-9', kind: 'capital_call' }));
+      await sleep(150);
+      expect(seen).toEqual(['x:expired']);
+      expect(await ledger.handled('x')).toEqual({ runs: 1, done: true });
+      await subscription.close();
+    });
+
+    it('action.expired first: kind from action_type, no run id (the event names none) until its proposal comes', async () => {
       const ledger = ledgerOver();
       await ledger.record(expired('x', { kind: 'capital_call' }));
       expect(await ledger.get('x')).toMatchObject({ status: 'expired', kind: 'capital_call', runId: undefined });
+      await ledger.record(proposed('x', { runId: 'run-9', kind: 'capital_call' }));
+      expect(await ledger.get('x')).toMatchObject({ status: 'expired', kind: 'capital_call', runId: 'run-9' });
+      expect((await ledger.run('run-9')).actions.map((action) => action.actionId)).toEqual(['x']);
     });
 
     it('action.expired after its proposal: the run id is the proposal\'s', async () => {
@@ -134,9 +155,9 @@ export function ledgerSuite(open: OpenStore): void {
     it('a delivery that changed nothing is still seen: delivered again, it is a duplicate', async () => {
       const ledger = ledgerOver();
       await ledger.record(approved('d'));
-      const late = proposed('d');
-      expect((await ledger.record(late)).outcome).toBe('unchanged');
-      expect((await ledger.record(late)).outcome).toBe('duplicate');
+      const second = approved('d');
+      expect((await ledger.record(second)).outcome).toBe('unchanged');
+      expect((await ledger.record(second)).outcome).toBe('duplicate');
     });
   });
 

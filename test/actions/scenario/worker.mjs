@@ -18,7 +18,7 @@ const worker = inbox.process(
     const { outcome, action } = await ledger.record(event);
     // What arrived out of order or again, for the scenario's report: a decision before its proposal, a proposal after its decision, a delivery seen before.
     if (outcome === 'applied' && action && action.status !== 'pending' && action.proposedAt === undefined) await redis.incr('count:early-decision');
-    if (outcome === 'unchanged' && event.event === 'action.approval_required') await redis.incr('count:late-proposal');
+    if (outcome !== 'duplicate' && event.event === 'action.approval_required' && action?.status !== 'pending') await redis.incr('count:late-proposal');
     if (outcome === 'duplicate') await redis.incr('count:duplicate');
   },
   { concurrency: 8, attempts: 20, backoff: { type: 'fixed', delay: 50 }, workerOptions: { lockDuration: 2000, stalledInterval: 1000 } },
