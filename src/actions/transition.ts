@@ -135,9 +135,18 @@ export function applyJobEvent(current: readonly JobOutcome[] | undefined, event:
   return [...(current ?? []), event.outcome].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
 }
 
-/** The credits after one event, or `undefined` when it is older than what is known (a late retry must not bring back an old balance). */
+/**
+ * The credits after one event, or `undefined` when it is older than what is known (a late retry
+ * must not bring back an old balance). Two events of the same moment (timestamps have a finite
+ * resolution, deliveries no order) are put in order by what they do: spending only lowers the
+ * balance, so a credit.low or credit.exhausted with a higher balance than the one known came
+ * first; a grant, the one event that raises it, applies.
+ */
 export function applyCreditEvent(current: CreditState | undefined, event: CreditEvent): CreditState | undefined {
-  if (current?.updatedAt !== undefined && Date.parse(event.at) < Date.parse(current.updatedAt)) return undefined;
+  if (current?.updatedAt !== undefined) {
+    const age = Date.parse(current.updatedAt) - Date.parse(event.at);
+    if (age > 0 || (age === 0 && event.type !== 'granted' && event.balance > current.balance!)) return undefined;
+  }
   const threshold = event.type === 'low' ? event.threshold : (current?.threshold ?? LOW_CREDIT_THRESHOLD);
   const exhausted = event.type === 'exhausted' || event.balance <= 0;
   const low = exhausted || event.type === 'low' || event.balance <= threshold;

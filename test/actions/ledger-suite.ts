@@ -349,6 +349,21 @@ export function ledgerSuite(open: OpenStore): void {
       expect(await ledger.credits()).toMatchObject({ balance: 100, low: false, exhausted: false, since: at(4), updatedAt: at(4) });
     });
 
+    it('credits(): spending of the same moment delivered out of order ends at the lower balance; a grant of that moment applies', async () => {
+      const ledger = ledgerOver();
+      const at = '2026-03-01T10:00:00.000Z';
+      await ledger.record(delivery('credit.exhausted', { balance: 0 }, { timestamp: at }));
+      expect((await ledger.record(delivery('credit.low', { balance: 1, threshold: 100 }, { timestamp: at }))).outcome).toBe('unchanged');
+      expect(await ledger.credits()).toMatchObject({ balance: 0, low: true, exhausted: true });
+      expect((await ledger.record(delivery('credit.exhausted', { balance: 0 }, { timestamp: at }))).outcome).toBe('applied');
+      await ledger.record(delivery('credit.granted', { amount: 500, new_balance: 500, note: 'top-up' }, { timestamp: at }));
+      expect(await ledger.credits()).toMatchObject({ balance: 500, low: false, exhausted: false });
+      const inOrder = ledgerOver();
+      await inOrder.record(delivery('credit.low', { balance: 1, threshold: 100 }, { timestamp: at }));
+      await inOrder.record(delivery('credit.exhausted', { balance: 0 }, { timestamp: at }));
+      expect(await inOrder.credits()).toMatchObject({ balance: 0, exhausted: true });
+    });
+
     it('credits(): the last balance, low and exhausted, since when; a late, older event does not bring back an old balance', async () => {
       const ledger = ledgerOver();
       expect(await ledger.credits()).toEqual({ balance: undefined, low: false, exhausted: false, threshold: 100, since: undefined, updatedAt: undefined });
