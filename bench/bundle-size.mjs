@@ -152,11 +152,13 @@ function byPackage(byModule) {
 /** The rows of the summary: figure, target, measured, peers, whether the target is met. */
 export function summarizeBundleSize(results) {
   const { verify, handler, client, octokit, openai, ky, zodMini, floor, verifyBaseline, handlerBaseline, clientBaseline } = results;
-  /** `; baseline a163eac 4446 B at start (4446 B one file)`, when the run has an A/B baseline. */
-  const before = (result) =>
-    result?.gzipped ? `; ${result.name.split(':')[0]} ${bytes(result.startGzipped)} at start (${bytes(result.gzipped)} one file)` : '';
-  /** `3400 B at start (5410 B one file)`: what loads before the first call, and everything inlined. */
-  const measured = (result) => `${bytes(result.startGzipped)} at start (${bytes(result.gzipped)} one file)`;
+  /** `5410 B one file (3400 B the typical flow loads)`: everything inlined, then what loads before the first call. */
+  const measured = (result) =>
+    // The typical flow (examples/typical-flow.mjs: deals, rooms, transactions, an upload, search, webhooks) calls no
+    // lazily loaded part (uploadMany), so it loads what is there at start.
+    result.startGzipped === result.gzipped ? `${bytes(result.gzipped)} one file` : `${bytes(result.gzipped)} one file (${bytes(result.startGzipped)} the typical flow loads)`;
+  /** `; baseline a163eac 5410 B one file (…)`, when the run has an A/B baseline. */
+  const before = (result) => (result?.gzipped ? `; ${result.name.split(':')[0]} ${measured(result)}` : '');
   return [
     // Each target is of the entry as one file (issue 46): what "at start" leaves out still ships in the app.
     ['`verifySignature` only, min+gzip', '≤ 600 B one file', measured(verify), `@octokit/webhooks-methods verify ${bytes(octokit.gzipped)}${before(verifyBaseline)}`, verdict(verify.gzipped <= 600)],

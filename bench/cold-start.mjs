@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { fixed, median, table, verdict } from './lib/stats.mjs';
 import { startLoopbackServer } from './lib/spawn-server.mjs';
+import { baselineName, baselineRef } from './lib/baseline.mjs';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const params = `{ name: 'Bench room', room_type: 'company_investment' }`;
@@ -57,23 +58,52 @@ function measure(scripts, rounds, env) {
   return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
 }
 
+// The files Node reads for an import (the package's own and its dependencies'; built-ins are not
+// files): a count that no load on the machine moves, while each file costs the cold start a
+// resolve, a read, a compile and a link.
+const counted = {
+  "import('svc-sdk/webhooks')": `await import('svc-sdk/webhooks');`,
+  "import('svc-sdk')": `await import('svc-sdk');`,
+  "import('@octokit/webhooks-methods')": `await import('@octokit/webhooks-methods');`,
+};
+
+/** How many files Node loads for each script (module.registerHooks counting `file:` URLs). */
+function countFiles(scripts) {
+  const hook = `const files = new Set(); (await import('node:module')).registerHooks({ load(url, context, next) { if (url.startsWith('file:')) files.add(url); return next(url, context); } });`;
+  return Object.fromEntries(
+    Object.entries(scripts).map(([name, code]) => {
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', `${hook}\n${code}\nprocess.stdout.write(String(files.size));`], { cwd: BENCH_DIR, encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`file count script failed: ${result.stderr}`);
+      return [name, Number(result.stdout)];
+    }),
+  );
+}
+
 export async function benchColdStart({ quick = false } = {}) {
   const rounds = quick ? 5 : 21;
-  const importTimes = measure(imports, rounds, {});
+  // With an A/B baseline, its build's two imports in the same interleaved rounds.
+  const baseline = baselineRef()
+    ? {
+        [baselineName("import('svc-sdk/webhooks')")]: `await import('svc-sdk-baseline/webhooks');`,
+        [baselineName("import('svc-sdk')")]: `await import('svc-sdk-baseline');`,
+      }
+    : {};
+  const files = countFiles({ ...counted, ...baseline });
+  const importTimes = measure({ ...imports, ...baseline }, rounds, {});
   const server = await startLoopbackServer();
   try {
     const scripts = Object.fromEntries(
       Object.entries(firstResponse).map(([name, code]) => [name, `const URL = process.env.BENCH_URL; ${code}`]),
     );
     const responseTimes = measure(scripts, rounds, { BENCH_URL: server.url });
-    return { importTimes, responseTimes };
+    return { importTimes, responseTimes, files };
   } finally {
     server.stop();
   }
 }
 
 /** The rows of the summary: figure, target, measured, peers, whether the target is met. */
-export function summarizeColdStart({ importTimes, responseTimes }) {
+export function summarizeColdStart({ importTimes, responseTimes, files = {} }) {
   const bare = importTimes['bare node'];
   const raw = responseTimes['raw fetch'];
   const webhooks = importTimes["import('svc-sdk/webhooks')"] - bare;
@@ -84,8 +114,10 @@ export function summarizeColdStart({ importTimes, responseTimes }) {
     [
       "`import('svc-sdk/webhooks')` over bare node",
       '< 10 ms',
-      `+${fixed(webhooks, 1)} ms`,
-      `@octokit/webhooks-methods +${fixed(importTimes["import('@octokit/webhooks-methods')"] - bare, 1)} ms`,
+      `+${fixed(webhooks, 1)} ms${files["import('svc-sdk/webhooks')"] ? ` (${files["import('svc-sdk/webhooks')"]} files)` : ''}`,
+      `@octokit/webhooks-methods +${fixed(importTimes["import('@octokit/webhooks-methods')"] - bare, 1)} ms${
+        baselineRef() ? `; baseline ${baselineRef()} +${fixed(importTimes[baselineName("import('svc-sdk/webhooks')")] - bare, 1)} ms` : ''
+      }`,
       verdict(webhooks < 10),
     ],
     [
@@ -98,8 +130,8 @@ export function summarizeColdStart({ importTimes, responseTimes }) {
   ];
 }
 
-export function renderColdStart({ importTimes, responseTimes }) {
-  const summary = summarizeColdStart({ importTimes, responseTimes });
+export function renderColdStart({ importTimes, responseTimes, files = {} }) {
+  const summary = summarizeColdStart({ importTimes, responseTimes, files });
   const bare = importTimes['bare node'];
   const raw = responseTimes['raw fetch'];
   const importRows = Object.entries(importTimes).map(([name, ms]) => [name, fixed(ms, 1), name === 'bare node' ? '' : `+${fixed(ms - bare, 1)}`]);
@@ -112,6 +144,8 @@ export function renderColdStart({ importTimes, responseTimes }) {
     table(['process runs', 'ms at the end (median)', 'over bare node (ms)'], importRows),
     '',
     table(['process start → first response', 'ms (median)', 'over raw fetch (ms)'], responseRows),
+    '',
+    table(['import', 'files Node loads (built-ins aside)'], Object.entries(files).map(([name, count]) => [name, String(count)])),
   ].join('\n');
 }
 
