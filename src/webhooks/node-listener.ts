@@ -3,6 +3,7 @@
 // on a delivery (`Receive`) is called directly, without a fetch Request or Response in between (each
 // costs more than the verification itself), and from the body's last event without a promise when
 // every step is synchronous (BENCHMARKS.md, "Webhook receiving under load").
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, MAX_TIMER_MS } from '../shared/limits.js';
 import { readEventsAtMost, type EventBodySource } from '../shared/read-at-most.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { receiverOf } from './handler.js';
@@ -100,11 +101,11 @@ const HANDLER_FAILED: Answer = [500, 'handler_failed'];
 export function toNodeListener(handler: WebhookHandler, options: NodeListenerOptions = {}): NodeWebhookListener {
   // A handler made by createWebhookHandler: its receiver, called directly. Anything else: through fetch.
   const receiver = receiverOf(handler);
-  const { bodyTimeoutMs = receiver?.bodyTimeoutMs ?? 10_000 } = options;
+  const { bodyTimeoutMs = receiver?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS } = options;
   if (typeof handler !== 'function') {
     throw new TypeError('[svc-sdk] toNodeListener: pass a webhook handler, e.g. toNodeListener(createWebhookHandler({ secret, on }))');
   }
-  if (!(typeof bodyTimeoutMs === 'number' && bodyTimeoutMs > 0 && bodyTimeoutMs <= 2_147_483_647)) {
+  if (!(typeof bodyTimeoutMs === 'number' && bodyTimeoutMs > 0 && bodyTimeoutMs <= MAX_TIMER_MS)) {
     throw new TypeError('[svc-sdk] toNodeListener: bodyTimeoutMs must be a number of ms > 0');
   }
   const receive = receiver ? receiver.receive : viaFetch(handler);
@@ -148,9 +149,6 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
       }
     });
 }
-
-/** The body limit for a handler the listener knows nothing of: createWebhookHandler's default. */
-const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
 /**
  * A receiver's `receive` over any fetch handler: the body read (under the limit and deadline)

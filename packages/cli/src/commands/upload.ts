@@ -3,6 +3,7 @@
 // Every run has a manifest (the user's, or one the CLI keeps in the state directory), so the advice to
 // run the same command again never sends a stored document twice.
 import { Client, ValidationError } from 'svc-sdk';
+import { DEFAULT_UPLOAD_CONCURRENCY, MAX_UPLOAD_CONCURRENCY } from 'svc-sdk/internal';
 import type { UploadManyResult } from 'svc-sdk';
 import { integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
@@ -14,11 +15,11 @@ import { createUploadStateDirectory, folderKey, uploadStatePath } from '../uploa
 const HELP = `Usage: svc-sdk upload <dir> --room <id> [--concurrency n] [--manifest file] [--retry-unknown]
 
 Uploads every file below <dir> (recursively, symlinks not followed) to a data room,
-<n> at a time (default 4), with SVC_API_KEY and SVC_BASE_URL from the environment.
+<n> at a time (default ${DEFAULT_UPLOAD_CONCURRENCY}), with SVC_API_KEY and SVC_BASE_URL from the environment.
 
 Options:
   --room <id>         The room's id.
-  --concurrency <n>   Files sent at once, 1 to 64. Default 4.
+  --concurrency <n>   Files sent at once, 1 to ${MAX_UPLOAD_CONCURRENCY}. Default ${DEFAULT_UPLOAD_CONCURRENCY}.
   --manifest <file>   The JSON Lines record of the run: a rerun with it skips the files
                       already stored and never resends one whose outcome is unknown.
                       Default: one kept per service, room and folder in
@@ -122,7 +123,7 @@ function parseOptions(args: string[]): UploadArgs {
   return {
     dir,
     room: Number(room),
-    concurrency: concurrency === undefined ? undefined : integerFlag(concurrency, '--concurrency', 1, 64),
+    concurrency: concurrency === undefined ? undefined : integerFlag(concurrency, '--concurrency', 1, MAX_UPLOAD_CONCURRENCY),
     manifest,
     retryUnknown: parsed.values['retry-unknown'] === true,
   };
