@@ -16,6 +16,7 @@ import { Governor, governorIssues, type SharedLimiter } from './core/governor.js
 import { transportOf, type TransportOptions } from './core/transport.js';
 import { isHttpUrl, parseUrl } from './shared/parse-url.js';
 import { runtime } from './shared/runtime.js';
+import { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_MAX_RETRIES } from './shared/limits.js';
 
 /** Settings of a `Client`; every one has a default. */
 export interface ClientOptions extends TransportOptions {
@@ -93,9 +94,6 @@ export interface RawRequest {
   idempotent?: boolean | undefined;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_MAX_RETRIES = 2;
-
 /**
  * The client of the deal, data-room and webhook service.
  *
@@ -151,7 +149,7 @@ export class Client {
     const env = readEnv();
     const apiKey = options.apiKey ?? env?.SVC_API_KEY;
     const baseUrl = options.baseUrl ?? env?.SVC_BASE_URL;
-    const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+    const timeout = options.timeout ?? DEFAULT_CLIENT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const { maxResponseBytes } = options;
     // The hook sets are read once, here, into plain records: what the client runs is this copy.

@@ -47,4 +47,4 @@ export { resolveNetwork, type NetworkRoute } from './core/network-route.js';
 /** A proxy a route may go through, as `resolveNetwork` lists them. */
 export type { ProxyCandidate } from './core/transport.js';
 /** The receivers' replay window: the default `tolerance` and how far ahead of the clock a delivery may be. */
-export { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS } from './webhooks/replay.js';
+export { DEFAULT_MAX_RECORDS, DEFAULT_MCP_MAX_BODY_BYTES, DEFAULT_TOLERANCE_MS, DEFAULT_UPLOAD_CONCURRENCY, FUTURE_SKEW_MS, MAX_PAGE_SIZE, MAX_UPLOAD_CONCURRENCY } from './shared/limits.js';

@@ -11,16 +11,15 @@ import { ValidationError } from './errors.js';
 import { joinHookSets, readHookSets, type HookSets } from './hook-sets.js';
 import { CallHooks } from './hooks.js';
 import { createCoreLog, loggedUrl, type CoreLog, type Logger, type LogLevel } from './logger.js';
-import { DEFAULT_MAX_PAGES, PagePromise, readPages } from './pagination.js';
+import { PagePromise, readPages } from './pagination.js';
 import { rawRequest } from './raw-request.js';
 import { checkSettings, parseParams } from './validate.js';
 import { VERSION } from './version.js';
 import type { BodyCall, CallArguments, CoreRequest, Exchange, ListOptions, Operation, OutgoingBody, RawCall, RequestOptions } from './types.js';
+import { DEFAULT_MAX_PAGES, DEFAULT_MAX_RESPONSE_BYTES } from '../shared/limits.js';
 
 export type { CallArguments, CoreRequest, HttpMethod, Operation, RawCall, RequestOptions, UploadProgress } from './types.js';
 
-/** The default of `maxResponseBytes`: 64 MiB, far above any answer of the service, low enough to bound memory. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Settings of the core, resolved once by the client. */
 interface CoreConfig {

@@ -5,9 +5,6 @@ import type { Exchange } from './types.js';
 
 export type { ListOptions } from './types.js';
 
-/** The default of `maxPages`: far above any real list, low enough to stop a loop. */
-export const DEFAULT_MAX_PAGES = 1000;
-
 /**
  * What a list method returns: await it for every item of every page, or iterate it with
  * `for await` to fetch pages one at a time (and stop early). `withResponse()` and `asResponse()`

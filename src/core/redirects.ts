@@ -7,9 +7,8 @@
  */
 import { redactUrl } from '../shared/redact.js';
 import { APIError, describeRequest } from './errors.js';
+import { MAX_REDIRECTS } from '../shared/limits.js';
 
-/** Redirects a GET follows at most (fetch's own limit is 20: a loop would cost 20 round trips). */
-export const MAX_REDIRECTS = 5;
 
 /** What following a redirect needs from the attempt: where it is, how it sends, what it may do. */
 export interface RedirectContext {

@@ -8,12 +8,11 @@ import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
 import { retryDelayOf } from './rate-limit.js';
 import type { Governor } from './governor.js';
 import type { RetryBudget, RetryKind } from './retry-budget.js';
+import { MAX_RETRY_AFTER_MS } from '../shared/limits.js';
 
 /** 408, 429 and every 5xx are retried; any other status only when the service says `x-should-retry: true`. */
 const RETRYABLE_STATUSES = [408, 429];
 
-/** The longest wait a service's Retry-After is followed for (longer asks wait this long, as before with ky's `maxRetryAfter`). */
-const MAX_RETRY_AFTER_MS = 60_000;
 
 /** Exponential backoff without the service's word: 300 ms, 600 ms, … up to 8 s (ky's schedule), jittered by the caller. */
 export function backoffMs(attempt: number): number {

@@ -1,5 +1,6 @@
 import { safeParse, type ZodMiniType } from 'zod/mini';
 import { ValidationError, type Issue } from './errors.js';
+import { MAX_TIMER_MS } from '../shared/limits.js';
 
 /**
  * Checks a call's arguments before anything is sent, and returns them as parsed.
@@ -59,8 +60,6 @@ function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
-/** The longest timer a runtime can set (2^31-1 ms, about 24.8 days); a longer `timeout` would overflow. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** Options a call or a client may set, checked alike. */
 interface CallSettings {
@@ -84,8 +83,8 @@ export function checkSettings(operation: string, settings: CallSettings): void {
 /** What is wrong with the options of a call or a client, one issue each (the client adds its own). */
 export function settingsIssues({ timeout, maxRetries, maxPages, headers, signal, maxResponseBytes }: CallSettings): Issue[] {
   const issues: Issue[] = [];
-  if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMEOUT_MS)) {
-    issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}` });
+  if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) > 0 && (timeout as number) <= MAX_TIMER_MS)) {
+    issues.push({ path: ['timeout'], message: `timeout must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}` });
   }
   if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && (maxRetries as number) >= 0)) {
     issues.push({ path: ['maxRetries'], message: 'maxRetries must be a whole number, 0 or more' });

@@ -10,9 +10,9 @@ import { createActionControlHandlers } from './control-actions.js';
 import { createEmulatorActions, type EmulatorActions, type EmulatorActionsOptions } from './actions.js';
 import { hostName, misdirectedHost, unknownMethod, withRequestId } from './production-rules.js';
 import { msw } from './msw.js';
-import { MAX_PAGE_SIZE } from './pages.js';
 import { fail, withBodyAside } from './requests.js';
 import { Store } from './store.js';
+import { DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_RECORDS, DEFAULT_MAX_UPLOAD_BYTES, MAX_PAGE_SIZE } from '../shared/limits.js';
 
 /** Settings of `createEmulator`. */
 export interface EmulatorOptions {
@@ -128,10 +128,6 @@ export interface Emulator {
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000] as const;
-const DEFAULT_MAX_JSON_BYTES = 1024 * 1024;
-const DEFAULT_MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
-/** Enough for any test suite, and a CLI emulator left running for weeks stays at a few MB of records. */
-const DEFAULT_MAX_RECORDS = 10_000;
 
 /**
  * Creates a stateful, in-memory emulator of the service.

@@ -1,4 +1,5 @@
 import { HttpProblem } from './requests.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../shared/limits.js';
 
 /** One page of a list, as paginated APIs answer it; `next`/`previous` are null at the ends. */
 export interface Page<T> {
@@ -11,10 +12,6 @@ export interface Page<T> {
 /** How a page links to its neighbours: a whole URL, or a path and query on the same origin. */
 export type PageLinks = 'absolute' | 'relative';
 
-/** The largest `page_size` the emulator answers. */
-export const MAX_PAGE_SIZE = 1000;
-/** The page size when a request asks for a `page` but not its size. */
-const DEFAULT_PAGE_SIZE = 100;
 
 /**
  * The whole list, or one page of it when the request asks for one (`page_size`, `page`) or the

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 import { MANIFEST_COMPANIONS, type Manifest, type ManifestRecord, type ManifestScope, type ManifestState } from './file-system.js';
 import { lockManifest, type ManifestLock } from './manifest-lock-node.js';
+import { MAX_MANIFEST_LINE_BYTES } from '../shared/limits.js';
 
 const OPERATION = 'documents.uploadMany';
 
@@ -22,11 +23,6 @@ const STATES: readonly ManifestState[] = ['sending', 'uploaded', 'failed', 'unkn
 /** Bytes read at a time when the manifest is opened: lines are parsed as they come, never the whole file as one string. */
 const READ_BYTES = 64 * 1024;
 
-/**
- * The longest line taken for a record. A record is a path (at most a few KiB on every file system)
- * and a few fields: a longer line is not one of ours, and is refused rather than held in memory.
- */
-const MAX_LINE_BYTES = 64 * 1024;
 
 /** Records written at a time by a compaction. */
 const WRITE_RECORDS = 256;
@@ -155,7 +151,7 @@ async function readRecords(handle: FileHandle, path: string, scope: ManifestScop
     );
   const take = (line: Buffer) => {
     lineNumber += 1;
-    const record = line.length <= MAX_LINE_BYTES ? parseRecord(line) : undefined;
+    const record = line.length <= MAX_MANIFEST_LINE_BYTES ? parseRecord(line) : undefined;
     if (!record) throw notRecord(lineNumber);
     // Room, origin and path, any of them missing (a record of svc-sdk 0.3 names no room nor origin).
     const key = JSON.stringify([record.room, record.origin, record.path]);
@@ -180,7 +176,7 @@ async function readRecords(handle: FileHandle, path: string, scope: ManifestScop
     // The rest of the read begins the next line (an empty rest, when the read ends with a newline, adds nothing).
     pending += bytesRead - start;
     // A line longer than any record: refused as it is, not held whole.
-    if (pending > MAX_LINE_BYTES) throw notRecord(lineNumber + 1);
+    if (pending > MAX_MANIFEST_LINE_BYTES) throw notRecord(lineNumber + 1);
     pieces.push(Buffer.from(buffer.subarray(start, bytesRead)));
   }
   // The bytes after the last newline. None (an empty file, or one that ends with a newline) is no

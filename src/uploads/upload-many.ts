@@ -12,12 +12,11 @@ import { loadFileSystem } from './file-system.js';
 import { inputJobs, listedJobs } from './upload-many-jobs.js';
 import { Run, type UploadOne } from './upload-many-run.js';
 import type { UploadManyInputs, UploadManyOptions, UploadManyResult } from './upload-many-types.js';
+import { DEFAULT_UPLOAD_CONCURRENCY, MAX_UPLOAD_CONCURRENCY } from '../shared/limits.js';
 
 export type { UploadOne } from './upload-many-run.js';
 
 const OPERATION = 'documents.uploadMany';
-const DEFAULT_CONCURRENCY = 4;
-const MAX_CONCURRENCY = 64;
 
 /** The client a run belongs to: the service's origin (named in manifest records) and its log's `warn`. */
 export interface UploadManyService {
@@ -38,7 +37,7 @@ export async function uploadMany(
   options: UploadManyOptions,
   service: UploadManyService,
 ): Promise<UploadManyResult> {
-  const { concurrency = DEFAULT_CONCURRENCY, manifest: manifestPath, onProgress, stopOnError = false, retryUnknown = false, stopSignal, ...callOptions } = options;
+  const { concurrency = DEFAULT_UPLOAD_CONCURRENCY, manifest: manifestPath, onProgress, stopOnError = false, retryUnknown = false, stopSignal, ...callOptions } = options;
   checkArguments(roomId, inputs, { concurrency, manifestPath, retryUnknown, stopSignal });
   const fs = await loadFileSystem();
   if ((typeof inputs === 'string' || manifestPath !== undefined) && !fs) {
@@ -79,8 +78,8 @@ function checkArguments(roomId: number, inputs: UploadManyInputs, { concurrency,
   if (!(typeof inputs === 'string' ? inputs !== '' : isIterable)) {
     issues.push({ path: ['inputs'], message: 'inputs must be a directory path, or an iterable or async iterable of { file, filename }' });
   }
-  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY)) {
-    issues.push({ path: ['concurrency'], message: `concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}` });
+  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_UPLOAD_CONCURRENCY)) {
+    issues.push({ path: ['concurrency'], message: `concurrency must be a whole number from 1 to ${MAX_UPLOAD_CONCURRENCY}` });
   }
   if (manifestPath !== undefined && (typeof manifestPath !== 'string' || manifestPath === '')) {
     issues.push({ path: ['manifest'], message: 'manifest must be the path of a file (created when missing)' });

@@ -2,7 +2,7 @@
 // it returns; the handler answers it. Written once so that both refuse exactly the same deliveries.
 import type { WebhookVerificationReason } from './errors.js';
 import { readWebhookEvent, type WebhookEvent } from './events.js';
-import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS } from './replay.js';
+import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS } from '../shared/limits.js';
 import { signatureHex } from './signature.js';
 import type { HmacVerify } from './types.js';
 import { verifyHex } from './verify.js';

@@ -1,7 +1,6 @@
-import { DONE_TTL_MS, PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
+import { DEFAULT_MAX_DEDUPE_ENTRIES, DONE_TTL_MS, PROCESSING_TTL_MS } from '../shared/limits.js';
+import type { ClaimResult, DedupeStore } from './dedupe.js';
 
-/** The memory store's default size: 50 000 ids, about 5.5 MB (UUIDs). */
-const DEFAULT_MAX_ENTRIES = 50_000;
 
 /** Options of `createMemoryDedupeStore`. */
 export interface MemoryDedupeStoreOptions {
@@ -32,7 +31,7 @@ export interface MemoryDedupeStoreOptions {
  * ```
  */
 export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}): DedupeStore {
-  const { maxEntries = DEFAULT_MAX_ENTRIES, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS } = options;
+  const { maxEntries = DEFAULT_MAX_DEDUPE_ENTRIES, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS } = options;
   if (!(maxEntries > 0 && ttlMs > 0 && processingTtlMs > 0)) {
     throw new TypeError('[svc-sdk] createMemoryDedupeStore: maxEntries, ttlMs and processingTtlMs must be positive numbers');
   }
@@ -43,7 +42,7 @@ export function createMemoryDedupeStore(options: MemoryDedupeStoreOptions = {}):
  * The store itself, with settings already checked: `createWebhookHandler`'s default store comes
  * from here, so a handler does not carry the options check it never needs.
  */
-export function memoryStore(maxEntries = DEFAULT_MAX_ENTRIES, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS): DedupeStore {
+export function memoryStore(maxEntries = DEFAULT_MAX_DEDUPE_ENTRIES, ttlMs = DONE_TTL_MS, processingTtlMs = PROCESSING_TTL_MS): DedupeStore {
   // Each id with its expiry time, in insertion order, which is expiry order (one TTL per Map).
   const claims = new Map<string, number>();
   const done = new Map<string, number>();

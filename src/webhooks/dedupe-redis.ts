@@ -1,4 +1,5 @@
-import { DONE_TTL_MS, PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
+import { DONE_TTL_MS, PROCESSING_TTL_MS } from '../shared/limits.js';
+import type { ClaimResult, DedupeStore } from './dedupe.js';
 
 /**
  * The part of a Redis client the store uses: a node-redis v4+ client (`createClient()`) or an

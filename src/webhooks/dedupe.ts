@@ -42,12 +42,3 @@ export interface DedupeStore {
    */
   readonly ttlMs?: number | undefined;
 }
-
-/**
- * How long a processed `delivery_id` is remembered: 12 h 5 min, the default replay window (12 h,
- * over the service's ~10.6 h of retries) plus the 5 minutes a timestamp may be ahead, so that
- * every delivery the window lets in is still remembered when it is replayed.
- */
-export const DONE_TTL_MS = 43_500_000; // as a literal: bundles keep a product of constants as written
-/** How long a claim lasts when its worker never completes nor releases it (a crash): 5 minutes. */
-export const PROCESSING_TTL_MS = 300_000; // 5 minutes

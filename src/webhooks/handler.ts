@@ -8,6 +8,7 @@ import { createReceiver } from './receiver.js';
 import { readAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER } from './signature.js';
 import type { Answer, BodyFailure, HmacVerify, Receiver, WebhookHandler } from './types.js';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from '../shared/limits.js';
 
 // Each handler's receiver, for `toNodeListener`: a registry, not a property on the function, so
 // nothing hidden travels with the handler; a wrapped handler is served through fetch instead.
@@ -23,7 +24,7 @@ export function createWebhookHandlerWith(hmac: HmacVerify): CreateWebhookHandler
   return (options) => {
     checkOptions(options);
     const hookSets = webhookHookSets(options.hooks); // checked after the other options (a TypeError)
-    const { maxBodyBytes = 1_048_576, bodyTimeoutMs = 10_000, waitUntil } = options;
+    const { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS, waitUntil } = options;
     return fetchHandler({ receive: createReceiver(hmac, options, hookSets), maxBodyBytes, bodyTimeoutMs, waitUntil });
   };
 }

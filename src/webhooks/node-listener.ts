@@ -3,15 +3,20 @@
 // on a delivery (`Receive`) is called directly, without a fetch Request or Response in between (each
 // costs more than the verification itself), and from the body's last event without a promise when
 // every step is synchronous (BENCHMARKS.md, "Webhook receiving under load").
-import { concat } from '../shared/read-at-most.js';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, MAX_TIMER_MS } from '../shared/limits.js';
+import { readEventsAtMost, type EventBodySource } from '../shared/read-at-most.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { receiverOf } from './handler.js';
 import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
 import { SIGNATURE_HEADER } from './signature.js';
 import type { Answer, BodyFailure, Delivery, WebhookHandler } from './types.js';
 
-/** The part of Node's `IncomingMessage` the listener uses: Express's `req`, Fastify's `request.raw` and Koa's `ctx.req` all are one. */
-export interface NodeRequestLike {
+/**
+ * The part of Node's `IncomingMessage` the listener uses: Express's `req`, Fastify's `request.raw` and
+ * Koa's `ctx.req` all are one. Its body events (`on`, `removeListener`, `pause`) are the ones the
+ * bounded reader takes (EventBodySource in shared/read-at-most.ts).
+ */
+export interface NodeRequestLike extends EventBodySource {
   /** The HTTP method. */
   method?: string | undefined;
   /** The path and query, for the `Request` that `onVerificationError` hears. */
@@ -25,38 +30,6 @@ export interface NodeRequestLike {
   body?: unknown;
   /** Whether the body stream was read to its end already (by a body parser). */
   readableEnded?: boolean | undefined;
-  // One overload per event the listener uses, not on(event: string, ...): @types/node 26 types
-  // IncomingMessage.on through an event map, and that accepts these as 22's and 24's overloads do.
-  /**
-   * Listens to the body's chunks.
-   *
-   * @param event The body event listened to.
-   * @param listener Called with each chunk of the body.
-   */
-  on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
-  /**
-   * Listens to the body's end, or its failure (the sender went away).
-   *
-   * @param event The body event listened to.
-   * @param listener Called once the body ended or failed.
-   */
-  on(event: 'end' | 'error', listener: () => void): unknown;
-  /**
-   * Stops listening to the body's chunks.
-   *
-   * @param event The body event listened to.
-   * @param listener The listener given to `on`.
-   */
-  removeListener(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
-  /**
-   * Stops listening to the body's end or failure.
-   *
-   * @param event The body event listened to.
-   * @param listener The listener given to `on`.
-   */
-  removeListener(event: 'end' | 'error', listener: () => void): unknown;
-  /** Stops reading the body (when it passes `maxBodyBytes`). */
-  pause(): unknown;
 }
 
 /** The part of Node's `ServerResponse` the listener uses. */
@@ -128,11 +101,11 @@ const HANDLER_FAILED: Answer = [500, 'handler_failed'];
 export function toNodeListener(handler: WebhookHandler, options: NodeListenerOptions = {}): NodeWebhookListener {
   // A handler made by createWebhookHandler: its receiver, called directly. Anything else: through fetch.
   const receiver = receiverOf(handler);
-  const { bodyTimeoutMs = receiver?.bodyTimeoutMs ?? 10_000 } = options;
+  const { bodyTimeoutMs = receiver?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS } = options;
   if (typeof handler !== 'function') {
     throw new TypeError('[svc-sdk] toNodeListener: pass a webhook handler, e.g. toNodeListener(createWebhookHandler({ secret, on }))');
   }
-  if (!(typeof bodyTimeoutMs === 'number' && bodyTimeoutMs > 0 && bodyTimeoutMs <= 2_147_483_647)) {
+  if (!(typeof bodyTimeoutMs === 'number' && bodyTimeoutMs > 0 && bodyTimeoutMs <= MAX_TIMER_MS)) {
     throw new TypeError('[svc-sdk] toNodeListener: bodyTimeoutMs must be a number of ms > 0');
   }
   const receive = receiver ? receiver.receive : viaFetch(handler);
@@ -176,9 +149,6 @@ export function toNodeListener(handler: WebhookHandler, options: NodeListenerOpt
       }
     });
 }
-
-/** The body limit for a handler the listener knows nothing of: createWebhookHandler's default. */
-const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
 /**
  * A receiver's `receive` over any fetch handler: the body read (under the limit and deadline)
@@ -243,40 +213,7 @@ function readBody(req: NodeRequestLike, maxBytes: number, deadlines: Deadlines, 
     done('too_large');
     return;
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // The first outcome wins, and the listeners go with it: the request may outlive the answer.
-  const finish = (outcome: Uint8Array | BodyFailure) => {
-    deadlines.delete(deadline);
-    req.removeListener('data', onData);
-    req.removeListener('end', onEnd);
-    req.removeListener('error', onFailure);
-    done(outcome);
-  };
-  const onData = (chunk: Uint8Array | string) => {
-    const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-    size += bytes.byteLength;
-    if (size > maxBytes) {
-      // Stop reading at once: the rest is never buffered.
-      req.pause();
-      finish('too_large');
-    } else chunks.push(bytes);
-  };
-  // One chunk (most deliveries) is the body itself.
-  const onEnd = () => finish(chunks.length === 1 ? chunks[0]! : concat(chunks, size));
-  // The sender went away mid-body: with an 'error' listener, Node's IncomingMessage emits
-  // ECONNRESET 'aborted' (without one it only closes). No 'close' listener: on a real request it
-  // measurably raised the server CPU per delivery (the A/B is in the commit that removed it, 0e9e6da).
-  const onFailure = () => finish('unreadable');
-  // A body that has not ended by then (trickled, or shorter than its Content-Length) is given up:
-  // stop reading; the answer closes the connection.
-  const deadline = deadlines.add(() => {
-    req.pause();
-    finish('timeout');
-  });
-  req.on('data', onData);
-  req.on('end', onEnd);
-  req.on('error', onFailure);
+  readEventsAtMost(req, maxBytes, deadlines, done);
 }
 
 /**

@@ -1,8 +1,8 @@
 // The rules of `createWebhookHandler`'s options, checked when the handler is made: a bad option is
 // a TypeError there, never a failed delivery later. The receiver (receiver.ts) and the secret
 // lookup (secrets.ts) both read a secret by these rules.
-import { DONE_TTL_MS } from './dedupe.js';
-import { DEFAULT_TOLERANCE_MS, FUTURE_SKEW_MS, isTolerance } from './replay.js';
+import { DEFAULT_TOLERANCE_MS, DONE_TTL_MS, FUTURE_SKEW_MS, MAX_TIMER_MS } from '../shared/limits.js';
+import { isTolerance } from './replay.js';
 import type { WebhookHandlerOptions, WebhookHooks, WebhookHooksOption } from './types.js';
 
 /** A secret that is present but can never be one (an empty string, a number, an array of non-strings): the message says why, else `undefined`. */
@@ -44,7 +44,7 @@ export function checkOptions(options: WebhookHandlerOptions): void {
 
 /** Whether `ms` is a usable timer delay: a number > 0 within setTimeout's own limit (a longer delay fires at once). */
 export function isDelay(ms: unknown): boolean {
-  return typeof ms === 'number' && ms > 0 && ms <= 2_147_483_647;
+  return typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_MS;
 }
 
 const HOOK_NAMES = ['onReceive', 'onVerified', 'onOutcome'] as const;

@@ -24,7 +24,8 @@
 import { checkDelivery, Refusal } from './check-delivery.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { memoryStore } from './dedupe-memory.js';
-import { PROCESSING_TTL_MS, type ClaimResult, type DedupeStore } from './dedupe.js';
+import { DEFAULT_SECRET_TIMEOUT_MS, DEFAULT_STORE_TIMEOUT_MS, PROCESSING_TTL_MS } from '../shared/limits.js';
+import type { ClaimResult, DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
 import { DeliveryRecord } from './hooks.js';
 import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
@@ -82,8 +83,8 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions,
     inbox,
     // With an inbox, its key (delivery_id) deduplicates: no store of our own unless one is given.
     dedupe = inbox === undefined,
-    storeTimeoutMs = 2000,
-    secretTimeoutMs = 5000,
+    storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
+    secretTimeoutMs = DEFAULT_SECRET_TIMEOUT_MS,
   } = options;
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
   // Clean secrets given are used as they are; secrets.ts reads the others (a function under

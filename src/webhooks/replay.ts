@@ -3,12 +3,6 @@
 // dedupe store remembers ids for longer than tolerance + FUTURE_SKEW_MS, so inside the window a
 // replay is a known duplicate.
 
-/** How far ahead of this clock a delivery's timestamp may be (clock skew between hosts): 5 minutes. */
-export const FUTURE_SKEW_MS = 300_000;
-
-/** The default tolerance: 12 h, over the service's retry schedule of about 10.6 h. */
-export const DEFAULT_TOLERANCE_MS = 43_200_000;
-
 /** Whether a `tolerance` option is usable: `false` (no window) or a number of ms >= 0. */
 export function isTolerance(tolerance: unknown): tolerance is number | false {
   return tolerance === false || (typeof tolerance === 'number' && tolerance >= 0);

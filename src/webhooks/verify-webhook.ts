@@ -2,7 +2,8 @@ import type { VerifyWebhook } from './api.js';
 import { checkDelivery, Refusal } from './check-delivery.js';
 import { WebhookPayloadError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
-import { DEFAULT_TOLERANCE_MS, isTolerance } from './replay.js';
+import { DEFAULT_TOLERANCE_MS } from '../shared/limits.js';
+import { isTolerance } from './replay.js';
 import { toBody, toSecrets } from './signature.js';
 import type { HmacVerify, RawBody, SignatureHeader, SigningSecret, VerifyWebhookOptions } from './types.js';
 

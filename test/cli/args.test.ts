@@ -51,6 +51,10 @@ describe('integerFlag(raw, flag, min, max)', () => {
   it.each(['2', '6', '4.5', '-4', '4x', 'x4', '', ' 4', '1e0'])('refuses %j naming the flag and the range', (raw) => {
     expect(misuse(() => integerFlag(raw, '--n', 3, 5))).toBe(`--n must be a whole number from 3 to 5, got "${raw}"`);
   });
+
+  it('quotes a refused value with its control characters escaped', () => {
+    expect(misuse(() => integerFlag('\u001b[2J4\n', '--n', 3, 5))).toBe('--n must be a whole number from 3 to 5, got "\\x1b[2J4\\n"');
+  });
 });
 
 describe('httpUrlFlag(value, flag, example)', () => {

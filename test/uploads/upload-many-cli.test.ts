@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { upload } from '../../packages/cli/src/commands/upload.js';
 import { UsageError } from '../../packages/cli/src/command.js';
+import { COMMANDS } from '../../packages/cli/src/commands/index.js';
+import { runCli } from '../../packages/cli/src/run.js';
 import { API_KEY, bundleForChild, emulatorWithRoom, makeTree, memoryIO as io } from './upload-many-support.js';
 
 // `svc-sdk upload`: the command module run in process with its io replaced, and the bin (packages/cli/src/main.ts,
@@ -67,9 +69,9 @@ describe('svc-sdk upload (the command module)', () => {
     expect(run.out()).toBe('');
   });
 
-  it('--help prints its usage', async () => {
+  it('--help prints its usage (answered by the dispatcher, as for every command)', async () => {
     const run = io({});
-    expect(await upload.run(['--help'], run.io)).toBe(0);
+    expect(await runCli(['upload', '--help'], run.io, COMMANDS)).toBe(0);
     expect(run.out()).toMatch(/^Usage: svc-sdk upload <dir> --room <id> \[--concurrency n\] \[--manifest file\] \[--retry-unknown\]\n/);
   });
 

@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { parseUrl } from 'svc-sdk/internal';
 import { UsageError } from './command.js';
 import { didYouMean } from './suggest.js';
+import { escapeControl } from './terminal-text.js';
 
 /** The flags and positionals of one command line. */
 export interface ParsedArgs {
@@ -29,10 +30,10 @@ export function stringFlag(parsed: ParsedArgs, name: string): string | undefined
   return parsed.values[name] as string | undefined;
 }
 
-/** A whole number from `min` to `max`, or a UsageError naming the flag and the range. */
+/** A whole number from `min` to `max`, or a UsageError naming the flag and the range (the value quoted with its control characters escaped). */
 export function integerFlag(raw: string, flag: string, min: number, max: number): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || value < min || value > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${escapeControl(raw)}"`);
   return value;
 }
 

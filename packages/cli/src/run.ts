@@ -1,6 +1,6 @@
 // The dispatcher: global flags, the command's own --help, and how a failure becomes an exit code.
 import { VERSION } from 'svc-sdk/internal';
-import { UsageError, type CliCommand, type CliIO } from './command.js';
+import { asksForHelp, UsageError, type CliCommand, type CliIO } from './command.js';
 import { println } from './signals.js';
 import { didYouMean } from './suggest.js';
 
@@ -19,12 +19,6 @@ export function globalHelp(commands: readonly CliCommand[]): string {
     '',
     'Environment: SVC_API_KEY and SVC_BASE_URL (as the Client reads them), SVC_WEBHOOK_SECRET.',
   ].join('\n');
-}
-
-/** Whether `args` ask for help before any `--` (after which everything is an operand). */
-function asksForHelp(args: readonly string[]): boolean {
-  const end = args.indexOf('--');
-  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
 /**

@@ -11,11 +11,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, validateHostHeader } from '@modelcontextprotocol/server';
-import { readAtMost } from 'svc-sdk/internal';
+import { DEFAULT_MCP_MAX_BODY_BYTES, readAtMost } from 'svc-sdk/internal';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
-/** Default largest request body: tool arguments are small. */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Shortest credential accepted: a guessable one is no credential. */
 export const MIN_CREDENTIAL_LENGTH = 16;
 
@@ -61,7 +59,7 @@ export interface McpHttpHandler {
  * @param options The server's options, the `credential` clients must send, and the `allowedHosts`, `allowedOrigins` and `maxBodyBytes` of its HTTP side.
  */
 export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
-  const { allowedHosts, allowedOrigins, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, credential, ...rest } = options ?? ({} as McpHttpOptions);
+  const { allowedHosts, allowedOrigins, maxBodyBytes = DEFAULT_MCP_MAX_BODY_BYTES, credential, ...rest } = options ?? ({} as McpHttpOptions);
   const expected = credentialDigest(credential);
   const serverOptions: McpServerOptions = { ...rest, hostRoots: false };
   createMcpServer(serverOptions);

@@ -29,6 +29,7 @@ proxy's CONNECT and TLS; the API key (one read call: a page of transactions); th
 clock against the service's Date header (receivers refuse deliveries stamped more than 5 min
 ahead); and with --webhook-url, whether your receiver answers from here.
 
+Options:
   --base-url <url>      The service. Default: SVC_BASE_URL.
   --api-key <vdr_…>     The key. Default: SVC_API_KEY (prefer it: a command line is visible
                         to every user of the machine). Never printed.
@@ -39,6 +40,7 @@ ahead); and with --webhook-url, whether your receiver answers from here.
   --cert <file>         A client certificate (PEM) for mutual TLS, with --cert-key <file>.
   --webhook-url <url>   Your receiver: sent an unsigned POST, which it should refuse with a 4xx.
   --timeout <ms>        How long each network check may take, 1 to 600000. Default 10000.
+  -h, --help            Shows this help.
 
 Exit code 0 when every check passes, 1 when one fails, 2 on a misuse.`;
 

@@ -1,10 +1,10 @@
 // `svc-sdk emulator`: the in-memory emulator of the service, served on 127.0.0.1 until Ctrl+C.
-import { randomHex } from 'svc-sdk/internal';
+import { DEFAULT_MAX_RECORDS, MAX_PAGE_SIZE, randomHex } from 'svc-sdk/internal';
 import { integerFlag, parseCommandArgs, stringFlag, type ParsedArgs } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
 
-const HELP = `Usage: svc-sdk emulator [--port 4010] [--api-key vdr_…] [--delivery-delay-ms 2000] [--page-size <n>] [--max-records 10000]
+const HELP = `Usage: svc-sdk emulator [--port 4010] [--api-key vdr_…] [--delivery-delay-ms 2000] [--page-size <n>] [--max-records ${DEFAULT_MAX_RECORDS}]
                         [--credits 1000]
 
 Runs the in-memory emulator of the service on http://127.0.0.1:<port> and prints its base URL and
@@ -14,10 +14,10 @@ Options:
   --port <n>               Port on 127.0.0.1 (0: any free one). Default 4010.
   --api-key <vdr_…>        Accept only this key. Default: any key starting with vdr_.
   --delivery-delay-ms <n>  Milliseconds before a delivery's first attempt. Default 2000.
-  --page-size <n>          Every list answers pages of <n> items (1 to 1000).
+  --page-size <n>          Every list answers pages of <n> items (1 to ${MAX_PAGE_SIZE}).
   --max-records <n>        Keeps at most <n> records of each kind (deals, rooms, transactions,
                            documents, webhooks, delivery attempts); each one past it drops the
-                           oldest of its kind, with one warning. Default 10000.
+                           oldest of its kind, with one warning. Default ${DEFAULT_MAX_RECORDS}.
   --credits <n>            The agents' credit balance at the start; each proposal (svc-sdk trigger
                            action.approval_required) consumes 1, with credit.low at 100 or fewer
                            and credit.exhausted at 0. Default 1000.
@@ -44,7 +44,7 @@ export const emulatorCommand: CliCommand = {
     const port = integerFlag(stringFlag(parsed, 'port') ?? '4010', '--port', 0, 65_535);
     const deliveryDelayMs = integerFlag(stringFlag(parsed, 'delivery-delay-ms') ?? '2000', '--delivery-delay-ms', 0, 86_400_000);
     const rawPageSize = stringFlag(parsed, 'page-size');
-    const pageSize = rawPageSize === undefined ? undefined : integerFlag(rawPageSize, '--page-size', 1, 1000);
+    const pageSize = rawPageSize === undefined ? undefined : integerFlag(rawPageSize, '--page-size', 1, MAX_PAGE_SIZE);
     const rawMaxRecords = stringFlag(parsed, 'max-records');
     const maxRecords = rawMaxRecords === undefined ? undefined : integerFlag(rawMaxRecords, '--max-records', 1, 100_000_000);
     const rawCredits = stringFlag(parsed, 'credits');

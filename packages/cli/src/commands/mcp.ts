@@ -1,6 +1,7 @@
 // `svc-sdk mcp`: the MCP server of svc-sdk/mcp for agents, over stdio (for a desktop host's
 // config file) or stateless Streamable HTTP. stdout is the protocol's channel in stdio mode: this
 // command writes nothing else there; its own lines go to stderr.
+import { DEFAULT_MCP_MAX_BODY_BYTES } from 'svc-sdk/internal';
 import { integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { println, untilStopped } from '../signals.js';
@@ -39,7 +40,7 @@ Options:
   --http                  Serves over HTTP instead of stdio.
   --port <n>              HTTP port on 127.0.0.1 (0: any free one). Default 3333.
   --allowed-host <name>   Accepts this Host / Origin name besides loopback (repeatable; HTTP only).
-  --max-body-bytes <n>    Largest HTTP request body; larger ones get 413. Default 1048576.
+  --max-body-bytes <n>    Largest HTTP request body; larger ones get 413. Default ${DEFAULT_MCP_MAX_BODY_BYTES}.
   --no-credential         Serves HTTP without a credential (only behind a front that
                           authenticates). By default every request needs
                           Authorization: Bearer <credential>: SVC_MCP_CREDENTIAL, or one made
@@ -75,7 +76,7 @@ export const mcpCommand: CliCommand = {
     if (!http) for (const name of ['port', 'allowed-host', 'max-body-bytes', 'no-credential']) if (parsed.values[name] !== undefined) throw new UsageError(`--${name} is for --http: add --http or leave it out`);
     if (flag('allow-destructive') && !flag('allow-writes')) throw new UsageError('--allow-destructive needs --allow-writes as well');
     const port = integerFlag(stringFlag(parsed, 'port') ?? '3333', '--port', 0, 65_535);
-    const maxBodyBytes = integerFlag(stringFlag(parsed, 'max-body-bytes') ?? '1048576', '--max-body-bytes', 1024, 1024 ** 3);
+    const maxBodyBytes = integerFlag(stringFlag(parsed, 'max-body-bytes') ?? String(DEFAULT_MCP_MAX_BODY_BYTES), '--max-body-bytes', 1024, 1024 ** 3);
 
     const actionsUrl = stringFlag(parsed, 'actions-redis');
     if (actionsUrl === undefined && parsed.values['actions-prefix'] !== undefined) throw new UsageError('--actions-prefix is for --actions-redis: add --actions-redis <url> or leave it out');

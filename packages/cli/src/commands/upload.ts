@@ -2,9 +2,10 @@
 // bar on a terminal, plain lines otherwise, a stop in two steps on Ctrl+C or SIGTERM and a summary.
 // Every run has a manifest (the user's, or one the CLI keeps in the state directory), so the advice to
 // run the same command again never sends a stored document twice.
-import { parseArgs } from 'node:util';
 import { Client, ValidationError } from 'svc-sdk';
+import { DEFAULT_UPLOAD_CONCURRENCY, MAX_UPLOAD_CONCURRENCY } from 'svc-sdk/internal';
 import type { UploadManyResult } from 'svc-sdk';
+import { integerFlag, parseCommandArgs, stringFlag } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { signalExitCode, stopInTwoSteps } from '../signals.js';
 import { escapeControl } from '../terminal-text.js';
@@ -14,10 +15,11 @@ import { createUploadStateDirectory, folderKey, uploadStatePath } from '../uploa
 const HELP = `Usage: svc-sdk upload <dir> --room <id> [--concurrency n] [--manifest file] [--retry-unknown]
 
 Uploads every file below <dir> (recursively, symlinks not followed) to a data room,
-<n> at a time (default 4), with SVC_API_KEY and SVC_BASE_URL from the environment.
+<n> at a time (default ${DEFAULT_UPLOAD_CONCURRENCY}), with SVC_API_KEY and SVC_BASE_URL from the environment.
 
+Options:
   --room <id>         The room's id.
-  --concurrency <n>   Files sent at once, 1 to 64. Default 4.
+  --concurrency <n>   Files sent at once, 1 to ${MAX_UPLOAD_CONCURRENCY}. Default ${DEFAULT_UPLOAD_CONCURRENCY}.
   --manifest <file>   The JSON Lines record of the run: a rerun with it skips the files
                       already stored and never resends one whose outcome is unknown.
                       Default: one kept per service, room and folder in
@@ -25,6 +27,7 @@ Uploads every file below <dir> (recursively, symlinks not followed) to a data ro
                       %LOCALAPPDATA%\\svc-sdk\\uploads on Windows); the run prints its path.
   --retry-unknown     Resend the files the manifest has as unknown (the body was sent,
                       no answer came: they may be stored already).
+  -h, --help          Shows this help.
 
 A 401, 403 or 404 for the room stops the run at once; the summary says why in one line.
 Ctrl+C (or SIGTERM) stops starting files and lets the ones being sent finish, their outcome
@@ -38,10 +41,6 @@ export const upload: CliCommand = {
   help: HELP,
   async run(args, io) {
     const options = parseOptions(args);
-    if (options === 'help') {
-      io.stdout.write(`${HELP}\n`);
-      return 0;
-    }
     const client = createClient(io);
     // Two steps: the first signal stops new files (those being sent finish, their outcome recorded), the second aborts them.
     // Handled from before the manifest line is printed: a stop at any point after it gets the summary.
@@ -109,43 +108,24 @@ interface UploadArgs {
   retryUnknown: boolean;
 }
 
-function parseOptions(args: string[]): UploadArgs | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: {
-        room: { type: 'string' },
-        concurrency: { type: 'string' },
-        manifest: { type: 'string' },
-        'retry-unknown': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.replace(/\. To specify.*$/s, '')} (svc-sdk upload --help)`);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return 'help';
-  const [dir, ...extra] = positionals;
+function parseOptions(args: string[]): UploadArgs {
+  const parsed = parseCommandArgs('upload', args, { room: { type: 'string' }, concurrency: { type: 'string' }, manifest: { type: 'string' }, 'retry-unknown': { type: 'boolean' } }, true);
+  const [dir, ...extra] = parsed.positionals;
   if (dir === undefined) throw new UsageError('upload needs a directory: svc-sdk upload <dir> --room <id>');
   if (extra.length) throw new UsageError(`upload takes one directory, got also: ${extra.map(escapeControl).join(' ')}`);
-  if (values.room === undefined || !/^[1-9][0-9]*$/.test(values.room) || !Number.isSafeInteger(Number(values.room))) {
-    throw new UsageError(`--room is required: the room's id, a whole number such as 7${values.room === undefined ? '' : ` (got "${escapeControl(values.room)}")`}`);
+  const room = stringFlag(parsed, 'room');
+  if (room === undefined || !/^[1-9][0-9]*$/.test(room) || !Number.isSafeInteger(Number(room))) {
+    throw new UsageError(`--room is required: the room's id, a whole number such as 7${room === undefined ? '' : ` (got "${escapeControl(room)}")`}`);
   }
-  const { concurrency } = values;
-  if (concurrency !== undefined && !(/^[0-9]+$/.test(concurrency) && Number(concurrency) >= 1 && Number(concurrency) <= 64)) {
-    throw new UsageError(`--concurrency must be a whole number from 1 to 64, got "${escapeControl(concurrency)}"`);
-  }
-  if (values.manifest === '') throw new UsageError('--manifest must be a file path');
+  const concurrency = stringFlag(parsed, 'concurrency');
+  const manifest = stringFlag(parsed, 'manifest');
+  if (manifest === '') throw new UsageError('--manifest must be a file path');
   return {
     dir,
-    room: Number(values.room),
-    concurrency: concurrency === undefined ? undefined : Number(concurrency),
-    manifest: values.manifest,
-    retryUnknown: values['retry-unknown'] === true,
+    room: Number(room),
+    concurrency: concurrency === undefined ? undefined : integerFlag(concurrency, '--concurrency', 1, MAX_UPLOAD_CONCURRENCY),
+    manifest,
+    retryUnknown: parsed.values['retry-unknown'] === true,
   };
 }
 
