@@ -14,6 +14,12 @@
 //   bounded by maxResponseBytes (64 MiB), parsed as JSON and unwrapped from its `{ success, data }`.
 // - ky's floor: ky, the SDK's HTTP layer by design, with no retries and no timeout and the headers
 //   beside its Request; the least a call through ky costs, so what the SDK adds over ky shows apart.
+//   Most of that floor is Node's: ky makes a Request of its own with its signal, and fetch's Request
+//   follows it (a call that may retry adds ky's clone, a third follower). Each follower holds a WeakRef
+//   and a FinalizationRegistry cell, which young-generation collections keep alive, so they are promoted
+//   and collected only by a full GC: a Request with a signal measured 10 µs CPU + 10 µs GC, one without
+//   2.5 + 1.4. The fair baseline's timeout signal pays for one follower; the SDK's call pays for three.
+//   bench/per-call-cpu.mjs measures the SDK's part without the network, on the CPU clock.
 // - The same SDK call routed by Node's own proxy support (the SDK adds no dispatcher): the proxy
 //   option's own cost, the SDK's per-call work being in both.
 // Before the proxied rounds, this (parent) process, which Node does not proxy, measures the same SDK
