@@ -21,7 +21,9 @@ const canned = async (input, init) => {
 const url = 'http://127.0.0.1:9/api/v1/rooms';
 const headers = { authorization: 'Bearer vdr_bench_key', accept: 'application/json', 'user-agent': 'svc-sdk/0.0.0', 'x-svc-sdk-version': '0.0.0' };
 const kyFloor = ky.create({ retry: 0, timeout: false, fetch: (request) => canned(request.url, { method: request.method, headers, signal: request.signal, redirect: 'manual' }) });
-const options = { apiKey: 'vdr_bench_key', baseUrl: 'http://127.0.0.1:9', fetch: canned };
+// The canned fetch as the global one, so the clients take their default path (a `fetch` option would get a Headers of its own per attempt).
+globalThis.fetch = canned;
+const options = { apiKey: 'vdr_bench_key', baseUrl: 'http://127.0.0.1:9' };
 const client = new Client(options);
 const baseline = await importBaseline();
 const before = baseline && new baseline.Client(options);
