@@ -107,21 +107,15 @@ export async function attempt(input: Request, call: CallState, context: AttemptC
   let transport: Transport | undefined;
   const send = (target: string, sent: Record<string, string>, follow?: boolean): Promise<Response> => {
     const fetch = transport ? transport.fetch : context.fetch();
+    // Fetch's own following (its default mode) is for a browser's opaque redirect: only a GET, so no body.
+    const init: RequestInit & { duplex?: 'half'; dispatcher?: object } = follow
+      ? { method, headers: context.headersInit(sent), signal }
+      : { method, headers: context.headersInit(sent), body: call.content, signal, redirect };
+    // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
+    if (!follow && call.content instanceof ReadableStream) init.duplex = 'half';
     // A proxy's or certificate's dispatcher rides along in the init, as undici's fetch reads it.
-    const via = transport ? { dispatcher: transport.dispatcher } : undefined;
-    return follow
-      ? // Fetch's own following (its default mode), for a browser's opaque redirect: only a GET, so no body.
-        fetch(target, { method, headers: context.headersInit(sent), signal, ...via })
-      : fetch(target, {
-          method,
-          headers: context.headersInit(sent),
-          body: call.content,
-          signal,
-          redirect,
-          // fetch requires `duplex: 'half'` to send a stream (the spec's guard against full-duplex surprises).
-          ...(call.content instanceof ReadableStream ? { duplex: 'half' } : {}),
-          ...via,
-        } as RequestInit);
+    if (transport) init.dispatcher = transport.dispatcher;
+    return fetch(target, init);
   };
   try {
     if (context.transport) {

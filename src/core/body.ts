@@ -24,8 +24,11 @@ export function textOf(bytes: Uint8Array, headers: Headers): string {
 
 /** A body as the service sent it: parsed JSON under a JSON content type, else its text, else `undefined`. */
 export function bodyOf({ response, bytes, request }: Exchange): unknown {
-  const text = textOf(bytes, response.headers);
-  if (text === '' || !isJson(response.headers)) return text || undefined;
+  const { headers } = response;
+  // The content type is read once: JSON's text is UTF-8 (textOf's rule), anything else is textOf's.
+  if (!isJson(headers)) return textOf(bytes, headers) || undefined;
+  const text = utf8.decode(bytes);
+  if (text === '') return undefined;
   try {
     return JSON.parse(text);
   } catch {

@@ -49,13 +49,21 @@ interface CoreConfig {
 const EVERY_METHOD = ['get', 'put', 'patch', 'delete', 'head', 'options', 'post'];
 
 /**
- * ky's retry settings a client's calls share; each call that may retry adds its own `shouldRetry`
- * (retry-decision.ts: the rule, the budget, the service's headers), `delay` and `jitter`. ky's
- * own status and Retry-After checks never run: `shouldRetry` always answers true or false.
+ * The `methods` of a call's retry policy: its own method alone. ky copies and lower-cases the list
+ * twice per call (its options, then each attempt), and a call only ever asks about its own method; one
+ * outside the list keeps the whole list, so it is still not retried.
+ */
+const METHODS_OF: Readonly<Record<string, readonly string[]>> = Object.freeze(
+  Object.fromEntries(EVERY_METHOD.map((method) => [method.toUpperCase(), Object.freeze([method])])),
+);
+
+/**
+ * ky's retry settings a client's calls share; each call that may retry adds its own `methods`,
+ * `shouldRetry` (retry-decision.ts: the rule, the budget, the service's headers), `delay` and
+ * `jitter`. ky's own status, Retry-After and timeout checks never run: `shouldRetry` always answers
+ * true or false (so `retryOnTimeout`, read only after a `shouldRetry` without an answer, is not set).
  */
 const RETRY_BASE = Object.freeze({
-  methods: EVERY_METHOD,
-  retryOnTimeout: true,
   // The cap is the service's longest honoured Retry-After; the backoff caps itself at 8 s (retry-decision.ts).
   backoffLimit: 60_000,
 });
@@ -165,10 +173,14 @@ export class HttpCore {
    */
   request<T>(raw: RawCall, options: RequestOptions | undefined): APIPromise<T> {
     const settings = options ?? NO_OPTIONS;
-    const started = Promise.resolve().then(() => {
+    let started: Promise<Exchange>;
+    // Checked at once, as `call` checks its arguments: a bad path or option rejects, and no turn of the event loop is spent first.
+    try {
       const request = rawRequest(raw, options, this.#prefix, this.#root);
-      return this.#exchange(request, settings, this.#callHookSets(request.label, settings));
-    });
+      started = this.#exchange(request, settings, this.#callHookSets(request.label, settings));
+    } catch (error) {
+      started = Promise.reject(error);
+    }
     return new APIPromise<T>(started, dataOf);
   }
 
@@ -284,10 +296,11 @@ export class HttpCore {
       retry: limit === 0 ? 0 : this.#retryOf(call, limit),
       // The call's state travels in this closure: ky calls it once per attempt with its bodiless Request.
       fetch: ((input: Request) => attempt(input, call, context)) as NonNullable<Options['fetch']>,
-      // ky treats an option set to undefined as not set.
-      searchParams: request.query,
-      signal: options.signal,
     };
+    // Set only when there is one: ky treats an option set to undefined as not set, but copies its options
+    // once per key as it merges them (and takes a signal key as the caller's, to combine).
+    if (request.query !== undefined) init.searchParams = request.query;
+    if (options.signal !== undefined) init.signal = options.signal;
     // Retry hooks go to a call that may retry only: ky would merge them into its options for nothing.
     if (limit > 0) init.hooks = hooks?.has.beforeRetry ? this.#withBeforeRetry(call, hooks, timeout, options.signal) : this.#retryHooks;
 
@@ -323,6 +336,7 @@ export class HttpCore {
     return {
       ...RETRY_BASE,
       limit,
+      methods: (METHODS_OF[call.request.operation.method] ?? EVERY_METHOD) as string[],
       shouldRetry: ({ error }) => decideRetry(error, call, budget, governor),
       delay: (attemptCount) => call.retryDelayMs ?? backoffMs(attemptCount),
       // The service's wait is kept as it asked; the backoff is jittered in full (0 to its value), as ky's `jitter: true` was.

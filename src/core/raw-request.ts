@@ -11,6 +11,9 @@ import type { CoreRequest, HttpMethod, Operation, RawCall, RequestOptions } from
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
+/** `/rooms`, `/rooms/12/documents/`: a path the URL parser keeps exactly as written. */
+const PLAIN_PATH = /^(?:\/[\w~-]+)+\/?$/;
+
 /**
  * The request of one `client.request` call under `prefix` (the client's `…/api/v1`, whose path is
  * `root`), or a ValidationError, and nothing is sent: bad options (`checkSettings`, the core's, given
@@ -48,6 +51,9 @@ export function rawRequest(
  * as it makes the call another endpoint than the one written.
  */
 function pathProblem(prefix: string, root: string, path: string): string | undefined {
+  // Segments of letters, digits, `_`, `-` and `~` only: the parser appends such a path to the root as written
+  // (nothing to encode, no dot segment, no control character), so no URL is parsed for the common call.
+  if (PLAIN_PATH.test(path)) return undefined;
   if (CONTROL_CHARACTER.test(path)) return 'path must not contain control characters (tab, line break): remove them';
   const { pathname } = new URL(prefix + path);
   if (!`${pathname}/`.startsWith(`${root}/`)) return `path must stay under /api/v1, but it resolves to ${pathname}: remove its '..' segments`;

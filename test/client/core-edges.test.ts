@@ -126,6 +126,26 @@ describe('client.request paths', () => {
     await expect(client.request({ method: 'GET', path: '/files?back=/../x' })).resolves.toEqual({ back: '/../x' });
   });
 
+  // A path of plain segments is sent as written, with no URL parsed for it (raw-request.ts): every other
+  // path is judged as the parser resolves it, so one that looks plain but is not is still refused.
+  it.each([
+    ['/..', "path must stay under /api/v1, but it resolves to /api/: remove its '..' segments"],
+    ['..', "path must stay under /api/v1, but it resolves to /api/: remove its '..' segments"],
+    ['/rooms/../admin', "path must not have '..' segments: name the endpoint itself"],
+    ['/rooms/..', "path must not have '..' segments: name the endpoint itself"],
+    ['/%2e%2e/admin', "path must stay under /api/v1, but it resolves to /api/admin: remove its '..' segments"],
+    ['/rooms\t', 'path must not contain control characters (tab, line break): remove them'],
+  ])('a path the parser would change is refused, and nothing is sent: %j', async (path, message) => {
+    const error = (await failure(client.request({ method: 'GET', path }))) as ValidationError;
+    expect(error.issues).toEqual([{ path: ['path'], message }]);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('a path of plain segments is sent as written: letters, digits, _, - and ~, a trailing slash kept', async () => {
+    server.use(http.get(`${BASE_URL}/api/v1/*`, ({ request }) => HttpResponse.json({ path: new URL(request.url).pathname })));
+    await expect(client.request({ method: 'GET', path: '/Rooms_1/a-b~c/' })).resolves.toEqual({ path: '/api/v1/Rooms_1/a-b~c/' });
+  });
+
   it("a climbing path's issue names the field path", async () => {
     const error = (await failure(client.request({ method: 'GET', path: '/../admin' }))) as ValidationError;
     expect(error.issues).toEqual([{ path: ['path'], message: "path must stay under /api/v1, but it resolves to /api/admin: remove its '..' segments" }]);
