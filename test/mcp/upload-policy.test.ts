@@ -61,6 +61,21 @@ describe('uploadPolicy', () => {
     '/home/u/docs/secret.txt',
     '/home/u/.local/state/other-tool/x',
     '/home/u/docs/.aws',
+    // Each file-name rule is the whole name: the pattern inside a longer name is not a credential place.
+    '/home/u/docs/my.netrc',
+    '/home/u/docs/.netrc-howto.md',
+    '/home/u/docs/example.npmrc',
+    '/home/u/docs/.npmrc-guide.md',
+    '/home/u/docs/release.env.md',
+    '/home/u/docs/chain.pem.txt',
+    '/home/u/docs/bundle.p12.txt',
+    '/home/u/docs/bundle.pfx.txt',
+    '/home/u/docs/vault.kdbx.txt',
+    '/home/u/docs/login.keychain.md',
+    '/home/u/docs/how.secret.works.md',
+    '/home/u/docs/a.svc-upload.jsonl.txt',
+    '/home/u/docs/svc-upload.jsonl',
+    '/home/u/docs/ids/notes.txt',
   ])('%s is sent', (path) => {
     expect(ruleOf(path)).toBeUndefined();
   });
