@@ -152,6 +152,40 @@ describe('the typical flow, driven only through tools', () => {
       cursor = page.next_cursor;
     }
     expect(seen.map((tx) => tx.name)).toEqual(['T0', 'T1', 'T2', 'T3', 'T4']);
+    await t.close();
+  });
+
+  it('a page that reaches the end has no cursor; each page says how many are left; no limit is a page of 20', async () => {
+    const t = await connected({ allowWrites: true });
+    const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
+    for (let i = 0; i < 24; i++) await t.client.transactions.create({ name: `T${i}`, deal_id: deal.id });
+    const list = async (args: Record<string, unknown>) => structured(await t.mcp.callTool({ name: 'deal_transactions_list', arguments: { deal_id: deal.id, ...args } }));
+    const whole = await list({});
+    expect(whole.transactions).toHaveLength(20);
+    expect(whole.hint).toBe('4 more: call again with cursor set to next_cursor');
+    const second = await list({ limit: 8, cursor: (await list({ limit: 8 })).next_cursor });
+    expect(second.transactions.map((tx: { name: string }) => tx.name)).toEqual(['T8', 'T9', 'T10', 'T11', 'T12', 'T13', 'T14', 'T15']);
+    expect(second.hint).toBe('8 more: call again with cursor set to next_cursor');
+    // 24 = 3 pages of 8: the third is the last, with no cursor and no hint.
+    const third = await list({ limit: 8, cursor: second.next_cursor });
+    expect(third.transactions).toHaveLength(8);
+    expect(third).not.toHaveProperty('next_cursor');
+    expect(third).not.toHaveProperty('hint');
+    await t.close();
+  });
+
+  it('a cursor is only what this server wrote: anything around or after the offset is refused; an offset past the end is an empty page', async () => {
+    const t = await connected({ allowWrites: true });
+    const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
+    await t.client.transactions.create({ name: 'T0', deal_id: deal.id });
+    const call = (cursor: string) => t.mcp.callTool({ name: 'deal_transactions_list', arguments: { deal_id: deal.id, cursor: Buffer.from(cursor).toString('base64url') } });
+    for (const forged of ['xo:0', 'o:0x', 'o:', 'o:1234567890']) {
+      const result = await call(forged);
+      expect(result.isError, forged).toBe(true);
+      expect(text(result)).toMatch(/cursor is not one this server gave/);
+    }
+    expect(structured(await call('o:0')).transactions).toHaveLength(1);
+    expect(structured(await call('o:123456789')).transactions).toEqual([]);
     const bad = await t.mcp.callTool({ name: 'deal_transactions_list', arguments: { deal_id: deal.id, cursor: 'bogus' } });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/cursor is not one this server gave/);
