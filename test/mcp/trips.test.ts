@@ -85,6 +85,13 @@ describe('a tool the server does not list', () => {
     expect(await call(narrowed, 'room_ask')).toMatch(/room_ask is not listed by this server: the server was started without it \(--tool \/ --no-tool\)/);
     expect(await call(narrowed, 'webhook_list')).not.toMatch(/not listed/);
     await narrowed.close();
+    // Writes listed, destructive not: a destructive tool still names --allow-destructive; a write left out by --no-tool names that.
+    const writes = await connected({ allowWrites: true, excludeTools: ['deal_create'] });
+    expect(await call(writes, 'webhook_delete')).toMatch(/webhook_delete is not listed by this server: it is destructive: the user can list it by starting the server with --allow-writes --allow-destructive/);
+    expect(await call(writes, 'deal_create')).toMatch(/deal_create is not listed by this server: the server was started without it \(--tool \/ --no-tool\)/);
+    // A tool over the action ledger, on a server without one.
+    expect(await call(writes, 'action_wait')).toMatch(/action_wait is not listed by this server: it reads an action ledger: start the server with --actions-redis <url>/);
+    await writes.close();
   });
 });
 
