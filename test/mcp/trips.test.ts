@@ -155,6 +155,15 @@ describe('secretFiles, attacked through its folder and its names', () => {
     await expect(secretFiles(join(file, 'webhook-secrets'), []).open()).rejects.toThrow(/the secrets folder .* is missing or not a folder: nothing was created/);
   });
 
+  it('a folder that takes no new file (a path so long no file name fits: ENAMETOOLONG) is refused, naming the error, before any secret exists', async () => {
+    // Components of 200 characters up to about 4 070 in all: the folder can be made, a file in it is over PATH_MAX.
+    let dir = realpathSync(tempDir());
+    while (dir.length < 4070 - 201) dir = join(dir, 'd'.repeat(200));
+    dir = join(dir, 'w'.repeat(4070 - dir.length - 1));
+    await expect(secretFiles(dir, []).open()).rejects.toThrow(/^the secrets folder .* cannot take a new file \(ENAMETOOLONG\): nothing was created; fix the folder and call again$/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('a folder readable by its group is refused too (mode 750)', async () => {
     const dir = join(tempDir(), 'webhook-secrets');
     mkdirSync(dir, { mode: 0o700 });
