@@ -137,6 +137,26 @@ describe('the typical flow, driven only through tools', () => {
     await destructive.close();
   });
 
+  it('transaction_link_room checks the link again at the commit: linked elsewhere since the preview, it is refused; an unknown transaction is refused at the preview', async () => {
+    const t = await connected({ allowWrites: true });
+    const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
+    const [first, second] = [await t.client.rooms.create({ name: 'A', room_type: 'company_investment' }), await t.client.rooms.create({ name: 'B', room_type: 'company_investment' })];
+    const tx = await t.client.transactions.create({ name: 'T', deal_id: deal.id });
+    const args = { deal_id: deal.id, transaction_id: tx.id, room_id: second.id };
+    const preview = await t.mcp.callTool({ name: 'transaction_link_room', arguments: args });
+    expect(structured(preview).preview.would_change).toBe(`link transaction ${tx.id} to room ${second.id}`);
+    // Someone links it to another room in between.
+    await t.client.transactions.update(tx.id, { linked_room_id: first.id });
+    const writes = t.writes().length;
+    const commit = await t.mcp.callTool({ name: 'transaction_link_room', arguments: { ...args, commit_token: structured(preview).commit_token } });
+    expect(commit.isError).toBe(true);
+    expect(text(commit)).toMatch(new RegExp(`transaction ${tx.id} is linked to room ${first.id} already: replacing a link needs the server started with --allow-destructive`));
+    expect(t.writes()).toHaveLength(writes);
+    const unknown = await t.mcp.callTool({ name: 'transaction_link_room', arguments: { ...args, transaction_id: tx.id + 100 } });
+    expect(text(unknown)).toBe(`[svc-sdk] transaction_link_room: transaction_id: deal ${deal.id} has no transaction ${tx.id + 100}: list them with deal_transactions_list`);
+    await t.close();
+  });
+
   it('lists are bounded and carry a cursor to the next page', async () => {
     const t = await connected({ allowWrites: true });
     const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
