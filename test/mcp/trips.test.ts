@@ -95,6 +95,22 @@ describe('a tool the server does not list', () => {
   });
 });
 
+describe('a failed call says which tool failed and why, as the model reads it', () => {
+  it("the SDK's own error message; a thrown value that is no Error, as text", async () => {
+    const t = await connected({ allowWrites: true });
+    const sdkMessage = await t.client.webhooks.retrieve(999).then(() => 'none', (error: Error) => error.message);
+    // A preview whose SDK call fails for real: the emulator has no webhook 999.
+    const ping = await t.mcp.callTool({ name: 'webhook_ping', arguments: { webhook_id: 999 } });
+    expect(ping.isError).toBe(true);
+    expect(text(ping)).toBe(`[svc-sdk] webhook_ping failed: ${sdkMessage}`);
+    t.client.webhooks.list = (() => Promise.reject('the proxy hung up')) as never;
+    const plain = await t.mcp.callTool({ name: 'webhook_list', arguments: {} });
+    expect(plain.isError).toBe(true);
+    expect(text(plain)).toBe('[svc-sdk] webhook_list failed: the proxy hung up');
+    await t.close();
+  });
+});
+
 describe('redaction of secret shapes the server never saw', () => {
   it('leaves not one digit of an unseen whsec_ or vdr_ value', async () => {
     const t = await connected();
