@@ -12,7 +12,7 @@ import { structured, tempDir, text } from './support.js';
 const service = useMockService();
 
 /** The server on a client of the msw service, its search answering `body`; returns room_ask's result. */
-async function ask(body: unknown) {
+async function ask(body: Record<string, unknown>) {
   service.use(http.post(`${BASE_URL}/api/v1/rooms/7/search`, () => HttpResponse.json(body)));
   const server = createMcpServer({ client: new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0 }), stateDir: tempDir() });
   const mcp = new McpClient({ name: 'ask', version: '1' });

@@ -98,7 +98,7 @@ describe('a tool the server does not list', () => {
 describe('a failed call says which tool failed and why, as the model reads it', () => {
   it("the SDK's own error message; a thrown value that is no Error, as text", async () => {
     const t = await connected({ allowWrites: true });
-    const sdkMessage = await t.client.webhooks.retrieve(999).then(() => 'none', (error: Error) => error.message);
+    const sdkMessage = await t.client.webhooks.retrieve(999).then(() => 'none', (error: unknown) => (error as Error).message);
     // A preview whose SDK call fails for real: the emulator has no webhook 999.
     const ping = await t.mcp.callTool({ name: 'webhook_ping', arguments: { webhook_id: 999 } });
     expect(ping.isError).toBe(true);
