@@ -69,6 +69,20 @@ describe('the typical flow, driven only through tools', () => {
     await t.close();
   });
 
+  it('the same folder to another room is a run of its own: every document sent there too, each result naming its local path', async () => {
+    const folder = documents();
+    const t = await connected({ allowWrites: true, uploadRoots: [folder] });
+    const rooms = [await t.client.rooms.create({ name: 'A', room_type: 'company_investment' }), await t.client.rooms.create({ name: 'B', room_type: 'company_investment' })];
+    const local = [join(folder, 'legal/shareholders.txt'), join(folder, 'term-sheet.txt')];
+    for (const room of rooms) {
+      const { result } = await previewThenCommit(t.mcp, 'room_documents_upload', { room_id: room.id, paths: ['.'] });
+      expect(result.uploaded.map((file: { path: string }) => file.path).sort()).toEqual(local);
+      expect(result.skipped).toEqual([]);
+    }
+    expect(t.writes().filter((request) => request.path.endsWith('/documents'))).toHaveLength(4);
+    await t.close();
+  });
+
   it.runIf(process.platform !== 'win32')("a manifest folder others can open, pre-made in the state folder, is refused naming it: no document sent", async () => {
     const folder = documents();
     const t = await connected({ allowWrites: true, uploadRoots: [folder] });
