@@ -54,6 +54,31 @@ describe('room_documents_upload', () => {
     await t.close();
   });
 
+  it('exactly 25 files need no hint; more than 25 files left out are listed 25, the count says all', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'exact'));
+    for (let index = 0; index < 25; index++) writeFileSync(join(root, 'exact', `f${index}.txt`), 'x');
+    mkdirSync(join(root, 'keys'));
+    writeFileSync(join(root, 'keys', 'readme.txt'), 'x');
+    for (let index = 0; index < 30; index++) writeFileSync(join(root, 'keys', `k${index}.pem`), 'x');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const exact = structured(await upload(t, ['exact'])).preview;
+    expect(exact.files).toHaveLength(25);
+    expect(exact).not.toHaveProperty('hint');
+    const keys = structured(await upload(t, ['keys'])).preview;
+    expect(keys.total_files).toBe(1);
+    expect(keys.excluded).toHaveLength(25);
+    expect(keys.excluded[0]).toMatchObject({ rule: 'pem', message: expect.stringMatching(/is a \.pem file \(upload rule "pem"\)/) });
+    await t.close();
+  });
+
+  it('uploadRoots given empty: the tool is listed, and a call says there is no folder to upload from', async () => {
+    const t = await connected({ allowWrites: true, uploadRoots: [] });
+    expect((await t.mcp.listTools()).tools.map((tool) => tool.name)).toContain('room_documents_upload');
+    expect(text(await upload(t, ['.']))).toBe('[svc-sdk] room_documents_upload: there is no folder to upload from: the user can start the server with --upload-root <dir> (uploadRoots), or use a host that shares its roots');
+    await t.close();
+  });
+
   it('a link retargeted between preview and commit: refused, naming where it leads now', async () => {
     const root = tempDir();
     mkdirSync(join(root, 'a'));
