@@ -69,6 +69,20 @@ describe('schemas every model accepts', () => {
       properties: { transactions: { type: 'array', items: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] } }, next_cursor: { type: 'string' }, hint: { type: 'string' } },
       required: ['transactions'],
     });
+    // A write: its arguments plus the token (described for the model), its answer a preview or a committed result.
+    const write = tools.find((tool) => tool.name === 'webhook_create')!;
+    expect((write.inputSchema.properties as Record<string, unknown>)['commit_token']).toEqual({ type: 'string', description: "Omit to preview; then pass the preview's token to commit." });
+    expect(write.inputSchema.required).toEqual(['url', 'name', 'event_types']);
+    expect(write.outputSchema).toEqual({
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['preview', 'committed'] },
+        preview: { type: 'object', properties: { operation: { type: 'string' } }, required: ['operation'] },
+        commit_token: { type: 'string' },
+        result: { type: 'object', properties: { webhook: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] }, secret_file: { type: 'string' }, note: { type: 'string' } }, required: ['webhook', 'secret_file', 'note'] },
+      },
+      required: ['status'],
+    });
     const all = JSON.stringify(tools);
     for (const noise of [String(Number.MAX_SAFE_INTEGER), '"additionalProperties":{}', '"properties":{}', '$schema']) expect(all).not.toContain(noise);
     // Inside lists (items, anyOf) and nested objects too; an empty loose object is just an object.
