@@ -90,6 +90,14 @@ describe('uploadPolicy', () => {
     );
   });
 
+  it("the state folder's refusal says what the folder is; a doubled separator does not hide .config/gcloud", () => {
+    expect(uploadPolicy(STATE, [], env).refusal(`${STATE}/commit-key`)?.message).toBe(
+      `"${STATE}/commit-key" is svc-sdk's state folder (commit keys, webhook secrets, manifests) (upload rule "state-dir"): not sent. Only the user can allow it, by starting the server with --allow-upload state-dir (allowUploads: ['state-dir'])`,
+    );
+    expect(ruleOf('/home/u/.config//gcloud/credentials.db')).toBe('gcloud');
+    expect(ruleOf('/home/u//.ssh///id_ed25519')).toBe('ssh');
+  });
+
   it('a lifted rule lets its pattern through and no other; the first rule that covers a path is named', () => {
     expect(ruleOf('/home/u/.ssh/id_ed25519', ['ssh'])).toBe('id');
     expect(ruleOf('/home/u/.ssh/id_ed25519', ['ssh', 'id'])).toBeUndefined();
