@@ -29,6 +29,18 @@ describe('a result over the budget is cut, with a hint', () => {
     expect(JSON.stringify(trimmed).length).toBeLessThanOrEqual(600);
   });
 
+  it('stops dropping as soon as the cut result is exactly the budget', () => {
+    const result = { items: ['a'.repeat(200), 'b'.repeat(200), 'c'.repeat(200)] };
+    const twoLeft = { items: result.items.slice(0, 2), hint: '1 item(s) of items left out to keep the result short: ask for a smaller page (limit) or a narrower question' };
+    expect(withinBudget(result, JSON.stringify(twoLeft).length)).toEqual(twoLeft);
+  });
+
+  it('a ToolRefusal names itself (what a log or stack shows of it)', () => {
+    const refusal = new ToolRefusal('paths: nothing to upload');
+    expect(refusal).toBeInstanceOf(Error);
+    expect(String(refusal)).toBe('ToolRefusal: paths: nothing to upload');
+  });
+
   it('stops at an empty list when even that is over the budget, and leaves a result without lists as it is', () => {
     const big = { text: 'z'.repeat(1000), items: [1, 2, 3] };
     expect(withinBudget(big, 100)).toMatchObject({ text: big.text, items: [], hint: expect.stringContaining('3 item(s) of items') });

@@ -92,6 +92,12 @@ describe('schemas every model accepts', () => {
       properties: { a: { type: 'object' }, b: { type: 'array', items: { type: 'object', properties: { c: { type: 'integer' } }, required: ['c'] } }, d: { anyOf: [{ type: 'integer' }, { type: 'string' }] } },
       required: ['a', 'b'],
     });
+    // What says something stays: a strict object's additionalProperties: false, an array of anything, and fields named like keywords.
+    expect(toolSchema(z.object({ strict: z.strictObject({ s: z.string() }), any: z.array(z.unknown()), properties: z.unknown(), additionalProperties: z.unknown() })).json).toEqual({
+      type: 'object',
+      properties: { strict: { type: 'object', properties: { s: { type: 'string' } }, required: ['s'], additionalProperties: false }, any: { type: 'array', items: {} }, properties: {}, additionalProperties: {} },
+      required: ['strict', 'any', 'properties', 'additionalProperties'],
+    });
     expect(schema['~standard'].jsonSchema.input()).toBe(schema.json);
     expect(schema['~standard'].jsonSchema.output()).toBe(schema.json);
     expect(schema['~standard'].validate({ a: {}, b: [{ c: 1 }] })).toEqual({ value: { a: {}, b: [{ c: 1 }] } });
