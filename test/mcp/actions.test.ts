@@ -40,4 +40,23 @@ describe('createMcpServer({ actions: ledger })', () => {
     expect((await t.mcp.callTool({ name: 'action_wait', arguments: { action_id: 'act_2', timeout_seconds: 301 } })).isError).toBe(true);
     await t.close();
   });
+
+  it('action_pending_list filters by run and by minutes to the estimated expiry; action_wait says what it found, in words', async () => {
+    const ledger = createActionLedger();
+    // Proposed now: each expires in 24 h (the default window), 1 440 minutes from now.
+    const now = new Date().toISOString();
+    await ledger.record(proposed('act_a', { runId: 'run-a', timestamp: now }));
+    await ledger.record(proposed('act_b', { runId: 'run-b', timestamp: now }));
+    const t = await connected({ actions: ledger });
+    const ids = async (args: Record<string, unknown>) => structured(await t.mcp.callTool({ name: 'action_pending_list', arguments: args })).actions.map((action: { actionId: string }) => action.actionId);
+    expect(await ids({ run_id: 'run-b' })).toEqual(['act_b']);
+    expect(await ids({ expiring_within_minutes: 1441 })).toEqual(['act_a', 'act_b']);
+    expect(await ids({ expiring_within_minutes: 1380 })).toEqual([]);
+    expect(text(await t.mcp.callTool({ name: 'action_pending_list', arguments: { kind: 'capital_call' } }))).toBe('0 pending action(s).');
+    expect(text(await t.mcp.callTool({ name: 'action_pending_list', arguments: { limit: 1 } }))).toBe('1 pending action(s): act_a (send_email) (more: pass next_cursor).');
+    await ledger.record(approved('act_a', { runId: 'run-a' }));
+    expect(text(await t.mcp.callTool({ name: 'action_wait', arguments: { action_id: 'act_a', timeout_seconds: 10 } }))).toBe('Action act_a: approved.');
+    expect(text(await t.mcp.callTool({ name: 'action_wait', arguments: { action_id: 'act_b', timeout_seconds: 0.05 } }))).toBe('No decision on act_b yet (still pending).');
+    await t.close();
+  });
 });

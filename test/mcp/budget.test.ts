@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RESULT_BUDGET_CHARS, withinBudget } from '../../packages/mcp/src/budget.js';
 import { operations } from 'svc-sdk/internal';
-import { accessOf, assertKnownOperations, mayDestroy, type AnyTool } from '../../packages/mcp/src/tool.js';
+import { accessOf, assertKnownOperations, checkParams, mayDestroy, ToolRefusal, type AnyTool } from '../../packages/mcp/src/tool.js';
 import { TOOLS } from '../../packages/mcp/src/tools/index.js';
 import { connected, structured } from './support.js';
 
@@ -27,6 +27,18 @@ describe('a result over the budget is cut, with a hint', () => {
     expect(trimmed.short).toEqual([1, 2, 3]);
     expect(trimmed.long.length).toBeLessThan(20);
     expect(JSON.stringify(trimmed).length).toBeLessThanOrEqual(600);
+  });
+
+  it('stops dropping as soon as the cut result is exactly the budget', () => {
+    const result = { items: ['a'.repeat(200), 'b'.repeat(200), 'c'.repeat(200)] };
+    const twoLeft = { items: result.items.slice(0, 2), hint: '1 item(s) of items left out to keep the result short: ask for a smaller page (limit) or a narrower question' };
+    expect(withinBudget(result, JSON.stringify(twoLeft).length)).toEqual(twoLeft);
+  });
+
+  it('a ToolRefusal names itself (what a log or stack shows of it)', () => {
+    const refusal = new ToolRefusal('paths: nothing to upload');
+    expect(refusal).toBeInstanceOf(Error);
+    expect(String(refusal)).toBe('ToolRefusal: paths: nothing to upload');
   });
 
   it('stops at an empty list when even that is over the budget, and leaves a result without lists as it is', () => {
@@ -58,6 +70,15 @@ describe('operation effects: the table is the one source of how a tool is gated'
     expect(() => assertKnownOperations({ ...dealCreate, name: 'deal_merge', operations: [lookAlike] })).toThrow('[svc-sdk] MCP tool deal_merge names the unknown operation deals.merge');
     expect(() => assertKnownOperations({ ...dealCreate, name: 'deal_noop', operations: [] })).toThrow(/\[svc-sdk\] MCP tool deal_noop names no operation/);
     for (const tool of TOOLS.filter((candidate) => candidate.needs !== 'actions')) expect(() => assertKnownOperations(tool), tool.name).not.toThrow();
+  });
+
+  it("checkParams refuses by the SDK's own rules, every message joined, and passes what an entry without params takes", () => {
+    // Through the protocol a tool's arguments are the same field schemas, checked first: here each rule is seen alone.
+    const check = () => checkParams(operations['webhooks.create'], { url: 'http://example.com/hook', name: '', event_types: null });
+    expect(check).toThrow(ToolRefusal);
+    expect(check).toThrow(/^url must be an https:\/\/ URL of your receiver, .*; name must not be empty: .*: nothing was previewed$/);
+    expect(() => checkParams(operations['webhooks.create'], { url: 'https://example.com/hook', name: 'n', event_types: null })).not.toThrow();
+    expect(() => checkParams(operations['webhooks.ping'], { anything: true })).not.toThrow();
   });
 
   it('access is the strongest effect; a replace is listed with the writes and hinted destructive', () => {

@@ -2,6 +2,7 @@
 // sendable, long listings, a link retargeted between preview and commit, a special file.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_UPLOAD_BYTES } from '../../packages/mcp/src/tools/documents.js';
@@ -9,6 +10,9 @@ import { connected, structured, tempDir, text } from './support.js';
 
 const upload = (t: Awaited<ReturnType<typeof connected>>, paths: string[], extra: Record<string, unknown> = {}) =>
   t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: 1, paths, ...extra } });
+
+/** A unix socket listening at `path`: a file system entry no open() reads (ENXIO). */
+const listening = (path: string) => new Promise<Server>((resolve) => { const server = createServer().listen(path, () => resolve(server)); });
 
 describe('room_documents_upload', () => {
   it('more than MAX_UPLOAD_BYTES in all is refused at the preview, before the file is read (a sparse file of that size)', async () => {
@@ -50,6 +54,31 @@ describe('room_documents_upload', () => {
     await t.close();
   });
 
+  it('exactly 25 files need no hint; more than 25 files left out are listed 25, the count says all', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'exact'));
+    for (let index = 0; index < 25; index++) writeFileSync(join(root, 'exact', `f${index}.txt`), 'x');
+    mkdirSync(join(root, 'keys'));
+    writeFileSync(join(root, 'keys', 'readme.txt'), 'x');
+    for (let index = 0; index < 30; index++) writeFileSync(join(root, 'keys', `k${index}.pem`), 'x');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const exact = structured(await upload(t, ['exact'])).preview;
+    expect(exact.files).toHaveLength(25);
+    expect(exact).not.toHaveProperty('hint');
+    const keys = structured(await upload(t, ['keys'])).preview;
+    expect(keys.total_files).toBe(1);
+    expect(keys.excluded).toHaveLength(25);
+    expect(keys.excluded[0]).toMatchObject({ rule: 'pem', message: expect.stringMatching(/is a \.pem file \(upload rule "pem"\)/) });
+    await t.close();
+  });
+
+  it('uploadRoots given empty: the tool is listed, and a call says there is no folder to upload from', async () => {
+    const t = await connected({ allowWrites: true, uploadRoots: [] });
+    expect((await t.mcp.listTools()).tools.map((tool) => tool.name)).toContain('room_documents_upload');
+    expect(text(await upload(t, ['.']))).toBe('[svc-sdk] room_documents_upload: there is no folder to upload from: the user can start the server with --upload-root <dir> (uploadRoots), or use a host that shares its roots');
+    await t.close();
+  });
+
   it('a link retargeted between preview and commit: refused, naming where it leads now', async () => {
     const root = tempDir();
     mkdirSync(join(root, 'a'));
@@ -74,6 +103,33 @@ describe('room_documents_upload', () => {
     const t = await connected({ allowWrites: true, uploadRoots: [root] });
     expect(text(await upload(t, ['pipe']))).toMatch(/"[^"]*pipe" is not a regular file or folder/);
     await t.close();
+  });
+
+  it('a path that cannot be opened (a socket: ENXIO) is refused at the preview, naming the error', async () => {
+    const root = tempDir();
+    const socket = await listening(join(root, 'sock'));
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    expect(text(await upload(t, ['sock']))).toMatch(/paths: "[^"]*sock" cannot be opened \(ENXIO\): fix its permissions or leave it out/);
+    await t.close();
+    socket.close();
+  });
+
+  it('a file swapped for a socket or a FIFO between preview and commit: refused as a change, nothing sent', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a.txt'), 'a');
+    writeFileSync(join(root, 'b.txt'), 'b');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const tokenOf = async (path: string) => structured(await upload(t, [path])).commit_token as string;
+    const [a, b] = [await tokenOf('a.txt'), await tokenOf('b.txt')];
+    rmSync(join(root, 'a.txt'));
+    const socket = await listening(join(root, 'a.txt'));
+    rmSync(join(root, 'b.txt'));
+    execFileSync('mkfifo', [join(root, 'b.txt')]);
+    expect(text(await upload(t, ['a.txt'], { commit_token: a }))).toMatch(/refused, nothing was sent: the files changed since the preview: "[^"]*a\.txt" cannot be opened \(ENXIO\)\. Call without commit_token/);
+    expect(text(await upload(t, ['b.txt'], { commit_token: b }))).toMatch(/the files changed since the preview: "[^"]*b\.txt" is no longer a regular file\./);
+    expect(t.writes()).toEqual([]);
+    await t.close();
+    socket.close();
   });
 
   it('with two roots, a relative path resolves against the first; an absolute path in the second is inside', async () => {

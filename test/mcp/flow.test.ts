@@ -69,6 +69,20 @@ describe('the typical flow, driven only through tools', () => {
     await t.close();
   });
 
+  it('the same folder to another room is a run of its own: every document sent there too, each result naming its local path', async () => {
+    const folder = documents();
+    const t = await connected({ allowWrites: true, uploadRoots: [folder] });
+    const rooms = [await t.client.rooms.create({ name: 'A', room_type: 'company_investment' }), await t.client.rooms.create({ name: 'B', room_type: 'company_investment' })];
+    const local = [join(folder, 'legal/shareholders.txt'), join(folder, 'term-sheet.txt')];
+    for (const room of rooms) {
+      const { result } = await previewThenCommit(t.mcp, 'room_documents_upload', { room_id: room.id, paths: ['.'] });
+      expect(result.uploaded.map((file: { path: string }) => file.path).sort()).toEqual(local);
+      expect(result.skipped).toEqual([]);
+    }
+    expect(t.writes().filter((request) => request.path.endsWith('/documents'))).toHaveLength(4);
+    await t.close();
+  });
+
   it.runIf(process.platform !== 'win32')("a manifest folder others can open, pre-made in the state folder, is refused naming it: no document sent", async () => {
     const folder = documents();
     const t = await connected({ allowWrites: true, uploadRoots: [folder] });
@@ -137,6 +151,26 @@ describe('the typical flow, driven only through tools', () => {
     await destructive.close();
   });
 
+  it('transaction_link_room checks the link again at the commit: linked elsewhere since the preview, it is refused; an unknown transaction is refused at the preview', async () => {
+    const t = await connected({ allowWrites: true });
+    const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
+    const [first, second] = [await t.client.rooms.create({ name: 'A', room_type: 'company_investment' }), await t.client.rooms.create({ name: 'B', room_type: 'company_investment' })];
+    const tx = await t.client.transactions.create({ name: 'T', deal_id: deal.id });
+    const args = { deal_id: deal.id, transaction_id: tx.id, room_id: second.id };
+    const preview = await t.mcp.callTool({ name: 'transaction_link_room', arguments: args });
+    expect(structured(preview).preview.would_change).toBe(`link transaction ${tx.id} to room ${second.id}`);
+    // Someone links it to another room in between.
+    await t.client.transactions.update(tx.id, { linked_room_id: first.id });
+    const writes = t.writes().length;
+    const commit = await t.mcp.callTool({ name: 'transaction_link_room', arguments: { ...args, commit_token: structured(preview).commit_token } });
+    expect(commit.isError).toBe(true);
+    expect(text(commit)).toMatch(new RegExp(`transaction ${tx.id} is linked to room ${first.id} already: replacing a link needs the server started with --allow-destructive`));
+    expect(t.writes()).toHaveLength(writes);
+    const unknown = await t.mcp.callTool({ name: 'transaction_link_room', arguments: { ...args, transaction_id: tx.id + 100 } });
+    expect(text(unknown)).toBe(`[svc-sdk] transaction_link_room: transaction_id: deal ${deal.id} has no transaction ${tx.id + 100}: list them with deal_transactions_list`);
+    await t.close();
+  });
+
   it('lists are bounded and carry a cursor to the next page', async () => {
     const t = await connected({ allowWrites: true });
     const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
@@ -152,6 +186,40 @@ describe('the typical flow, driven only through tools', () => {
       cursor = page.next_cursor;
     }
     expect(seen.map((tx) => tx.name)).toEqual(['T0', 'T1', 'T2', 'T3', 'T4']);
+    await t.close();
+  });
+
+  it('a page that reaches the end has no cursor; each page says how many are left; no limit is a page of 20', async () => {
+    const t = await connected({ allowWrites: true });
+    const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
+    for (let i = 0; i < 24; i++) await t.client.transactions.create({ name: `T${i}`, deal_id: deal.id });
+    const list = async (args: Record<string, unknown>) => structured(await t.mcp.callTool({ name: 'deal_transactions_list', arguments: { deal_id: deal.id, ...args } }));
+    const whole = await list({});
+    expect(whole.transactions).toHaveLength(20);
+    expect(whole.hint).toBe('4 more: call again with cursor set to next_cursor');
+    const second = await list({ limit: 8, cursor: (await list({ limit: 8 })).next_cursor });
+    expect(second.transactions.map((tx: { name: string }) => tx.name)).toEqual(['T8', 'T9', 'T10', 'T11', 'T12', 'T13', 'T14', 'T15']);
+    expect(second.hint).toBe('8 more: call again with cursor set to next_cursor');
+    // 24 = 3 pages of 8: the third is the last, with no cursor and no hint.
+    const third = await list({ limit: 8, cursor: second.next_cursor });
+    expect(third.transactions).toHaveLength(8);
+    expect(third).not.toHaveProperty('next_cursor');
+    expect(third).not.toHaveProperty('hint');
+    await t.close();
+  });
+
+  it('a cursor is only what this server wrote: anything around or after the offset is refused; an offset past the end is an empty page', async () => {
+    const t = await connected({ allowWrites: true });
+    const deal = (await previewThenCommit(t.mcp, 'deal_create', { name: 'D', stage: 'sourcing', asset_class: 'equity' })).result.deal;
+    await t.client.transactions.create({ name: 'T0', deal_id: deal.id });
+    const call = (cursor: string) => t.mcp.callTool({ name: 'deal_transactions_list', arguments: { deal_id: deal.id, cursor: Buffer.from(cursor).toString('base64url') } });
+    for (const forged of ['xo:0', 'o:0x', 'o:', 'o:1234567890']) {
+      const result = await call(forged);
+      expect(result.isError, forged).toBe(true);
+      expect(text(result)).toMatch(/cursor is not one this server gave/);
+    }
+    expect(structured(await call('o:0')).transactions).toHaveLength(1);
+    expect(structured(await call('o:123456789')).transactions).toEqual([]);
     const bad = await t.mcp.callTool({ name: 'deal_transactions_list', arguments: { deal_id: deal.id, cursor: 'bogus' } });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/cursor is not one this server gave/);

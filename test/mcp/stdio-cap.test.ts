@@ -65,6 +65,42 @@ describe('cappedLines', () => {
     expect(ids).toEqual(['a"b', -12, null, null]);
   });
 
+  it('the id is the message\'s own: leading blanks and blanks around the colon are read, a nested "id" further on is not, a batch has none', async () => {
+    const t = capped(30);
+    t.input.write(`  {"id":9,"x":"${'z'.repeat(40)}"}\n`);
+    t.input.write(`{ "id" : 10 ,"x":"${'z'.repeat(40)}"}\n`);
+    t.input.write(`{"id":11,"params":{"arguments":{"id":99,"x":"${'z'.repeat(40)}"}}}\n`);
+    t.input.write(`[{"id":12,"x":"${'z'.repeat(40)}"}]\n`);
+    t.input.write(`{"id":"","x":"${'z'.repeat(40)}"}\n`);
+    await t.flush();
+    const ids = t.answered().trim().split('\n').map((line) => (JSON.parse(line) as { id: unknown }).id);
+    expect(ids).toEqual([9, 10, 11, null, '']);
+  });
+
+  it('a string id of 200 characters is kept and one of 201 is not; a number of 16 digits is kept whole', async () => {
+    const t = capped(30);
+    const long = 'i'.repeat(200);
+    t.input.write(`{"id":"${long}","x":"${'z'.repeat(40)}"}\n`);
+    t.input.write(`{"id":"${long}j","x":"${'z'.repeat(40)}"}\n`);
+    t.input.write(`{"id":1234567890123456,"x":"${'z'.repeat(40)}"}\n`);
+    await t.flush();
+    const ids = t.answered().trim().split('\n').map((line) => (JSON.parse(line) as { id: unknown }).id);
+    expect(ids).toEqual([long, null, 1234567890123456]);
+  });
+
+  it('the head read for the id is the line\'s first 512 characters even when they come in pieces: an id in a later chunk is not read', async () => {
+    const t = capped(30);
+    // Exactly 512 characters in the first chunk, then the id: past the head.
+    t.input.write(`{"x":"${'z'.repeat(512 - 6)}`);
+    t.input.write('","id":5}\n');
+    // A short first chunk: the head takes the next chunk too.
+    t.input.write('{"x":"ab",');
+    t.input.write(`"id":6,"y":"${'z'.repeat(40)}"}\n`);
+    await t.flush();
+    const ids = t.answered().trim().split('\n').map((line) => (JSON.parse(line) as { id: unknown }).id);
+    expect(ids).toEqual([null, 6]);
+  });
+
   it('an over-long line split across many chunks is answered once, and the line after it passes whole', async () => {
     const t = capped(20);
     for (let index = 0; index < 10; index++) t.input.write('{"id":1,"pad":"xxxxxxxx');

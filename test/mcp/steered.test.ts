@@ -105,6 +105,46 @@ describe('upload roots are what the user chose', () => {
     expect(() => createMcpServer({ client: emulatedClient().client, allowUploads: ['everything'] })).toThrow(/\[svc-sdk\] allowUploads: no upload rule is named "everything": choose from state-dir, ssh/);
   });
 
+  it('the instructions add how to enable uploads only while the upload tool waits for roots', async () => {
+    const NO_ROOTS = /room_documents_upload is listed once there is a folder to upload from/;
+    for (const [options, waits] of [[{}, false], [{ allowWrites: true, uploadRoots: [tempDir()] }, false], [{ allowWrites: true }, true]] as const) {
+      const t = await connected(options);
+      expect(t.mcp.getInstructions()).toMatch(/^Tools of a deal \/ data-room \/ webhook service\./);
+      if (waits) expect(t.mcp.getInstructions()).toMatch(NO_ROOTS);
+      else expect(t.mcp.getInstructions()).not.toMatch(NO_ROOTS);
+      await t.close();
+    }
+  });
+
+  it("a host's roots that are no local folder (https://, even beside one) or a roots/list that fails list no upload tool; a host without the roots capability is never asked", async () => {
+    const local = tempDir();
+    const hosts = [
+      { capabilities: { roots: { listChanged: true } }, answer: async () => ({ roots: [{ uri: 'https://example.com/share', name: 'web' }] }) },
+      // Beside a local folder too: the SDK refuses the whole answer (a root is a file:// URI), so no folder is a root.
+      { capabilities: { roots: { listChanged: true } }, answer: async () => ({ roots: [{ uri: 'https://example.com/share', name: 'web' }, { uri: pathToFileURL(local).href, name: 'local' }] }) },
+      { capabilities: { roots: { listChanged: true } }, answer: async (): Promise<never> => { throw new Error('the host broke'); } },
+      { capabilities: {}, answer: async () => ({ roots: [{ uri: pathToFileURL(tempDir()).href, name: 'local' }] }) },
+    ];
+    for (const host of hosts) {
+      const server = createMcpServer({ client: emulatedClient().client, allowWrites: true, stateDir: tempDir() });
+      const mcp = new McpClient({ name: 'roots-host', version: '1.0.0' }, { capabilities: host.capabilities });
+      let asked = 0;
+      // The end of each read of the roots: the upload tool's state is set again (tools/list_changed).
+      let settled = 0;
+      mcp.setNotificationHandler('notifications/tools/list_changed', () => void settled++);
+      // A client declaring no roots capability may not register the handler: the count then stays 0 by construction.
+      if ('roots' in host.capabilities) mcp.setRequestHandler('roots/list', async () => (asked++, host.answer()));
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      await mcp.connect(clientSide);
+      if ('roots' in host.capabilities) await expect.poll(() => [asked, settled > 0]).toEqual([1, true]);
+      await mcp.ping();
+      expect((await mcp.listTools()).tools.map((tool) => tool.name)).not.toContain('room_documents_upload');
+      await mcp.close();
+      await server.close();
+    }
+  });
+
   it("the host's roots (roots/list) list the tool; on roots/list_changed they are read again, and a path of a root withdrawn is refused", async () => {
     const first = tempDir('svc-mcp-root-a-');
     const second = tempDir('svc-mcp-root-b-');

@@ -92,3 +92,20 @@ describe('createMcpServer lists', () => {
     }
   });
 });
+
+describe('what the server says of itself', () => {
+  it('its name, title and version, the tools and logging capabilities, the SDK version it is built on', async () => {
+    const t = await connected();
+    const { VERSION } = await import('../../src/core/version.js');
+    expect(t.mcp.getServerVersion()).toMatchObject({ name: 'svc-sdk', title: 'svc deals, data rooms and webhooks', version: VERSION });
+    expect(t.mcp.getServerCapabilities()).toMatchObject({ tools: {}, logging: {} });
+    expect(t.mcp.getInstructions()).toMatch(/^Tools of a deal \/ data-room \/ webhook service\.\nEvery tool that changes something works in two calls/);
+    await t.close();
+  });
+
+  it('options that contradict each other or name no tool are refused when the server is made', () => {
+    const client = emulatedClient().client;
+    expect(() => createMcpServer({ client, allowDestructive: true, stateDir: tempDir() })).toThrow('[svc-sdk] allowDestructive lists destructive write tools: pass allowWrites: true as well');
+    expect(() => createMcpServer({ client, excludeTools: ['deal_delete'], stateDir: tempDir() })).toThrow(/^\[svc-sdk\] excludeTools: no tool is named "deal_delete": choose from deal_room_find, deal_transactions_list, /);
+  });
+});

@@ -85,6 +85,29 @@ describe('a tool the server does not list', () => {
     expect(await call(narrowed, 'room_ask')).toMatch(/room_ask is not listed by this server: the server was started without it \(--tool \/ --no-tool\)/);
     expect(await call(narrowed, 'webhook_list')).not.toMatch(/not listed/);
     await narrowed.close();
+    // Writes listed, destructive not: a destructive tool still names --allow-destructive; a write left out by --no-tool names that.
+    const writes = await connected({ allowWrites: true, excludeTools: ['deal_create'] });
+    expect(await call(writes, 'webhook_delete')).toMatch(/webhook_delete is not listed by this server: it is destructive: the user can list it by starting the server with --allow-writes --allow-destructive/);
+    expect(await call(writes, 'deal_create')).toMatch(/deal_create is not listed by this server: the server was started without it \(--tool \/ --no-tool\)/);
+    // A tool over the action ledger, on a server without one.
+    expect(await call(writes, 'action_wait')).toMatch(/action_wait is not listed by this server: it reads an action ledger: start the server with --actions-redis <url>/);
+    await writes.close();
+  });
+});
+
+describe('a failed call says which tool failed and why, as the model reads it', () => {
+  it("the SDK's own error message; a thrown value that is no Error, as text", async () => {
+    const t = await connected({ allowWrites: true });
+    const sdkMessage = await t.client.webhooks.retrieve(999).then(() => 'none', (error: unknown) => (error as Error).message);
+    // A preview whose SDK call fails for real: the emulator has no webhook 999.
+    const ping = await t.mcp.callTool({ name: 'webhook_ping', arguments: { webhook_id: 999 } });
+    expect(ping.isError).toBe(true);
+    expect(text(ping)).toBe(`[svc-sdk] webhook_ping failed: ${sdkMessage}`);
+    t.client.webhooks.list = (() => Promise.reject('the proxy hung up')) as never;
+    const plain = await t.mcp.callTool({ name: 'webhook_list', arguments: {} });
+    expect(plain.isError).toBe(true);
+    expect(text(plain)).toBe('[svc-sdk] webhook_list failed: the proxy hung up');
+    await t.close();
   });
 });
 
@@ -146,6 +169,15 @@ describe('secretFiles, attacked through its folder and its names', () => {
     const file = join(tempDir(), 'state');
     writeFileSync(file, '');
     await expect(secretFiles(join(file, 'webhook-secrets'), []).open()).rejects.toThrow(/the secrets folder .* is missing or not a folder: nothing was created/);
+  });
+
+  it('a folder that takes no new file (a path so long no file name fits: ENAMETOOLONG) is refused, naming the error, before any secret exists', async () => {
+    // Components of 200 characters up to about 4 070 in all: the folder can be made, a file in it is over PATH_MAX.
+    let dir = realpathSync(tempDir());
+    while (dir.length < 4070 - 201) dir = join(dir, 'd'.repeat(200));
+    dir = join(dir, 'w'.repeat(4070 - dir.length - 1));
+    await expect(secretFiles(dir, []).open()).rejects.toThrow(/^the secrets folder .* cannot take a new file \(ENAMETOOLONG\): nothing was created; fix the folder and call again$/);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('a folder readable by its group is refused too (mode 750)', async () => {

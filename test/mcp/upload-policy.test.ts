@@ -61,6 +61,21 @@ describe('uploadPolicy', () => {
     '/home/u/docs/secret.txt',
     '/home/u/.local/state/other-tool/x',
     '/home/u/docs/.aws',
+    // Each file-name rule is the whole name: the pattern inside a longer name is not a credential place.
+    '/home/u/docs/my.netrc',
+    '/home/u/docs/.netrc-howto.md',
+    '/home/u/docs/example.npmrc',
+    '/home/u/docs/.npmrc-guide.md',
+    '/home/u/docs/release.env.md',
+    '/home/u/docs/chain.pem.txt',
+    '/home/u/docs/bundle.p12.txt',
+    '/home/u/docs/bundle.pfx.txt',
+    '/home/u/docs/vault.kdbx.txt',
+    '/home/u/docs/login.keychain.md',
+    '/home/u/docs/how.secret.works.md',
+    '/home/u/docs/a.svc-upload.jsonl.txt',
+    '/home/u/docs/svc-upload.jsonl',
+    '/home/u/docs/ids/notes.txt',
   ])('%s is sent', (path) => {
     expect(ruleOf(path)).toBeUndefined();
   });
@@ -73,6 +88,14 @@ describe('uploadPolicy', () => {
     expect(uploadPolicy(STATE, [], env).refusal('/home/u/.ssh/id_ed25519')?.message).toBe(
       '"/home/u/.ssh/id_ed25519" is an SSH folder (.ssh) (upload rule "ssh"): not sent. Only the user can allow it, by starting the server with --allow-upload ssh (allowUploads: [\'ssh\'])',
     );
+  });
+
+  it("the state folder's refusal says what the folder is; a doubled separator does not hide .config/gcloud", () => {
+    expect(uploadPolicy(STATE, [], env).refusal(`${STATE}/commit-key`)?.message).toBe(
+      `"${STATE}/commit-key" is svc-sdk's state folder (commit keys, webhook secrets, manifests) (upload rule "state-dir"): not sent. Only the user can allow it, by starting the server with --allow-upload state-dir (allowUploads: ['state-dir'])`,
+    );
+    expect(ruleOf('/home/u/.config//gcloud/credentials.db')).toBe('gcloud');
+    expect(ruleOf('/home/u//.ssh///id_ed25519')).toBe('ssh');
   });
 
   it('a lifted rule lets its pattern through and no other; the first rule that covers a path is named', () => {
