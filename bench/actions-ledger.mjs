@@ -85,7 +85,7 @@ function floorCommands(prefix, [proposal, decision]) {
   const keys = (event) => [doc, `${prefix}seen:${event.delivery_id}`, `${prefix}pending`, `${prefix}run:${runId}`, `${prefix}decided`, `${prefix}sequence`, `${prefix}handlers`];
   return [
     { mget: [doc, `${prefix}seen:${proposal.delivery_id}`], keys: keys(proposal), args: ['0', JSON.stringify(pending), TTL, 'add', String(Date.parse(proposal.timestamp)), id, '1', '', `${prefix}todo:`, `${prefix}decided`] },
-    { mget: [doc, `${prefix}seen:${decision.delivery_id}`], keys: keys(decision), args: ['1', JSON.stringify(approved), TTL, 'remove', '0', id, '', '1', `${prefix}todo:`, `${prefix}decided`] },
+    { mget: [doc, `${prefix}seen:${decision.delivery_id}`], keys: keys(decision), args: ['1', JSON.stringify(approved), TTL, 'remove', '', id, '', '1', `${prefix}todo:`, `${prefix}decided`] },
   ];
 }
 

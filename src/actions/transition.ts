@@ -92,7 +92,8 @@ class FieldReader {
 
   id(name: string): string {
     const value = this.data[name];
-    if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+    // Number.isFinite is false for anything but a number (it does not convert).
+    if ((typeof value === 'string' && value !== '') || Number.isFinite(value)) return String(value);
     return this.#fail(name, 'a non-empty string or a number');
   }
 
@@ -103,7 +104,7 @@ class FieldReader {
 
   number(name: string): number {
     const value = this.data[name];
-    return typeof value === 'number' && Number.isFinite(value) ? value : this.#fail(name, 'a number');
+    return Number.isFinite(value) ? (value as number) : this.#fail(name, 'a number');
   }
 
   #fail(name: string, what: string): never {

@@ -1,5 +1,6 @@
 // The ledger over the in-memory store: one store object per data set, shared by the ledgers of a test
 // as processes share a Redis.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { createActionLedger, createMemoryLedgerStore, type LedgerStore } from '../../src/actions/index.js';
 import { approved, delivery, proposed, rejected } from './events.js';
@@ -162,6 +163,51 @@ describe('createActionLedger: what the waits and handlers hold on to', () => {
     const closedAt = counts.reads;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(counts.reads).toBe(closedAt);
+  });
+
+  it('a wait that ended, however it ended, and every wait at close(), leaves no timer and no abort listener behind (a process with nothing else to do can exit)', async () => {
+    // The memory store sets no timer of its own: every timer counted is a wait's.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      const ledger = createActionLedger({ pollMs: 1000 });
+      const controller = new AbortController();
+      await ledger.record(proposed('held'));
+      const decided = ledger.waitForDecision('held', { timeoutMs: 86_400_000, signal: controller.signal });
+      // Its timeout and the poll.
+      expect(vi.getTimerCount()).toBe(2);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+      await ledger.record(approved('held'));
+      expect(await decided).toMatchObject({ status: 'approved' });
+      expect(vi.getTimerCount()).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+
+      const timedOut = ledger.waitForDecision('unknown', { timeoutMs: 5000, signal: controller.signal });
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(await timedOut).toMatchObject({ status: 'timeout' });
+      expect(vi.getTimerCount()).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+
+      const aborted = ledger.waitForDecision('unknown', { timeoutMs: 5000, signal: controller.signal });
+      const reason = new Error('stop');
+      controller.abort(reason);
+      await expect(aborted).rejects.toBe(reason);
+      expect(vi.getTimerCount()).toBe(0);
+
+      // close() ends the timers of the waits under way, which stay unresolved: the ledger is closing.
+      const other = new AbortController();
+      let settled = false;
+      for (const id of ['open-1', 'open-1', 'open-2']) void ledger.waitForDecision(id, { timeoutMs: 5000, signal: other.signal }).finally(() => (settled = true));
+      expect(vi.getTimerCount()).toBe(4);
+      await ledger.close();
+      expect(vi.getTimerCount()).toBe(0);
+      expect(getEventListeners(other.signal, 'abort')).toEqual([]);
+      await vi.advanceTimersByTimeAsync(10_000);
+      other.abort();
+      await Promise.resolve();
+      expect(settled).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a closed handler subscription gives back its notification listener', async () => {
