@@ -229,7 +229,8 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
       const current = subscriber;
       subscriber = undefined;
       subscribing = undefined;
-      if (current?.owned) await (current.connection.close ?? current.connection.quit)?.call(current.connection).catch(() => undefined);
+      // Both clients' duplicates have quit (node-redis 5 also close, quit's new name).
+      if (current?.owned) await (current.connection.close ?? current.connection.quit)!.call(current.connection).catch(() => undefined);
     },
   };
 }

@@ -78,10 +78,9 @@ export function readLedgerEvent(event: WebhookEvent): LedgerEvent {
       return { area: 'credit', event: { type: 'exhausted', balance: field.number('balance'), at } };
     case 'credit.granted':
       return { area: 'credit', event: { type: 'granted', balance: field.number('new_balance'), at } };
-    default:
-      // Any other event, or a newer action.*, job.* or credit.* kind: not one this version knows how to apply.
-      return undefined;
   }
+  // Any other event, or a newer action.*, job.* or credit.* kind: not one this version knows how to apply.
+  return undefined;
 }
 
 class FieldReader {
@@ -141,7 +140,8 @@ export function applyCreditEvent(current: CreditState | undefined, event: Credit
   if (current?.updatedAt !== undefined && Date.parse(event.at) < Date.parse(current.updatedAt)) return undefined;
   const threshold = event.type === 'low' ? event.threshold : (current?.threshold ?? LOW_CREDIT_THRESHOLD);
   const exhausted = event.type === 'exhausted' || event.balance <= 0;
-  const low = exhausted || event.type === 'low' || event.balance <= threshold;
+  // A credit.low's own balance is at or below its threshold (the interface fires it there): no need to ask its type.
+  const low = exhausted || event.balance <= threshold;
   const same = current !== undefined && current.low === low && current.exhausted === exhausted;
   return { balance: event.balance, low, exhausted, threshold, since: same ? current.since : event.at, updatedAt: event.at };
 }

@@ -23,12 +23,13 @@ export function createWaiters(store: LedgerStore, get: (actionId: string) => Pro
     if (decision === undefined) return;
     for (const waiter of waiting.get(actionId) ?? []) waiter.resolve(decision);
   };
+  // Called once per waiter (by its end()), while it is still in its set: the set and the subscription are there.
   const remove = (actionId: string, waiter: Waiter) => {
-    const set = waiting.get(actionId);
-    set?.delete(waiter);
-    if (set?.size === 0) waiting.delete(actionId);
+    const set = waiting.get(actionId)!;
+    set.delete(waiter);
+    if (set.size === 0) waiting.delete(actionId);
     if (waiting.size > 0) return;
-    unsubscribe?.();
+    unsubscribe!();
     unsubscribe = undefined;
     clearInterval(poll);
     poll = undefined;

@@ -210,6 +210,42 @@ describe('createActionLedger: what the waits and handlers hold on to', () => {
     }
   });
 
+  it('a notification of an action no one waits for reads nothing; one of a waited action reads it once', async () => {
+    const { store, counts } = counted(true);
+    const ledger = createActionLedger({ store, pollMs: 60_000 });
+    await ledger.record(proposed('waited'));
+    const waiting = ledger.waitForDecision('waited', { timeoutMs: 10_000 });
+    await until(() => counts.reads === 1); // the wait's first read
+    await ledger.record(approved('not-waited'));
+    await ledger.record(approved('waited'));
+    expect(await waiting).toMatchObject({ status: 'approved' });
+    expect(counts.reads).toBe(2);
+  });
+
+  it('a wait that ended while its read was under way: the read that finds the decision later hands it to no one, without an error', async () => {
+    let release: (() => void) | undefined;
+    const store = storeWith((inner) => ({
+      getMany: async (keys) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return inner.getMany(keys);
+      },
+    }));
+    const ledger = createActionLedger({ store, pollMs: 60_000 });
+    const errors: unknown[] = [];
+    const onRejection = (error: unknown) => errors.push(error);
+    process.on('unhandledRejection', onRejection);
+    try {
+      await ledger.record(approved('raced-wait'));
+      // Decided already, but the read is held: the 0 ms timeout ends the wait first.
+      expect(await ledger.waitForDecision('raced-wait', { timeoutMs: 0 })).toMatchObject({ status: 'timeout' });
+      release!();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(errors).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
   it('a closed handler subscription gives back its notification listener', async () => {
     const { store, counts } = counted(true);
     const ledger = createActionLedger({ store });

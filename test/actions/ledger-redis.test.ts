@@ -137,6 +137,24 @@ describe.skipIf(!hasRedis)('createActionLedger({ store: createRedisLedgerStore(c
       }
     });
 
+    it('commit tells this process of a decision it committed, and of nothing else: not a proposal, a duplicate or a conflict', async () => {
+      const prefix = `tell-${Math.random()}:`;
+      const store = createRedisLedgerStore(client as never, { prefix });
+      const heard: unknown[] = [];
+      store.subscribe((actionId) => heard.push(actionId));
+      // Subscribed on the channel too: each decision is then heard twice, at once and by the channel.
+      await until(async () => (await numsub(`${prefix}decided`)) === 1);
+      expect(await store.commit({ deliveryId: 't1', key: 'action:t', version: 0, value: '{}', decided: 't' })).toBe('committed');
+      await until(() => heard.length === 2);
+      expect(await store.commit({ deliveryId: 't1', key: 'action:t', version: 1, value: '{}', decided: 't' })).toBe('duplicate');
+      expect(await store.commit({ deliveryId: 't2', key: 'action:t', version: 0, value: '{}', decided: 't' })).toBe('conflict');
+      expect(await store.commit({ deliveryId: 't3', key: 'action:u', version: 0, value: '{}', pending: { actionId: 'u', score: 1 } })).toBe('committed');
+      // Nothing more comes (a bound on nothing happening, so never flaky).
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard).toEqual(['t', 't']);
+      await store.close();
+    });
+
     it('a script error other than NOSCRIPT reaches the caller as Redis gave it (not run again, which would call the delivery a duplicate)', async () => {
       const prefix = `broken-${Math.random()}:`;
       const ledger = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix }) });

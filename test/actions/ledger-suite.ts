@@ -360,6 +360,10 @@ export function ledgerSuite(open: OpenStore): void {
       expect(await other.credits()).toEqual({ balance: 3, low: true, exhausted: true, threshold: 100, since: at(2), updatedAt: at(2) });
       await other.record(delivery('credit.granted', { amount: 197, new_balance: 200, note: 'top-up' }, { timestamp: at(3) }));
       expect(await other.credits()).toEqual({ balance: 200, low: false, exhausted: false, threshold: 100, since: at(3), updatedAt: at(3) });
+      // Exhausted is low, whatever the threshold: a credit.low that named 0, then exhausted with a balance above it.
+      await other.record(delivery('credit.low', { balance: 0, threshold: 0 }, { timestamp: at(4) }));
+      await other.record(delivery('credit.exhausted', { balance: 2 }, { timestamp: at(5) }));
+      expect(await other.credits()).toMatchObject({ balance: 2, low: true, exhausted: true, threshold: 0 });
     });
 
     it('credits(): the last balance, low and exhausted, since when; a late, older event does not bring back an old balance', async () => {
