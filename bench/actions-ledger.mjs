@@ -5,8 +5,9 @@
 //             ledger adds (reading the event, the transition, JSON, its promises) is all the difference;
 //             interleaved rounds, the median of the ratios within a round. Target ≥ 0.90× the floor.
 //   latency   from the start of ledger.record(decision) in this process to waitForDecision resolving in
-//             another process (its polling set to a minute: the channel tells it), p50 and p99.
-// Run alone: `npm run build && node bench/actions-ledger.mjs [--quick]` (not in bench/run.mjs's default set).
+//             another process (its polling set to a minute: the channel tells it), p50 and p99, timed on
+//             this process's clock: the round trip to the waiter's report, less the report's way back.
+// Run alone: `npm run build && node bench/actions-ledger.mjs [--quick] [--latency]` (--latency: that part alone) (not in bench/run.mjs's default set).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -84,7 +85,7 @@ function floorCommands(prefix, [proposal, decision]) {
   const keys = (event) => [doc, `${prefix}seen:${event.delivery_id}`, `${prefix}pending`, `${prefix}run:${runId}`, `${prefix}decided`, `${prefix}sequence`, `${prefix}handlers`];
   return [
     { mget: [doc, `${prefix}seen:${proposal.delivery_id}`], keys: keys(proposal), args: ['0', JSON.stringify(pending), TTL, 'add', String(Date.parse(proposal.timestamp)), id, '1', '', `${prefix}todo:`, `${prefix}decided`] },
-    { mget: [doc, `${prefix}seen:${decision.delivery_id}`], keys: keys(decision), args: ['1', JSON.stringify(approved), TTL, 'remove', '0', id, '', '1', `${prefix}todo:`, `${prefix}decided`] },
+    { mget: [doc, `${prefix}seen:${decision.delivery_id}`], keys: keys(decision), args: ['1', JSON.stringify(approved), TTL, 'remove', '', id, '', '1', `${prefix}todo:`, `${prefix}decided`] },
   ];
 }
 
@@ -143,43 +144,63 @@ export async function benchActionsLedger({ quick = false } = {}) {
   }
 }
 
-/** Decisions recorded here one at a time; a waiter process reports when each resolved. */
+/**
+ * Decisions recorded here one at a time; a waiter process reports each as it resolves. Timed on this
+ * process's clock alone (two processes' clocks do not agree to the millisecond: comparing them gave
+ * negative latencies): from the start of record(decision) to this process reading the waiter's
+ * report, which adds the report's way back over a pipe; that way is measured apart, as half the
+ * round trip of a ping the waiter answers at once, and taken off.
+ */
 async function measureLatency(port, count) {
   const prefix = 'bench:latency:';
   const client = new Redis({ host: '127.0.0.1', port });
   const ledger = createActionLedger({ store: createRedisLedgerStore(client, { prefix }) });
   const actions = Array.from({ length: count }, (_, index) => actionEvents('latency', index));
   for (const [proposal] of actions) await ledger.record(proposal);
-  const child = spawn(process.execPath, [WAITER], { env: { ...process.env, REDIS_PORT: String(port), PREFIX: prefix, IDS: actions.map(([p]) => p.data.action_id).join(',') }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const heard = new Map();
+  const child = spawn(process.execPath, [WAITER], { env: { ...process.env, REDIS_PORT: String(port), PREFIX: prefix, IDS: actions.map(([p]) => p.data.action_id).join(',') }, stdio: ['pipe', 'pipe', 'inherit'] });
+  // Each line the waiter prints, with the moment this process read it.
+  const expected = new Map();
+  const lineAt = (line) => new Promise((resolve) => expected.set(line, resolve));
+  const early = new Map();
   let buffer = '';
-  let ready;
-  const waiting = new Promise((resolve) => (ready = resolve));
-  const done = new Promise((resolve) => child.once('exit', resolve));
   child.stdout.on('data', (chunk) => {
+    const now = performance.now();
     buffer += chunk;
     const lines = buffer.split('\n');
     buffer = lines.pop();
     for (const line of lines) {
-      if (line === 'waiting') ready();
-      else if (line.startsWith('{')) {
-        const { id, at: heardAt } = JSON.parse(line);
-        heard.set(id, heardAt);
+      const resolve = expected.get(line);
+      if (!resolve) early.set(line, now);
+      else {
+        expected.delete(line);
+        resolve(now);
       }
     }
   });
-  await waiting;
-  const sent = new Map();
-  for (const [proposal, decision] of actions) {
-    sent.set(proposal.data.action_id, performance.timeOrigin + performance.now());
-    await ledger.record(decision);
-    await new Promise((resolve) => setTimeout(resolve, 3));
+  const heardAt = (line, timeoutMs) =>
+    early.has(line) ? Promise.resolve(early.get(line)) : Promise.race([lineAt(line), new Promise((resolve) => setTimeout(resolve, timeoutMs, Number.NaN))]);
+  await heardAt('waiting', 60_000);
+  const done = new Promise((resolve) => child.once('exit', resolve));
+  const pipe = [];
+  for (let index = 0; index < 50; index++) {
+    const started = performance.now();
+    child.stdin.write(`ping ${index}\n`);
+    pipe.push(((await heardAt(`pong ${index}`, 10_000)) - started) / 2);
   }
+  const wayBack = median(pipe);
+  const latencies = [];
+  for (const [proposal, decision] of actions) {
+    const started = performance.now();
+    const heard = heardAt(`heard ${proposal.data.action_id}`, 10_000);
+    await ledger.record(decision);
+    latencies.push((await heard) - started - wayBack);
+  }
+  child.stdin.end();
   await done;
   await ledger.close();
   client.disconnect();
-  const latencies = [...sent].map(([id, start]) => heard.get(id) - start);
-  return { count, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), missing: latencies.filter((value) => !Number.isFinite(value)).length };
+  const measured = latencies.filter((value) => Number.isFinite(value));
+  return { count, p50: quantile(measured, 0.5), p99: quantile(measured, 0.99), wayBack, missing: count - measured.length };
 }
 
 export function renderActionsLedger({ rows, latency, rounds, perRound }) {
@@ -191,11 +212,22 @@ export function renderActionsLedger({ rows, latency, rounds, perRound }) {
       rows.map((row) => [row.concurrency, fixed(row.floor, 0), fixed(row.ledger, 0), times(row.ratio), verdict(row.met), `${fixed(row.floorCpu, 1)} / ${fixed(row.ledgerCpu, 1)}`]),
     ),
     '',
-    `Decision to waiter in another process (${latency.count} decisions, one at a time; the waiter's polling is a minute, so the channel told it): p50 ${fixed(latency.p50)} ms, p99 ${fixed(latency.p99)} ms${latency.missing ? `, ${latency.missing} never heard` : ''}.`,
+    `Decision to waiter in another process (${latency.count} decisions, one at a time; the waiter's polling is a minute, so the channel told it), on this process's clock: p50 ${fixed(latency.p50)} ms, p99 ${fixed(latency.p99)} ms (the round trip to the waiter's report less its way back over a pipe, ${fixed(latency.wayBack, 3)} ms)${latency.missing ? `, ${latency.missing} never heard` : ''}.`,
   ].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const results = await benchActionsLedger({ quick: process.argv.includes('--quick') });
-  console.log(renderActionsLedger(results));
+  if (process.argv.includes('--latency')) {
+    // The latency alone (no record rounds): `node bench/actions-ledger.mjs --latency [--quick]`.
+    const redis = await startRedis();
+    try {
+      const latency = await measureLatency(redis.port, process.argv.includes('--quick') ? 100 : 400);
+      console.log(renderActionsLedger({ rows: [], latency, rounds: 0, perRound: 0 }).split('\n').at(-1));
+    } finally {
+      redis.stop();
+    }
+  } else {
+    const results = await benchActionsLedger({ quick: process.argv.includes('--quick') });
+    console.log(renderActionsLedger(results));
+  }
 }

@@ -32,6 +32,9 @@ export interface RedisLedgerStoreOptions {
 
 type Send = (args: string[]) => Promise<unknown>;
 
+/** What fills a script's slot that a call does not use, or a flag off (the scripts act only on 'add', 'remove' and '1'). */
+const UNUSED = '';
+
 /** The inbox's durability rules, in the ledger's words. */
 const DURABILITY_SUBJECT: DurabilitySubject = { area: 'actions ledger', kept: 'recorded actions', recent: 'ledger changes made' };
 interface Subscriber {
@@ -113,8 +116,8 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     const sha = shas.get(script);
     if (sha === undefined) return load(script, keys, args);
     return evalSha(sha, keys, args).catch((error: unknown) => {
-      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      shas.delete(script);
+      // Both clients reject with an Error; the load sets the script's new sha in place of the old.
+      if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
       return load(script, keys, args);
     });
   };
@@ -159,19 +162,21 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
     commit(change): Promise<CommitResult> {
       const { pending, run: runIndex, decided } = change;
       // The action a change is about: named by whichever index it moves (a late proposal moves only the run's); a job's or the credits' names none.
-      const actionId = pending?.actionId ?? decided ?? runIndex?.actionId ?? '';
+      const actionId = pending?.actionId ?? decided ?? runIndex?.actionId ?? UNUSED;
+      const [pendingOp, score] = pending === undefined ? [UNUSED, UNUSED] : 'remove' in pending ? ['remove', UNUSED] : ['add', String(pending.score)];
       return run(
         COMMIT_SCRIPT,
-        [key.document(change.key), key.seen(change.deliveryId), key.pending, key.run(runIndex?.runId ?? ''), key.decided, key.sequence, key.names],
+        [key.document(change.key), key.seen(change.deliveryId), key.pending, key.run(runIndex?.runId ?? UNUSED), key.decided, key.sequence, key.names],
         [
           String(change.version),
+          // '' is also the script's "no new text".
           change.value ?? '',
           String(deliveryTtlMs),
-          pending === undefined ? '' : 'remove' in pending ? 'remove' : 'add',
-          pending !== undefined && 'score' in pending ? String(pending.score) : '0',
+          pendingOp,
+          score,
           actionId,
-          runIndex ? '1' : '',
-          decided !== undefined ? '1' : '',
+          runIndex ? '1' : UNUSED,
+          decided !== undefined ? '1' : UNUSED,
           key.queue(''),
           key.channel,
         ],
@@ -202,7 +207,7 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
       return Number(await run(RENEW_SCRIPT, [key.lease(name, actionId)], [token, String(Math.ceil(leaseMs))])) === 1;
     },
     async finishHandler(name, actionId, token, done) {
-      await run(FINISH_SCRIPT, [key.lease(name, actionId), key.done(name), key.queue(name)], [token, done ? '1' : '', actionId, new Date().toISOString()]);
+      await run(FINISH_SCRIPT, [key.lease(name, actionId), key.done(name), key.queue(name)], [token, done ? '1' : UNUSED, actionId, new Date().toISOString()]);
     },
     async handlerRuns(name, actionId) {
       const [runs, done] = await Promise.all([send(['HGET', key.runs(name), actionId]), send(['HEXISTS', key.done(name), actionId])]);
@@ -224,7 +229,8 @@ export function createRedisLedgerStore(client: RedisLedgerClient, options: Redis
       const current = subscriber;
       subscriber = undefined;
       subscribing = undefined;
-      if (current?.owned) await (current.connection.close ?? current.connection.quit)?.call(current.connection).catch(() => undefined);
+      // Both clients' duplicates have quit (node-redis 5 also close, quit's new name).
+      if (current?.owned) await (current.connection.close ?? current.connection.quit)!.call(current.connection).catch(() => undefined);
     },
   };
 }

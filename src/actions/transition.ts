@@ -78,10 +78,9 @@ export function readLedgerEvent(event: WebhookEvent): LedgerEvent {
       return { area: 'credit', event: { type: 'exhausted', balance: field.number('balance'), at } };
     case 'credit.granted':
       return { area: 'credit', event: { type: 'granted', balance: field.number('new_balance'), at } };
-    default:
-      // Any other event, or a newer action.*, job.* or credit.* kind: not one this version knows how to apply.
-      return undefined;
   }
+  // Any other event, or a newer action.*, job.* or credit.* kind: not one this version knows how to apply.
+  return undefined;
 }
 
 class FieldReader {
@@ -92,7 +91,8 @@ class FieldReader {
 
   id(name: string): string {
     const value = this.data[name];
-    if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+    // Number.isFinite is false for anything but a number (it does not convert).
+    if ((typeof value === 'string' && value !== '') || Number.isFinite(value)) return String(value);
     return this.#fail(name, 'a non-empty string or a number');
   }
 
@@ -103,7 +103,7 @@ class FieldReader {
 
   number(name: string): number {
     const value = this.data[name];
-    return typeof value === 'number' && Number.isFinite(value) ? value : this.#fail(name, 'a number');
+    return Number.isFinite(value) ? (value as number) : this.#fail(name, 'a number');
   }
 
   #fail(name: string, what: string): never {
@@ -149,6 +149,7 @@ export function applyCreditEvent(current: CreditState | undefined, event: Credit
   }
   const threshold = event.type === 'low' ? event.threshold : (current?.threshold ?? LOW_CREDIT_THRESHOLD);
   const exhausted = event.type === 'exhausted' || event.balance <= 0;
+  // credit.low is the service's word that the balance is low, whatever the numbers it carries.
   const low = exhausted || event.type === 'low' || event.balance <= threshold;
   const same = current !== undefined && current.low === low && current.exhausted === exhausted;
   return { balance: event.balance, low, exhausted, threshold, since: same ? current.since : event.at, updatedAt: event.at };

@@ -6,6 +6,8 @@ import type { ActionDecision, ActionRecord, DecisionTimeout } from './types.js';
 
 interface Waiter {
   resolve(decision: ActionDecision): void;
+  /** Ends the wait's timer and abort listener and takes it out of the waits, leaving it unresolved. */
+  end(): void;
 }
 
 /** The waits of one ledger: one notification subscription and one poll timer for all of them. */
@@ -21,12 +23,13 @@ export function createWaiters(store: LedgerStore, get: (actionId: string) => Pro
     if (decision === undefined) return;
     for (const waiter of waiting.get(actionId) ?? []) waiter.resolve(decision);
   };
+  // Called once per waiter (by its end()), while it is still in its set: the set and the subscription are there.
   const remove = (actionId: string, waiter: Waiter) => {
-    const set = waiting.get(actionId);
-    set?.delete(waiter);
-    if (set?.size === 0) waiting.delete(actionId);
+    const set = waiting.get(actionId)!;
+    set.delete(waiter);
+    if (set.size === 0) waiting.delete(actionId);
     if (waiting.size > 0) return;
-    unsubscribe?.();
+    unsubscribe!();
     unsubscribe = undefined;
     clearInterval(poll);
     poll = undefined;
@@ -47,13 +50,15 @@ export function createWaiters(store: LedgerStore, get: (actionId: string) => Pro
             end();
             resolve(decision);
           },
+          end,
         };
         const aborted = () => {
           end();
           reject(signal!.reason);
         };
         const timer = timeoutMs === undefined ? undefined : setTimeout(() => (end(), resolve({ status: 'timeout', waitedMs: Date.now() - started })), timeoutMs);
-        signal?.addEventListener('abort', aborted, { once: true });
+        // Not { once: true }: an AbortSignal aborts once, and end() removes the listener however the wait ends.
+        signal?.addEventListener('abort', aborted);
         // Listening before the first read: a decision committed between the two is heard.
         const set = waiting.get(actionId) ?? new Set<Waiter>();
         set.add(waiter);
@@ -65,9 +70,9 @@ export function createWaiters(store: LedgerStore, get: (actionId: string) => Pro
         void check(actionId);
       });
     },
-    /** Ends every wait's timers (the waits themselves stay unresolved: the ledger is closing). */
+    /** Ends every wait's timers and listeners (the waits themselves stay unresolved: the ledger is closing), so that none keeps the process up. */
     close() {
-      for (const [actionId, set] of waiting) for (const waiter of set) remove(actionId, waiter);
+      for (const set of waiting.values()) for (const waiter of set) waiter.end();
     },
   };
 }

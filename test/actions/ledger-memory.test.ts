@@ -1,5 +1,6 @@
 // The ledger over the in-memory store: one store object per data set, shared by the ledgers of a test
 // as processes share a Redis.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { createActionLedger, createMemoryLedgerStore, type LedgerStore } from '../../src/actions/index.js';
 import { approved, delivery, proposed, rejected } from './events.js';
@@ -162,6 +163,87 @@ describe('createActionLedger: what the waits and handlers hold on to', () => {
     const closedAt = counts.reads;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(counts.reads).toBe(closedAt);
+  });
+
+  it('a wait that ended, however it ended, and every wait at close(), leaves no timer and no abort listener behind (a process with nothing else to do can exit)', async () => {
+    // The memory store sets no timer of its own: every timer counted is a wait's.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      const ledger = createActionLedger({ pollMs: 1000 });
+      const controller = new AbortController();
+      await ledger.record(proposed('held'));
+      const decided = ledger.waitForDecision('held', { timeoutMs: 86_400_000, signal: controller.signal });
+      // Its timeout and the poll.
+      expect(vi.getTimerCount()).toBe(2);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+      await ledger.record(approved('held'));
+      expect(await decided).toMatchObject({ status: 'approved' });
+      expect(vi.getTimerCount()).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+
+      const timedOut = ledger.waitForDecision('unknown', { timeoutMs: 5000, signal: controller.signal });
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(await timedOut).toMatchObject({ status: 'timeout' });
+      expect(vi.getTimerCount()).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+
+      const aborted = ledger.waitForDecision('unknown', { timeoutMs: 5000, signal: controller.signal });
+      const reason = new Error('stop');
+      controller.abort(reason);
+      await expect(aborted).rejects.toBe(reason);
+      expect(vi.getTimerCount()).toBe(0);
+
+      // close() ends the timers of the waits under way, which stay unresolved: the ledger is closing.
+      const other = new AbortController();
+      let settled = false;
+      for (const id of ['open-1', 'open-1', 'open-2']) void ledger.waitForDecision(id, { timeoutMs: 5000, signal: other.signal }).finally(() => (settled = true));
+      expect(vi.getTimerCount()).toBe(4);
+      await ledger.close();
+      expect(vi.getTimerCount()).toBe(0);
+      expect(getEventListeners(other.signal, 'abort')).toEqual([]);
+      await vi.advanceTimersByTimeAsync(10_000);
+      other.abort();
+      await Promise.resolve();
+      expect(settled).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a notification of an action no one waits for reads nothing; one of a waited action reads it once', async () => {
+    const { store, counts } = counted(true);
+    const ledger = createActionLedger({ store, pollMs: 60_000 });
+    await ledger.record(proposed('waited'));
+    const waiting = ledger.waitForDecision('waited', { timeoutMs: 10_000 });
+    await until(() => counts.reads === 1); // the wait's first read
+    await ledger.record(approved('not-waited'));
+    await ledger.record(approved('waited'));
+    expect(await waiting).toMatchObject({ status: 'approved' });
+    expect(counts.reads).toBe(2);
+  });
+
+  it('a wait that ended while its read was under way: the read that finds the decision later hands it to no one, without an error', async () => {
+    let release: (() => void) | undefined;
+    const store = storeWith((inner) => ({
+      getMany: async (keys) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return inner.getMany(keys);
+      },
+    }));
+    const ledger = createActionLedger({ store, pollMs: 60_000 });
+    const errors: unknown[] = [];
+    const onRejection = (error: unknown) => errors.push(error);
+    process.on('unhandledRejection', onRejection);
+    try {
+      await ledger.record(approved('raced-wait'));
+      // Decided already, but the read is held: the 0 ms timeout ends the wait first.
+      expect(await ledger.waitForDecision('raced-wait', { timeoutMs: 0 })).toMatchObject({ status: 'timeout' });
+      release!();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(errors).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
   });
 
   it('a closed handler subscription gives back its notification listener', async () => {

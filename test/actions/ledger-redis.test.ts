@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActionLedger, createRedisLedgerStore, type LedgerStore } from '../../src/actions/index.js';
-import { approved, delivery, proposed } from './events.js';
+import { approved, delivery, expired, proposed } from './events.js';
 import { ledgerSuite, until } from './ledger-suite.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from '../inbox/redis.js';
 
@@ -129,9 +129,42 @@ describe.skipIf(!hasRedis)('createActionLedger({ store: createRedisLedgerStore(c
       probe.disconnect();
       expect(ttl).toBeGreaterThan(3_000_000);
       expect(ttl).toBeLessThanOrEqual(3_600_001);
+      // Whole ms, rounded up: less than one ms is one, not none.
+      const tiny = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix: `${prefix}tiny:`, deliveryTtlMs: 0.4 }) });
+      expect((await tiny.record(job)).outcome).toBe('applied');
       for (const deliveryTtlMs of [0, -5, Number.NaN]) {
         expect(() => createRedisLedgerStore(client as never, { deliveryTtlMs })).toThrow(/^\[svc-sdk\] createRedisLedgerStore: deliveryTtlMs must be a positive number of ms/);
       }
+    });
+
+    it('commit tells this process of a decision it committed, and of nothing else: not a proposal, a duplicate or a conflict', async () => {
+      const prefix = `tell-${Math.random()}:`;
+      const store = createRedisLedgerStore(client as never, { prefix });
+      const heard: unknown[] = [];
+      store.subscribe((actionId) => heard.push(actionId));
+      // Subscribed on the channel too: each decision is then heard twice, at once and by the channel.
+      await until(async () => (await numsub(`${prefix}decided`)) === 1);
+      expect(await store.commit({ deliveryId: 't1', key: 'action:t', version: 0, value: '{}', decided: 't' })).toBe('committed');
+      await until(() => heard.length === 2);
+      expect(await store.commit({ deliveryId: 't1', key: 'action:t', version: 1, value: '{}', decided: 't' })).toBe('duplicate');
+      expect(await store.commit({ deliveryId: 't2', key: 'action:t', version: 0, value: '{}', decided: 't' })).toBe('conflict');
+      expect(await store.commit({ deliveryId: 't3', key: 'action:u', version: 0, value: '{}', pending: { actionId: 'u', score: 1 } })).toBe('committed');
+      // Nothing more comes (a bound on nothing happening, so never flaky).
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(heard).toEqual(['t', 't']);
+      await store.close();
+    });
+
+    it('a script error other than NOSCRIPT reaches the caller as Redis gave it (not run again, which would call the delivery a duplicate)', async () => {
+      const prefix = `broken-${Math.random()}:`;
+      const ledger = createActionLedger({ store: createRedisLedgerStore(client as never, { prefix }) });
+      await ledger.record(proposed('b'));
+      // The decisions' counter, overwritten by hand with what INCR cannot count: the commit script fails past its first writes.
+      const probe = new Redis({ port: redis.port, host: '127.0.0.1' });
+      await probe.set(`${prefix}sequence`, 'not a number');
+      probe.disconnect();
+      await expect(ledger.record(approved('b'))).rejects.toThrow(/not an integer/);
+      await ledger.close();
     });
 
     it('a restarted Redis (append-only file) gives a new process the same state, and the scripts are loaded again', async () => {
@@ -207,6 +240,48 @@ describe.skipIf(!hasRedis)('createActionLedger({ store: createRedisLedgerStore(c
   });
 
   it('createRedisLedgerStore refuses what is not a client, naming the fix', () => {
-    expect(() => createRedisLedgerStore({} as never)).toThrow(/^\[svc-sdk\] createRedisLedgerStore: pass a connected node-redis \(createClient\) or ioredis \(new Redis\) client/);
+    for (const client of [{}, null, undefined, { isOpen: true }]) {
+      expect(() => createRedisLedgerStore(client as never)).toThrow(/^\[svc-sdk\] createRedisLedgerStore: pass a connected node-redis \(createClient\) or ioredis \(new Redis\) client/);
+    }
+  });
+
+  it.each(CLIENTS)('with %s, every key the store writes is under its prefix, and each script is loaded once: a change is then one EVALSHA', async (_name, connect) => {
+    const own = await startTestRedis(['--appendonly', 'yes']);
+    const connection = await connect(own.port);
+    const probe = new Redis({ port: own.port, host: '127.0.0.1' });
+    try {
+      const prefix = 'only-here:';
+      const ledger = createActionLedger({ store: createRedisLedgerStore(connection.client as never, { prefix }), pollMs: 20 });
+      await ledger.record(proposed('k1', { runId: 'rk' }));
+      // Loaded now (the durability check passed, the commit script loaded): count from here.
+      await probe.config('RESETSTAT');
+      const handled: string[] = [];
+      const subscription = ledger.onDecision((action) => void handled.push(action.actionId), { name: 'keys', pollMs: 20, leaseMs: 60_000 });
+      await ledger.record(approved('k1', { runId: 'rk' }));
+      await ledger.record(proposed('k2', { runId: 'rk' }));
+      await ledger.record(expired('k2'));
+      await ledger.record(delivery('job.completed', { run_id: 'rk', agent_name: 'a', output: 1 }));
+      await ledger.record(delivery('credit.low', { balance: 50, threshold: 100 }));
+      expect(await ledger.waitForDecision('k2', { timeoutMs: 5000 })).toMatchObject({ status: 'expired' });
+      await until(async () => (await ledger.handled('k2', 'keys')).done && (await ledger.handled('k1', 'keys')).done);
+      await subscription.close();
+      expect(handled.sort()).toEqual(['k1', 'k2']);
+      const stats = await probe.info('commandstats');
+      const calls = (command: string) => Number(new RegExp(`^cmdstat_${command.replace('|', '\\|')}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
+      // Five changes, one EVALSHA each; the handler's three scripts (queue, claim, finish) loaded once each, however many passes it made.
+      expect(calls('script|load')).toBe(3);
+      expect(calls('evalsha')).toBeGreaterThanOrEqual(5 + 3);
+      // Every script ran by its sha: the commit script alone accounts for five of them.
+      expect(calls('eval')).toBe(0);
+      const keys = await probe.keys('*');
+      expect(keys.length).toBeGreaterThan(10);
+      expect(keys.filter((key) => !key.startsWith(prefix))).toEqual([]);
+      await ledger.close();
+    } finally {
+      probe.disconnect();
+      await connection.close();
+      await own.stop();
+      own.remove();
+    }
   });
 });

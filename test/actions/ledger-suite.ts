@@ -364,6 +364,27 @@ export function ledgerSuite(open: OpenStore): void {
       expect(await inOrder.credits()).toMatchObject({ balance: 0, exhausted: true });
     });
 
+    it('credits(): a first event other than credit.low holds the interface\'s threshold (100); credit.exhausted is exhausted whatever its balance', async () => {
+      const ledger = ledgerOver();
+      const at = (minute: number) => `2026-03-03T10:${String(minute).padStart(2, '0')}:00.000Z`;
+      await ledger.record(delivery('credit.granted', { amount: 80, new_balance: 80, note: 'first' }, { timestamp: at(1) }));
+      expect(await ledger.credits()).toEqual({ balance: 80, low: true, exhausted: false, threshold: 100, since: at(1), updatedAt: at(1) });
+      const other = ledgerOver();
+      // A balance left that is less than one call costs: the service says exhausted, and so does the ledger.
+      await other.record(delivery('credit.exhausted', { balance: 3 }, { timestamp: at(2) }));
+      expect(await other.credits()).toEqual({ balance: 3, low: true, exhausted: true, threshold: 100, since: at(2), updatedAt: at(2) });
+      await other.record(delivery('credit.granted', { amount: 197, new_balance: 200, note: 'top-up' }, { timestamp: at(3) }));
+      expect(await other.credits()).toEqual({ balance: 200, low: false, exhausted: false, threshold: 100, since: at(3), updatedAt: at(3) });
+      // Exhausted is low, whatever the threshold: a credit.low that named 0, then exhausted with a balance above it.
+      await other.record(delivery('credit.low', { balance: 0, threshold: 0 }, { timestamp: at(4) }));
+      await other.record(delivery('credit.exhausted', { balance: 2 }, { timestamp: at(5) }));
+      expect(await other.credits()).toMatchObject({ balance: 2, low: true, exhausted: true, threshold: 0 });
+      // credit.low is low on the service's word, even with a balance over the threshold it names.
+      const told = ledgerOver();
+      await told.record(delivery('credit.low', { balance: 150, threshold: 100 }, { timestamp: at(6) }));
+      expect(await told.credits()).toMatchObject({ balance: 150, low: true, exhausted: false });
+    });
+
     it('credits(): the last balance, low and exhausted, since when; a late, older event does not bring back an old balance', async () => {
       const ledger = ledgerOver();
       expect(await ledger.credits()).toEqual({ balance: undefined, low: false, exhausted: false, threshold: 100, since: undefined, updatedAt: undefined });
@@ -383,6 +404,20 @@ export function ledgerSuite(open: OpenStore): void {
   });
 
   describe('waitForDecision', () => {
+    it('without timeoutMs waits as long as it takes: a decision recorded later resolves it', async () => {
+      const ledger = ledgerOver(undefined, { pollMs: 20 });
+      await ledger.record(proposed('patient-wait'));
+      const waiting = ledger.waitForDecision('patient-wait');
+      let settled = false;
+      void waiting.finally(() => (settled = true));
+      // A few polls with nothing decided (a bound on nothing happening, so never flaky).
+      await sleep(100);
+      expect(settled).toBe(false);
+      await ledger.record(rejected('patient-wait'));
+      expect(await waiting).toEqual(DECISIONS.rejected);
+      await ledger.close();
+    });
+
     it.each(KINDS)('resolves with an earlier %s decision at once, and with one recorded later by another ledger on the same store', async (kind) => {
       const writer = ledgerOver();
       const reader = ledgerOver(writer.dataSet, { pollMs: 60_000 });
@@ -619,6 +654,19 @@ export function ledgerSuite(open: OpenStore): void {
       // A delivery that changes nothing is marked seen, the document as it was.
       expect(await store.commit({ deliveryId: 'c3', key: 'doc:v', version: 2, value: undefined })).toBe('committed');
       expect(await store.read('doc:v', 'c3')).toEqual({ value: '{"n":2}', version: 2, seen: true });
+    });
+
+    it('commit moves each index by the action it names alone: pending without a run or a decision, a run without pending', async () => {
+      const ledger = ledgerOver();
+      const store = open(ledger.dataSet);
+      expect(await store.commit({ deliveryId: 'x1', key: 'action:solo', version: 0, value: '{}', pending: { actionId: 'solo', score: 5 } })).toBe('committed');
+      expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual(['solo']);
+      expect(await store.commit({ deliveryId: 'x2', key: 'action:member', version: 0, value: '{}', run: { runId: 'by-hand', actionId: 'member' } })).toBe('committed');
+      expect(await store.runActionIds('by-hand')).toEqual(['member']);
+      expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual(['solo']);
+      expect(await store.commit({ deliveryId: 'x3', key: 'action:solo', version: 1, value: '{}', pending: { actionId: 'solo', remove: true } })).toBe('committed');
+      expect(await store.pendingIds(Number.POSITIVE_INFINITY)).toEqual([]);
+      expect(await store.handlerTodo('by-hand', 10)).toEqual([]);
     });
 
     it('the pending index holds exactly the pending actions, by proposal time; the run index every action with a run id, once', async () => {

@@ -4,4 +4,4 @@
 // package and so never see a mutant) and the emulator's side, which records into a ledger.
 import { narrowedConfig } from './narrowed-config.js';
 
-export default narrowedConfig(['test/actions/ledger-memory.test.ts', 'test/actions/ledger-redis.test.ts', 'test/testing/actions.test.ts']);
+export default narrowedConfig(['test/actions/ledger-memory.test.ts', 'test/actions/ledger-redis.test.ts', 'test/actions/ioredis-resubscribe.test.ts', 'test/testing/actions.test.ts']);
