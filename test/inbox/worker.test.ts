@@ -3,38 +3,19 @@
 // that never settles at close(), a per-kind rate limit, a stored body edited in Redis, the
 // durability check asked again while running, and Redis going away under a running worker.
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { bullmqInbox, type BullmqInbox, type DeadLetterNotice } from '../../src/inbox/index.js';
+import { afterAll, describe, expect, test } from 'vitest';
+import { bullmqInbox, type DeadLetterNotice } from '../../src/inbox/index.js';
 import { createWebhookHandler, toNodeListener } from '../../src/webhooks/index.js';
 import { deliver, envelope, SECRET, serve } from '../webhooks/wire.js';
+import { onTestRedis } from './on-redis.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
 import { entry, sleep, until } from './support.js';
 
 reportMissingRedis();
 
 describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
-  let redis: TestRedis;
-  let admin: Redis;
-  let queueIndex = 0;
-  const opened: Array<{ close(): Promise<void> }> = [];
-  const open = (options: Partial<Parameters<typeof bullmqInbox>[0]> = {}): BullmqInbox => {
-    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: `w${++queueIndex}`, warn: () => {}, ...options });
-    opened.push(inbox);
-    return inbox;
-  };
-  beforeAll(async () => {
-    redis = await startTestRedis(['--appendonly', 'yes']);
-    admin = new Redis({ host: '127.0.0.1', port: redis.port });
-  });
-  afterEach(async () => {
-    for (const closable of opened.splice(0).reverse()) await closable.close();
-  });
-  afterAll(async () => {
-    admin?.disconnect();
-    await redis?.stop();
-    redis?.remove();
-  });
+  const inboxes = onTestRedis({ queuePrefix: 'w' });
+  const { open, opened } = inboxes;
 
   test('a failing handler is logged with its delivery_id and error, one line per interval (the rest counted), credentials hidden', async () => {
     const lines: string[] = [];
@@ -139,12 +120,12 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     await inbox.put(entry('edited', { room_id: 1, document_id: 2, filename: 'a.pdf', uploader_id: 3 }));
     await inbox.put(entry('swapped'));
     await inbox.put(entry('intact'));
-    const key = `bull:w${queueIndex}:d_edited`;
-    const data = JSON.parse((await admin.hget(key, 'data'))!) as { body: string };
-    await admin.hset(key, 'data', JSON.stringify({ ...data, body: data.body.replace('a.pdf', 'evil.exe') }));
+    const key = `bull:${inboxes.queue}:d_edited`;
+    const data = JSON.parse((await inboxes.admin.hget(key, 'data'))!) as { body: string };
+    await inboxes.admin.hset(key, 'data', JSON.stringify({ ...data, body: data.body.replace('a.pdf', 'evil.exe') }));
     // A body of another delivery, digest and all, stored under this id: caught too.
-    const other = JSON.parse((await admin.hget(`bull:w${queueIndex}:d_intact`, 'data'))!) as object;
-    await admin.hset(`bull:w${queueIndex}:d_swapped`, 'data', JSON.stringify(other));
+    const other = JSON.parse((await inboxes.admin.hget(`bull:${inboxes.queue}:d_intact`, 'data'))!) as object;
+    await inboxes.admin.hset(`bull:${inboxes.queue}:d_swapped`, 'data', JSON.stringify(other));
     const worker = inbox.process((event) => void seen.push(event.delivery_id), { onDeadLetter: (notice) => void notices.push(notice) });
     opened.push(worker);
     await until(async () => (await inbox.stats()).dead === 2);
@@ -160,14 +141,14 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const seen: string[] = [];
     await inbox.put(entry('keyed'));
     await inbox.put(entry('stripped'));
-    const key = `bull:w${queueIndex}:d_stripped`;
-    const data = JSON.parse((await admin.hget(key, 'data'))!) as { body: string; receivedAt: number };
-    await admin.hset(key, 'data', JSON.stringify({ body: data.body, receivedAt: data.receivedAt }));
+    const key = `bull:${inboxes.queue}:d_stripped`;
+    const data = JSON.parse((await inboxes.admin.hget(key, 'data'))!) as { body: string; receivedAt: number };
+    await inboxes.admin.hset(key, 'data', JSON.stringify({ body: data.body, receivedAt: data.receivedAt }));
     opened.push(inbox.process((event) => void seen.push(event.delivery_id)));
     await until(async () => (await inbox.stats()).dead === 1);
     expect(seen).toEqual(['keyed']);
     expect((await inbox.deadLetters())[0]?.lastError).toMatch(/stripped not run: it has no digest/);
-    expect(() => bullmqInbox({ connection: { port: redis.port }, integrityKey: 'short' })).toThrow(/integrityKey must be a string of at least 16 characters/);
+    expect(() => bullmqInbox({ connection: { port: inboxes.redis.port }, integrityKey: 'short' })).toThrow(/integrityKey must be a string of at least 16 characters/);
   });
 
   test('the durability check is asked again: a policy switched to allkeys-lru while running stops the storing (answered 500, the service retries), and switching back resumes it', async () => {
@@ -179,17 +160,17 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const server = await serve(toNodeListener(createWebhookHandler({ secret: SECRET, inbox })));
     try {
       expect((await deliver(server.url, envelope('before'))).status).toBe(200);
-      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      await inboxes.admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
       await sleep(150);
       expect(await deliver(server.url, envelope('while-evicting'))).toEqual({ status: 500, body: { error: 'inbox_failed' } });
       await expect(inbox.put(entry('direct'))).rejects.toThrow(/maxmemory-policy allkeys-lru.*noeviction/);
       // The running worker says so too (it keeps draining what is stored).
       await until(() => lines.some((line) => /maxmemory-policy allkeys-lru/.test(line)), 3000);
-      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await inboxes.admin.config('SET', 'maxmemory-policy', 'noeviction');
       expect((await deliver(server.url, envelope('after'))).status).toBe(200);
       expect((await inbox.list({ status: ['waiting', 'active', 'completed'] })).map((item) => item.deliveryId).sort()).toEqual(['after', 'before']);
     } finally {
-      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await inboxes.admin.config('SET', 'maxmemory-policy', 'noeviction');
       await server.close();
     }
   });
@@ -258,7 +239,7 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const [held] = await inbox.list({ status: 'delayed' });
     expect(held?.attempts).toBe(0);
     // Delayed to the end of its window (BullMQ's delayed score is the time × 4096 plus a counter).
-    const score = Number(await admin.zscore(`bull:w${queueIndex}:delayed`, `d_${held!.deliveryId}`));
+    const score = Number(await inboxes.admin.zscore(`bull:${inboxes.queue}:delayed`, `d_${held!.deliveryId}`));
     const windowEnd = (Math.floor(Date.now() / durationMs) + 1) * durationMs;
     expect(Math.abs(Math.floor(score / 4096) - windowEnd)).toBeLessThan(60_000);
   });
@@ -281,7 +262,7 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     await until(async () => (await inbox.stats()).active === 1);
     // As a killed worker leaves it: the job active, its lock expired. The stalled checks find it (twice: marked, then moved).
     await until(async () => {
-      await admin.del(`bull:w${queueIndex}:d_lost:lock`);
+      await inboxes.admin.del(`bull:${inboxes.queue}:d_lost:lock`);
       return (await inbox.stats()).dead === 1;
     }, 20_000);
     expect(runs).toBe(1);
