@@ -4,7 +4,7 @@
 // filter, a delivery still running, an unknown queue). Then the Redis that is not there: a peer
 // that accepts and never answers, nothing listening, a wrong or missing password, each one line
 // with its fix, no credential in any form of URL.
-import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, test } from 'vitest';
 import { bullmqInbox } from '../../src/inbox/index.js';
 import { freePort } from '../webhooks/redis-server.js';
@@ -147,7 +147,8 @@ describe.skipIf(!hasRedis)('operating the inbox on a real redis-server', () => {
     expect(() => bullmqInbox({ connection: undefined as never })).toThrow(/^\[svc-sdk\] bullmqInbox: connection is missing/);
     for (const durabilityCheckMs of [0, 1.5, Number.NaN]) expect(() => bullmqInbox({ connection, durabilityCheckMs })).toThrow(`[svc-sdk] bullmqInbox: durabilityCheckMs must be a whole number of ms ≥ 1 (got ${durabilityCheckMs})`);
     for (const timeoutMs of [0, 2.5]) expect(() => bullmqInbox({ connection, timeoutMs })).toThrow(`[svc-sdk] bullmqInbox: timeoutMs must be a whole number of ms ≥ 1 (got ${timeoutMs})`);
-    for (const integrityKey of ['k'.repeat(15), 42 as never, ''])
+    // An array of 16 strings has a length of 16 too: not a key.
+    for (const integrityKey of ['k'.repeat(15), 42 as never, '', Array.from({ length: 16 }, () => 'k') as never])
       expect(() => bullmqInbox({ connection, integrityKey })).toThrow('[svc-sdk] bullmqInbox: integrityKey must be a string of at least 16 characters (a random secret shared by the receivers and the workers)');
     // At the limits: accepted.
     opened.push(bullmqInbox({ connection, durabilityCheckMs: 1, timeoutMs: 1, integrityKey: 'k'.repeat(16), warn: () => {} }));
@@ -221,6 +222,43 @@ describe.skipIf(!hasRedis)('the inbox when its Redis is not there: bounded, one 
     const closing = Date.now();
     await inbox.close();
     expect(Date.now() - closing).toBeLessThan(2000);
+  });
+
+  test('a Redis that answered, then goes silent: close() ends at timeoutMs and drops the connection (BullMQ\'s QUIT would wait for ever)', async () => {
+    const real = await startTestRedis(['--appendonly', 'yes']);
+    // A forwarder to the real Redis that can be told to pass nothing more, either way, its sockets kept open.
+    let silentNow = false;
+    const clients = new Set<Socket>();
+    const hungUp = new Set<Socket>();
+    const forwarder: Server = createNetServer((client) => {
+      clients.add(client);
+      const upstream = connect(real.port, '127.0.0.1');
+      client.on('data', (chunk) => void (silentNow || upstream.write(chunk)));
+      upstream.on('data', (chunk) => void (silentNow || client.write(chunk)));
+      client.on('close', () => {
+        hungUp.add(client);
+        upstream.destroy();
+      });
+      client.on('error', () => undefined);
+      upstream.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => forwarder.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const client of clients) client.destroy();
+      await new Promise<void>((resolve) => forwarder.close(() => resolve()));
+      await real.stop();
+      real.remove();
+    });
+    const port = (forwarder.address() as { port: number }).port;
+    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port }, queue: 'goes-silent', warn: () => {}, timeoutMs: 500, acceptNoPersistence: true });
+    await inbox.put(entry('answered'));
+    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+    silentNow = true;
+    const closing = Date.now();
+    await inbox.close();
+    expect(Date.now() - closing).toBeLessThan(5000);
+    expect(clients.size).toBeGreaterThan(0);
+    await until(() => hungUp.size === clients.size, 5000);
   });
 
   test('nothing listening: "cannot reach Redis" with the fix, at once (not at timeoutMs: waiting cannot mend it)', async () => {
