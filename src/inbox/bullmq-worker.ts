@@ -224,7 +224,7 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
     // Asked again while running: a policy switched to evicting keys is said (rate-limited). The
     // worker keeps draining what is stored: stopping would not keep those deliveries from eviction.
     recheck = setInterval(() => void parts.ready(true).catch((error: unknown) => troubleLog.report(messageOf(error))), parts.durabilityCheckMs);
-    recheck.unref?.();
+    recheck.unref();
     void worker.run().catch((error: unknown) => warn(`[svc-sdk] inbox worker stopped: ${messageOf(error)}`));
   })();
   // Awaited by ready(); a refusal is reported there and by the warning, not as an unhandled rejection.
@@ -239,8 +239,8 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
     }
     clearInterval(recheck);
     const stopping = worker.close();
-    // A worker that never ran has nothing to finish: closing it while Redis is down (BullMQ then rejects) is not a failure.
-    if (!running) return stopping.catch(() => undefined).finally(() => log.flush());
+    // A worker that never ran has nothing to finish, nor any failure counted: closing it while Redis is down (BullMQ then rejects) is not a failure.
+    if (!running) return stopping.catch(() => undefined);
     const grace = setTimeout(() => {
       for (const run of runs) {
         run.controller.abort(new Error('[svc-sdk] inbox worker: closed, closeGraceMs passed: this delivery runs again on another worker'));

@@ -226,6 +226,8 @@ describe.skipIf(!hasRedis)('bullmqInbox checks the Redis it stores into', () => 
       await expect(inbox.put(entry())).rejects.toThrow(/maxmemory-policy allkeys-lru.*set maxmemory-policy noeviction/);
       const worker = inbox.process(() => {});
       await expect(worker.ready()).rejects.toThrow(/noeviction/);
+      // And said where an operator looks: the worker stopped, with the refusal.
+      expect(warn.mock.calls.map(([line]) => String(line))).toContainEqual(expect.stringMatching(/^\[svc-sdk\] inbox: Redis evicts keys under memory pressure \(maxmemory-policy allkeys-lru\)/));
       await worker.close();
       // Nothing was ever stored in this queue: the inbox says so rather than listing zeros.
       await expect(inbox.stats()).rejects.toThrow(/no queue "svc-webhooks" in this Redis/);

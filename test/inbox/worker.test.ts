@@ -72,18 +72,28 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
   test('close() resolves within closeGraceMs with a handler that never settles: it is aborted, and the delivery runs on another worker', async () => {
     const inbox = open();
     await inbox.put(entry('hangs'));
+    await inbox.put(entry('quick'));
     let signal: AbortSignal | undefined;
-    const stuck = inbox.process((_event, context) => {
+    let finishedSignal: AbortSignal | undefined;
+    const stuck = inbox.process((event, context) => {
+      if (event.delivery_id === 'quick') {
+        finishedSignal = context.signal;
+        return;
+      }
       signal = context.signal;
       return new Promise(() => {});
-    }, { closeGraceMs: 300 });
-    await until(async () => (await inbox.stats()).active === 1);
+    }, { closeGraceMs: 300, concurrency: 2 });
+    await until(async () => (await inbox.stats()).active === 1 && finishedSignal !== undefined);
     const closing = Date.now();
     await stuck.close();
     expect(Date.now() - closing).toBeLessThan(3000);
     expect(signal?.aborted).toBe(true);
+    // The handler is told why (what a fetch given the signal rejects with).
+    expect((signal?.reason as Error).message).toBe('[svc-sdk] inbox worker: closed, closeGraceMs passed: this delivery runs again on another worker');
+    // A run that had finished is not aborted.
+    expect(finishedSignal?.aborted).toBe(false);
     // Handed back at once (not left to its lock's expiry) and no attempt spent.
-    expect(await inbox.stats()).toMatchObject({ active: 0, waiting: 1, dead: 0 });
+    expect(await inbox.stats()).toMatchObject({ active: 0, waiting: 1, dead: 0, completed: 1 });
     const seen: number[] = [];
     const next = inbox.process((_event, context) => void seen.push(context.attempt));
     opened.push(next);
@@ -126,7 +136,13 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     // A body of another delivery, digest and all, stored under this id: caught too.
     const other = JSON.parse((await inboxes.admin.hget(`bull:${inboxes.queue}:d_intact`, 'data'))!) as object;
     await inboxes.admin.hset(`bull:${inboxes.queue}:d_swapped`, 'data', JSON.stringify(other));
-    const worker = inbox.process((event) => void seen.push(event.delivery_id), { onDeadLetter: (notice) => void notices.push(notice) });
+    // An alert that rejects (a pager down) changes nothing either, and is no unhandled rejection.
+    const worker = inbox.process((event) => void seen.push(event.delivery_id), {
+      onDeadLetter: async (notice) => {
+        notices.push(notice);
+        throw new Error('pager down');
+      },
+    });
     opened.push(worker);
     await until(async () => (await inbox.stats()).dead === 2);
     expect(seen).toEqual(['intact']);
@@ -273,6 +289,60 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     expect(lines).toContain(`[svc-sdk] inbox worker: delivery lost (document.uploaded) is now a dead letter: ${expected}`);
   });
 
+  test('the defaults: 10 attempts, an exponential backoff from 10 s, failures one line per 10 s', async () => {
+    const lines: string[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line) });
+    for (const id of ['default-1', 'default-2']) await inbox.put(entry(id));
+    const thrownAt = new Map<string, number>();
+    const worker = inbox.process((event) => {
+      thrownAt.set(event.delivery_id, Date.now());
+      throw new Error('CRM down');
+    }, { concurrency: 2 });
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).delayed === 2);
+    const failures = lines.filter((line) => line.includes('inbox worker'));
+    // The second failure fell within 10 s of the first: counted, not shown.
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/^\[svc-sdk\] inbox worker: delivery default-\d \(document\.uploaded\) failed on attempt 1 of 10: CRM down; retried later$/);
+    // Delayed by 10 s (BullMQ's delayed score is the time × 4096 plus a counter).
+    const [held] = await inbox.list({ status: 'delayed' });
+    const due = Math.floor(Number(await inboxes.admin.zscore(`bull:${inboxes.queue}:delayed`, `d_${held!.deliveryId}`)) / 4096);
+    const delay = due - thrownAt.get(held!.deliveryId)!;
+    expect(delay).toBeGreaterThan(10_000 - 1000);
+    expect(delay).toBeLessThan(10_000 + 1000);
+  });
+
+  test('close() says the failures it was still counting, at once; after it, the worker asks Redis nothing more', async () => {
+    const lines: string[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line), durabilityCheckMs: 20 });
+    for (const id of ['c1', 'c2', 'c3']) await inbox.put(entry(id));
+    const worker = inbox.process(() => {
+      throw new Error('CRM down');
+    }, { attempts: 1, concurrency: 3, failureLogIntervalMs: 600_000 });
+    await until(async () => (await inbox.stats()).dead === 3);
+    expect(lines.filter((line) => line.includes('inbox worker'))).toHaveLength(1);
+    await worker.close();
+    expect(lines.filter((line) => line.includes('inbox worker')).at(-1)).toBe('[svc-sdk] inbox worker: 2 more failures in the last 600 s, not shown (failureLogIntervalMs)');
+    // Its durability check (every 20 ms while it ran) stopped with it: INFO is counted by Redis.
+    const infoCalls = async () => Number(/cmdstat_info:calls=(\d+)/.exec(await inboxes.admin.info('commandstats'))?.[1] ?? 0);
+    const before = await infoCalls();
+    await sleep(400);
+    // The one more is this read's own INFO.
+    expect((await infoCalls()) - before).toBe(1);
+  });
+
+  test('a worker closed right after it was made never runs: ready() says it was closed before it started', async () => {
+    const inbox = open();
+    await inbox.put(entry('never-run'));
+    const seen: string[] = [];
+    const worker = inbox.process((event) => void seen.push(event.delivery_id));
+    await worker.close();
+    await expect(worker.ready()).rejects.toThrow('[svc-sdk] inbox worker: closed before it started');
+    await sleep(300);
+    expect(seen).toEqual([]);
+    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+  });
+
   test('process() options at their limits are accepted', async () => {
     const inbox = open();
     await inbox.put(entry('limits'));
@@ -325,6 +395,8 @@ describe.skipIf(!hasRedis)('a worker whose Redis goes away', () => {
     // BullMQ's connections (the worker's two, the queue's) each retry at ≥ 1 s: a hot loop would be hundreds.
     expect(connections).toBeLessThan(30);
     expect(lines.length).toBeLessThan(8);
+    // Said, though: the worker's own connections' trouble, beside the inbox's.
+    expect(lines.some((line) => line.startsWith('[svc-sdk] inbox worker: '))).toBe(true);
     await redis.restart();
     await until(() => inbox.put(entry('after-up')).then(() => true, () => false), 15_000);
     await until(() => seen.includes('after-up'), 15_000);
