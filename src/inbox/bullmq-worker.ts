@@ -8,7 +8,7 @@
 // BullMQ sets attempts and backoff per job, when it is added; here they are the worker's
 // (`process(on, { attempts, backoff })`), so a job is added with attempts it never spends and a
 // custom backoff, and the worker ends it with an UnrecoverableError on its last attempt.
-import { Backoffs, DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
+import { Backoffs, DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type BackoffOptions, type ConnectionOptions, type Job, type MinimalJob, type WorkerOptions } from 'bullmq';
 import { readWebhookEvent, type WebhookEvent } from '../webhooks/events.js';
 import { deadLetterOf, type EntryData } from './bullmq-entries.js';
 import { messageOf } from './connection-trouble.js';
@@ -179,7 +179,8 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
       prefix,
       concurrency,
       autorun: false,
-      settings: { backoffStrategy: (made, _type, error, job) => (delays && job ? (Backoffs.calculate(delays, made, error ?? new Error(''), job) ?? 0) : 0) },
+      // BullMQ gives every argument (its types say optional); Backoffs.calculate answers undefined for no backoff itself.
+      settings: { backoffStrategy: (made, _type, error, job) => Backoffs.calculate(delays as BackoffOptions, made, error as Error, job as MinimalJob) ?? 0 },
     },
   );
   worker.on('error', (error) => troubleLog.report(`[svc-sdk] inbox worker: ${messageOf(error)}`));
