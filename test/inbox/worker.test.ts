@@ -244,8 +244,9 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
 
   test('a rate limit holds back what is over it until its window ends, in the delayed set, no attempt spent', async () => {
     const inbox = open();
-    // A window of ten years: the deliveries of this test all fall in one (the window is floor(now / durationMs)).
-    const durationMs = 10 * 365 * 86_400_000;
+    // A window of about 18 years that began a minute ago (the window is floor(now / durationMs)): the deliveries
+    // of this test all fall in it, early, so its count must outlive far more than half a window.
+    const durationMs = Math.floor((Date.now() - 60_000) / 3);
     for (const id of ['r1', 'r2', 'r3']) await inbox.put(entry(id));
     const started: string[] = [];
     const worker = inbox.process((event) => void started.push(event.delivery_id), { concurrency: 3, rateLimit: { 'document.uploaded': { max: 2, durationMs } } });
@@ -258,6 +259,10 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const score = Number(await inboxes.admin.zscore(`bull:${inboxes.queue}:delayed`, `d_${held!.deliveryId}`));
     const windowEnd = (Math.floor(Date.now() / durationMs) + 1) * durationMs;
     expect(Math.abs(Math.floor(score / 4096) - windowEnd)).toBeLessThan(60_000);
+    // The count every worker shares outlives its window: a count that expired within it would let more start.
+    const counted = `bull:${inboxes.queue}:svc-sdk-rate:document.uploaded:${Math.floor(Date.now() / durationMs)}`;
+    expect(await inboxes.admin.get(counted)).toBe('3');
+    expect(await inboxes.admin.pttl(counted)).toBeGreaterThan(windowEnd - Date.now());
   });
 
   test('a delivery whose worker is lost while running it (its lock gone) becomes a dead letter after maxWorkerDeaths, said as such', async () => {
