@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bullmqInbox, createInboxDashboard, serveInboxDashboard, type BullmqInbox } from '../../src/inbox/index.js';
+import { freePort } from '../webhooks/redis-server.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
 import { entry, until } from './support.js';
 
@@ -231,6 +232,24 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  test('served alone on a host and port of one\'s own: its URL (IPv6 in brackets), the credential and read-only rule, 404 off its routes, and close() ends it', async () => {
+    const port = await freePort();
+    const served = await serveInboxDashboard(inbox, { credential: CREDENTIAL, host: '::1', port });
+    const token = { authorization: `Bearer ${CREDENTIAL}` };
+    try {
+      expect(served.url).toBe(`http://[::1]:${port}/`);
+      expect((await fetch(`${served.url}api/queues`)).status).toBe(401);
+      expect((await fetch(`${served.url}api/queues`, { headers: token })).status).toBe(200);
+      const refused = await fetch(`${served.url}api/queues/board2/retry/failed`, { method: 'PUT', headers: token });
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([403, expect.stringMatching(/^read-only/)]);
+      const missing = await fetch(`${served.url}api/nothing-here`, { headers: token });
+      expect([missing.status, await missing.text()]).toEqual([404, 'not found']);
+    } finally {
+      await served.close();
+    }
+    await expect(fetch(`${served.url}api/queues`, { headers: token })).rejects.toThrow();
   });
 
   test('hono and fastify: the same credential and read-only rule, bearer accepted', async () => {
