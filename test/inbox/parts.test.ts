@@ -228,6 +228,11 @@ describe('selectionOf(filter)', () => {
     expect(() => selectionOf({ since: Number.NaN }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ since: new Date('x') }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ since: '2026-13-45' }, 'op')).toThrow(/since must be a Date/);
+    // Each of these Date.parse reads (as some date): refused, an ISO date starts with four digits, two and two.
+    for (const loose of ['on 2026-03-01', '1-03-01', 'abcd-03-01', '2026-3-01', '2026- 3-01', '2026-03- 1', '2026-03-1 ']) {
+      expect(Number.isFinite(Date.parse(loose))).toBe(true);
+      expect(() => selectionOf({ since: loose }, 'op'), loose).toThrow(/since must be a Date/);
+    }
   });
 });
 
