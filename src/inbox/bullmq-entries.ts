@@ -154,7 +154,8 @@ export type ReplayTarget = string | { all: true; dryRun?: boolean } | InboxRepla
  */
 export async function replayEntries(queue: Queue<EntryData>, target: ReplayTarget, keptHours: number, resetDeaths: (job: Job<EntryData>) => Promise<void>): Promise<string[]> {
   if (typeof target === 'string') {
-    const job = target ? await queue.getJob(jobIdOf(target)) : undefined;
+    // An empty id is looked up like any other: a receiver never stores one (delivery_id is non-empty), so it is unknown.
+    const job = await queue.getJob(jobIdOf(target));
     if (!job?.id) throw new Error(`[svc-sdk] inbox.replay: no delivery ${JSON.stringify(target)} in the inbox (processed ones are kept ${keptHours} h)`);
     const status = await statusOf(job);
     if (status !== 'dead' && status !== 'completed') {
