@@ -236,6 +236,28 @@ describe.skipIf(!hasRedis)('bullmqInbox checks the Redis it stores into', () => 
     }
   });
 
+  test('a worker on a Redis switched to evicting runs none of what was stored before: refused before it takes any delivery', async () => {
+    const server = await start(['--appendonly', 'yes']);
+    const admin = new Redis({ host: '127.0.0.1', port: server.port });
+    const receiver = bullmqInbox({ connection: { port: server.port }, queue: 'stored-then-evicting', warn: () => {} });
+    const workers = bullmqInbox({ connection: { port: server.port }, queue: 'stored-then-evicting', warn: () => {} });
+    const seen: string[] = [];
+    try {
+      await receiver.put(entry('stored-before'));
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const worker = workers.process((event) => void seen.push(event.delivery_id));
+      await expect(worker.ready()).rejects.toThrow(/noeviction/);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await worker.close();
+      expect(seen).toEqual([]);
+      expect(await workers.stats()).toMatchObject({ waiting: 1, active: 0, completed: 0 });
+    } finally {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      admin.disconnect();
+      for (const closable of [receiver, workers]) await closable.close();
+    }
+  });
+
   test('the receivers ask again once durabilityCheckMs passed: a policy switched to evicting stops the storing, switched back resumes it; within it, the last answer holds', async () => {
     const server = await start(['--appendonly', 'yes']);
     const admin = new Redis({ host: '127.0.0.1', port: server.port });
