@@ -223,7 +223,7 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
       for (const path of ['/rw/api/queues/board2/retry/failed', '/rw/api/queues/board2/d_x1/retry/failed', '/rw/api/queues/board2/retry/failed/']) {
         expect((await ask(path, token, 'PUT')).status).not.toBe(403);
       }
-      for (const [method, path] of [['POST', '/rw/api/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/clean/failed'], ['PUT', '/rw/api/queues/board2/a/b/retry/failed'], ['PUT', '/rw/xapi/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/retry/failed/more']] as const) {
+      for (const [method, path] of [['POST', '/rw/api/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/clean/failed'], ['PUT', '/rw/api/queues/board2/a/b/retry/failed'], ['PUT', '/rw/xapi/queues/board2/retry/failed'], ['PUT', '/rw/x/api/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/retry/failed/more']] as const) {
         const answer = await ask(path, token, method);
         expect(answer.status).toBe(403);
         expect(await answer.json()).toEqual({ error: 'this dashboard replays dead letters only' });
