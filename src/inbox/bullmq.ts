@@ -270,7 +270,7 @@ interface RedisCommands {
   exists(...keys: string[]): Promise<number>;
   set(key: string, value: string): Promise<unknown>;
   hdel(key: string, field: string): Promise<number>;
-  scan(cursor: string, match: 'MATCH', pattern: string, count: 'COUNT', size: number): Promise<[string, string[]]>;
+  scan(cursor: number, match: 'MATCH', pattern: string, count: 'COUNT', size: number): Promise<[string, string[]]>;
 }
 
 /** The key a worker sets beside the queue's own: the queue is the inbox's even before its first delivery. */
@@ -288,7 +288,7 @@ const SCAN_KEYS = 20_000;
 async function queueNames(redis: RedisCommands, prefix: string): Promise<string[]> {
   const names = new Set<string>();
   for (const suffix of [':events', `:${MARK_KEY}`]) {
-    const [, keys] = await redis.scan('0', 'MATCH', `${prefix}:*${suffix}`, 'COUNT', SCAN_KEYS);
+    const [, keys] = await redis.scan(0, 'MATCH', `${prefix}:*${suffix}`, 'COUNT', SCAN_KEYS);
     for (const key of keys) names.add(key.slice(prefix.length + 1, -suffix.length));
   }
   return [...names].sort().slice(0, 10);
