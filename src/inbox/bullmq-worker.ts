@@ -124,7 +124,8 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
     name,
     async (job: Job<EntryData>, token?: string) => {
       const attempt = job.attemptsMade + 1;
-      const deliveryId = deliveryIdOf(job.id ?? '');
+      // A job a worker runs has its id (the inbox gives each one: its delivery's).
+      const deliveryId = deliveryIdOf(job.id as string);
       const tampered = tamperingOf(deliveryId, job.name, job.data.body, job.data.digest, integrityKey);
       if (tampered) throw new UnrecoverableError(`[svc-sdk] inbox: delivery ${deliveryId} not run: ${tampered}`);
       const event = readWebhookEvent(job.data.body);
@@ -187,7 +188,7 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
   worker.on('failed', (job, error) => {
     if (!job || error?.name !== 'UnrecoverableError') return;
     // Dead without `on` having thrown it: its body edited, or its worker dead too often.
-    if (!toldDead.has(error)) log.report(`[svc-sdk] inbox worker: delivery ${deliveryIdOf(job.id ?? '')} (${job.name}) is now a dead letter: ${deadLetterOf(job).lastError}`);
+    if (!toldDead.has(error)) log.report(`[svc-sdk] inbox worker: delivery ${deliveryIdOf(job.id as string)} (${job.name}) is now a dead letter: ${deadLetterOf(job).lastError}`);
     if (!onDeadLetter) return;
     const event = readWebhookEvent(job.data.body);
     const notice: DeadLetterNotice = { ...deadLetterOf(job), event: typeof event === 'string' ? undefined : event };

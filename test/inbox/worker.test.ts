@@ -4,7 +4,7 @@
 // durability check asked again while running, and Redis going away under a running worker.
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, test } from 'vitest';
-import { bullmqInbox, type DeadLetterNotice } from '../../src/inbox/index.js';
+import { bullmqInbox, type DeadLetterNotice, type InboxOutcome } from '../../src/inbox/index.js';
 import { createWebhookHandler, toNodeListener } from '../../src/webhooks/index.js';
 import { deliver, envelope, SECRET, serve } from '../webhooks/wire.js';
 import { onTestRedis } from './on-redis.js';
@@ -70,7 +70,9 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
   });
 
   test('close() resolves within closeGraceMs with a handler that never settles: it is aborted, and the delivery runs on another worker', async () => {
-    const inbox = open();
+    const lines: string[] = [];
+    const outcomes: InboxOutcome[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line) });
     await inbox.put(entry('hangs'));
     await inbox.put(entry('quick'));
     let signal: AbortSignal | undefined;
@@ -82,7 +84,7 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
       }
       signal = context.signal;
       return new Promise(() => {});
-    }, { closeGraceMs: 300, concurrency: 2 });
+    }, { closeGraceMs: 300, concurrency: 2, failureLogIntervalMs: 0, onOutcome: (outcome) => void outcomes.push(outcome) });
     await until(async () => (await inbox.stats()).active === 1 && finishedSignal !== undefined);
     const closing = Date.now();
     await stuck.close();
@@ -92,6 +94,9 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     expect((signal?.reason as Error).message).toBe('[svc-sdk] inbox worker: closed, closeGraceMs passed: this delivery runs again on another worker');
     // A run that had finished is not aborted.
     expect(finishedSignal?.aborted).toBe(false);
+    // Handed back, not failed: no outcome told for it, no failure said.
+    expect(outcomes.map((outcome) => [outcome.deliveryId, outcome.outcome])).toEqual([['quick', 'processed']]);
+    expect(lines.filter((line) => line.includes('hangs'))).toEqual([]);
     // Handed back at once (not left to its lock's expiry) and no attempt spent.
     expect(await inbox.stats()).toMatchObject({ active: 0, waiting: 1, dead: 0, completed: 1 });
     const seen: number[] = [];
