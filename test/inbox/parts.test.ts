@@ -223,6 +223,8 @@ describe('selectionOf(filter)', () => {
     // Only ISO dates as text: what Date.parse also reads loosely is refused.
     expect(() => selectionOf({ since: 'March 7, 2026' }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ since: true as never }, 'op')).toThrow(/since must be a Date/);
+    // Not text, though its text is a date: refused too.
+    expect(() => selectionOf({ since: { toString: () => '2026-03-01' } as never }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ kind: [1] as never }, 'inbox.list')).toThrow('[svc-sdk] inbox.list: kind must be an event kind such as document.uploaded, or a list of them');
     expect(() => selectionOf({ until: 'soon' }, 'inbox.replay')).toThrow('[svc-sdk] inbox.replay: until must be a Date, ms since the epoch or an ISO 8601 date such as 2026-01-31T14:00:00Z (got "soon")');
     expect(() => selectionOf({ since: Number.NaN }, 'op')).toThrow(/since must be a Date/);
@@ -345,6 +347,8 @@ describe('the entries over a queue (a stand-in for BullMQ\'s Queue: its getJobs 
     await expect(replayEntries(fakeQueue([fakeJob('z', { state: 'prioritized' })]), 'z', 24, async () => {})).rejects.toThrow(/"z" is waiting/);
     await expect(replayEntries(fakeQueue([fakeJob('w', { state: 'waiting-children' })]), 'w', 24, async () => {})).rejects.toThrow(/"w" is waiting/);
     await expect(replayEntries(queue, null as never, 24, async () => {})).rejects.toThrow('(got null)');
+    // A bad field of a filter is said as replay's.
+    await expect(replayEntries(queue, { since: 'soon' }, 24, async () => {})).rejects.toThrow('[svc-sdk] inbox.replay: since must be a Date');
     // since or until alone narrow enough.
     expect(await replayEntries(queue, { since: 2, dryRun: true }, 24, async () => {})).toEqual(['m1']);
     expect(await replayEntries(queue, { until: 2, dryRun: true }, 24, async () => {})).toEqual(['d1']);
