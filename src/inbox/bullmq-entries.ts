@@ -72,7 +72,8 @@ async function jobsOf(queue: Queue<EntryData>, selection: Selection): Promise<Ar
   const found: Array<{ job: Job<EntryData>; status: InboxStatus }> = [];
   for (const status of selection.statuses) {
     for (let start = 0; ; start += PAGE) {
-      const page = await queue.getJobs([BULLMQ_STATE[status]], start, start + PAGE - 1, true);
+      // In BullMQ's own order: what is read is sorted by when it was stored below.
+      const page = await queue.getJobs([BULLMQ_STATE[status]], start, start + PAGE - 1);
       for (const job of page) if (job?.id !== undefined && selection.matches(job)) found.push({ job, status });
       if (page.length < PAGE) break;
     }
@@ -90,7 +91,8 @@ function lastErrorOf(job: Job<EntryData>): string | undefined {
 /** A job as a listing. */
 export function listingOf(job: Job<EntryData>, status: InboxStatus): InboxListing {
   return {
-    deliveryId: deliveryIdOf(job.id ?? ''),
+    // Every job read here has its id (jobsOf and showEntry skip any without, a worker's always has one).
+    deliveryId: deliveryIdOf(job.id as string),
     kind: job.name,
     status,
     attempts: job.attemptsMade,
@@ -103,7 +105,7 @@ export function listingOf(job: Job<EntryData>, status: InboxStatus): InboxListin
 /** A dead job as a dead letter. */
 export function deadLetterOf(job: Job<EntryData>): DeadLetter {
   return {
-    deliveryId: deliveryIdOf(job.id ?? ''),
+    deliveryId: deliveryIdOf(job.id as string),
     kind: job.name,
     attempts: job.attemptsMade,
     lastError: lastErrorOf(job) ?? '',
@@ -122,7 +124,7 @@ export async function listEntries(queue: Queue<EntryData>, options: InboxListOpt
 
 /** Every dead letter, oldest dead first. */
 export async function deadLetters(queue: Queue<EntryData>): Promise<DeadLetter[]> {
-  const jobs = await jobsOf(queue, selectionOf({ status: 'dead' }, 'inbox.deadLetters'));
+  const jobs = await jobsOf(queue, { statuses: ['dead'], matches: () => true });
   return jobs.map(({ job }) => deadLetterOf(job)).sort((a, b) => (a.failedAt ?? 0) - (b.failedAt ?? 0));
 }
 
@@ -154,7 +156,8 @@ export type ReplayTarget = string | { all: true; dryRun?: boolean } | InboxRepla
  */
 export async function replayEntries(queue: Queue<EntryData>, target: ReplayTarget, keptHours: number, resetDeaths: (job: Job<EntryData>) => Promise<void>): Promise<string[]> {
   if (typeof target === 'string') {
-    const job = target ? await queue.getJob(jobIdOf(target)) : undefined;
+    // An empty id is looked up like any other: a receiver never stores one (delivery_id is non-empty), so it is unknown.
+    const job = await queue.getJob(jobIdOf(target));
     if (!job?.id) throw new Error(`[svc-sdk] inbox.replay: no delivery ${JSON.stringify(target)} in the inbox (processed ones are kept ${keptHours} h)`);
     const status = await statusOf(job);
     if (status !== 'dead' && status !== 'completed') {
@@ -180,13 +183,13 @@ export async function replayEntries(queue: Queue<EntryData>, target: ReplayTarge
   }
   // `{ all: true }` carries no filter (refused above with one): its selection is every dead letter, the default.
   const jobs = await jobsOf(queue, selectionOf(filter, 'inbox.replay', ['dead']));
-  if (dryRun) return jobs.map(({ job }) => deliveryIdOf(job.id ?? ''));
+  if (dryRun) return jobs.map(({ job }) => deliveryIdOf(job.id as string));
   const replayed: string[] = [];
   for (const { job, status } of jobs) {
     try {
       await resetDeaths(job);
       await job.retry(status === 'dead' ? 'failed' : 'completed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-      replayed.push(deliveryIdOf(job.id ?? ''));
+      replayed.push(deliveryIdOf(job.id as string));
     } catch {
       // Moved since it was read (replayed by someone else, removed): not this replay's to run.
     }

@@ -8,7 +8,7 @@
 // BullMQ sets attempts and backoff per job, when it is added; here they are the worker's
 // (`process(on, { attempts, backoff })`), so a job is added with attempts it never spends and a
 // custom backoff, and the worker ends it with an UnrecoverableError on its last attempt.
-import { Backoffs, DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type ConnectionOptions, type Job, type WorkerOptions } from 'bullmq';
+import { Backoffs, DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type BackoffOptions, type ConnectionOptions, type Job, type MinimalJob, type WorkerOptions } from 'bullmq';
 import { readWebhookEvent, type WebhookEvent } from '../webhooks/events.js';
 import { deadLetterOf, type EntryData } from './bullmq-entries.js';
 import { messageOf } from './connection-trouble.js';
@@ -124,7 +124,8 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
     name,
     async (job: Job<EntryData>, token?: string) => {
       const attempt = job.attemptsMade + 1;
-      const deliveryId = deliveryIdOf(job.id ?? '');
+      // A job a worker runs has its id (the inbox gives each one: its delivery's).
+      const deliveryId = deliveryIdOf(job.id as string);
       const tampered = tamperingOf(deliveryId, job.name, job.data.body, job.data.digest, integrityKey);
       if (tampered) throw new UnrecoverableError(`[svc-sdk] inbox: delivery ${deliveryId} not run: ${tampered}`);
       const event = readWebhookEvent(job.data.body);
@@ -179,14 +180,15 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
       prefix,
       concurrency,
       autorun: false,
-      settings: { backoffStrategy: (made, _type, error, job) => (delays && job ? (Backoffs.calculate(delays, made, error ?? new Error(''), job) ?? 0) : 0) },
+      // BullMQ gives every argument (its types say optional); Backoffs.calculate answers undefined for no backoff itself.
+      settings: { backoffStrategy: (made, _type, error, job) => Backoffs.calculate(delays as BackoffOptions, made, error as Error, job as MinimalJob) ?? 0 },
     },
   );
   worker.on('error', (error) => troubleLog.report(`[svc-sdk] inbox worker: ${messageOf(error)}`));
   worker.on('failed', (job, error) => {
     if (!job || error?.name !== 'UnrecoverableError') return;
     // Dead without `on` having thrown it: its body edited, or its worker dead too often.
-    if (!toldDead.has(error)) log.report(`[svc-sdk] inbox worker: delivery ${deliveryIdOf(job.id ?? '')} (${job.name}) is now a dead letter: ${deadLetterOf(job).lastError}`);
+    if (!toldDead.has(error)) log.report(`[svc-sdk] inbox worker: delivery ${deliveryIdOf(job.id as string)} (${job.name}) is now a dead letter: ${deadLetterOf(job).lastError}`);
     if (!onDeadLetter) return;
     const event = readWebhookEvent(job.data.body);
     const notice: DeadLetterNotice = { ...deadLetterOf(job), event: typeof event === 'string' ? undefined : event };
@@ -224,7 +226,7 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
     // Asked again while running: a policy switched to evicting keys is said (rate-limited). The
     // worker keeps draining what is stored: stopping would not keep those deliveries from eviction.
     recheck = setInterval(() => void parts.ready(true).catch((error: unknown) => troubleLog.report(messageOf(error))), parts.durabilityCheckMs);
-    recheck.unref?.();
+    recheck.unref();
     void worker.run().catch((error: unknown) => warn(`[svc-sdk] inbox worker stopped: ${messageOf(error)}`));
   })();
   // Awaited by ready(); a refusal is reported there and by the warning, not as an unhandled rejection.
@@ -239,8 +241,8 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
     }
     clearInterval(recheck);
     const stopping = worker.close();
-    // A worker that never ran has nothing to finish: closing it while Redis is down (BullMQ then rejects) is not a failure.
-    if (!running) return stopping.catch(() => undefined).finally(() => log.flush());
+    // A worker that never ran has nothing to finish, nor any failure counted: closing it while Redis is down (BullMQ then rejects) is not a failure.
+    if (!running) return stopping.catch(() => undefined);
     const grace = setTimeout(() => {
       for (const run of runs) {
         run.controller.abort(new Error('[svc-sdk] inbox worker: closed, closeGraceMs passed: this delivery runs again on another worker'));

@@ -270,27 +270,26 @@ interface RedisCommands {
   exists(...keys: string[]): Promise<number>;
   set(key: string, value: string): Promise<unknown>;
   hdel(key: string, field: string): Promise<number>;
-  scan(cursor: string, match: 'MATCH', pattern: string, count: 'COUNT', size: number): Promise<[string, string[]]>;
+  scan(cursor: number, match: 'MATCH', pattern: string, count: 'COUNT', size: number): Promise<[string, string[]]>;
 }
 
 /** The key a worker sets beside the queue's own: the queue is the inbox's even before its first delivery. */
 const MARK_KEY = 'svc-sdk-inbox';
 
+/** How many keys the scan for the message about an unknown queue looks at, per suffix: one bounded round trip each. */
+const SCAN_KEYS = 20_000;
+
 /**
  * Up to 10 names of the inbox queues under `prefix` in this Redis (a queue that stored a delivery has
- * its `events`, one a worker ran on has its mark), from a bounded scan, for the message about an
- * unknown one. Not BullMQ's `meta`: opening a queue of any name writes one.
+ * its `events`, one a worker ran on has its mark), from one bounded scan per suffix, for the message
+ * about an unknown one. Not BullMQ's `meta`: opening a queue of any name writes one. On a Redis of
+ * more keys than the scan looks at, a queue may go unnamed: the names are a hint, not an inventory.
  */
 async function queueNames(redis: RedisCommands, prefix: string): Promise<string[]> {
   const names = new Set<string>();
   for (const suffix of [':events', `:${MARK_KEY}`]) {
-    let cursor = '0';
-    for (let round = 0; round < 20 && names.size < 10; round++) {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*${suffix}`, 'COUNT', 1000);
-      for (const key of keys) names.add(key.slice(prefix.length + 1, -suffix.length));
-      cursor = next;
-      if (cursor === '0') break;
-    }
+    const [, keys] = await redis.scan(0, 'MATCH', `${prefix}:*${suffix}`, 'COUNT', SCAN_KEYS);
+    for (const key of keys) names.add(key.slice(prefix.length + 1, -suffix.length));
   }
   return [...names].sort().slice(0, 10);
 }

@@ -226,11 +226,35 @@ describe.skipIf(!hasRedis)('bullmqInbox checks the Redis it stores into', () => 
       await expect(inbox.put(entry())).rejects.toThrow(/maxmemory-policy allkeys-lru.*set maxmemory-policy noeviction/);
       const worker = inbox.process(() => {});
       await expect(worker.ready()).rejects.toThrow(/noeviction/);
+      // And said where an operator looks: the worker stopped, with the refusal.
+      expect(warn.mock.calls.map(([line]) => String(line))).toContainEqual(expect.stringMatching(/^\[svc-sdk\] inbox: Redis evicts keys under memory pressure \(maxmemory-policy allkeys-lru\)/));
       await worker.close();
       // Nothing was ever stored in this queue: the inbox says so rather than listing zeros.
       await expect(inbox.stats()).rejects.toThrow(/no queue "svc-webhooks" in this Redis/);
     } finally {
       await inbox.close();
+    }
+  });
+
+  test('a worker on a Redis switched to evicting runs none of what was stored before: refused before it takes any delivery', async () => {
+    const server = await start(['--appendonly', 'yes']);
+    const admin = new Redis({ host: '127.0.0.1', port: server.port });
+    const receiver = bullmqInbox({ connection: { port: server.port }, queue: 'stored-then-evicting', warn: () => {} });
+    const workers = bullmqInbox({ connection: { port: server.port }, queue: 'stored-then-evicting', warn: () => {} });
+    const seen: string[] = [];
+    try {
+      await receiver.put(entry('stored-before'));
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const worker = workers.process((event) => void seen.push(event.delivery_id));
+      await expect(worker.ready()).rejects.toThrow(/noeviction/);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await worker.close();
+      expect(seen).toEqual([]);
+      expect(await workers.stats()).toMatchObject({ waiting: 1, active: 0, completed: 0 });
+    } finally {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      admin.disconnect();
+      for (const closable of [receiver, workers]) await closable.close();
     }
   });
 

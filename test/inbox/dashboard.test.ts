@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bullmqInbox, createInboxDashboard, serveInboxDashboard, type BullmqInbox } from '../../src/inbox/index.js';
+import { freePort } from '../webhooks/redis-server.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
 import { entry, until } from './support.js';
 
@@ -175,6 +176,11 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
 
   test('a missing or short credential, a basePath without /, an unknown framework, not an inbox: refused when made', async () => {
     await expect(createInboxDashboard(inbox, { framework: 'express', credential: '' })).rejects.toThrow(/credential must be a secret of at least 16 characters/);
+    // 15 characters, or something with a length of 16 that is not text: refused; 16 characters: accepted.
+    for (const credential of ['c'.repeat(15), Array.from({ length: 16 }, () => 'c') as never]) {
+      await expect(createInboxDashboard(inbox, { framework: 'express', credential })).rejects.toThrow(/credential must be a secret of at least 16 characters/);
+    }
+    await expect(createInboxDashboard(inbox, { framework: 'express', credential: 'c'.repeat(16) })).resolves.toBeTypeOf('function');
     await expect(createInboxDashboard(inbox, { framework: 'express', credential: CREDENTIAL, basePath: 'admin' })).rejects.toThrow(/basePath must start with \//);
     await expect(createInboxDashboard(inbox, { framework: 'koa' as never, credential: CREDENTIAL })).rejects.toThrow(/framework must be express, fastify or hono/);
     await expect(createInboxDashboard({} as BullmqInbox, { framework: 'express', credential: CREDENTIAL })).rejects.toThrow(/pass the inbox bullmqInbox\(\) made/);
@@ -196,11 +202,13 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
       expect(refused.headers.get('www-authenticate')).toBe('Basic realm="svc-sdk inbox", charset="UTF-8"');
       expect(await refused.text()).toBe('sign in: the dashboard credential is the password (any user name)');
       // The password after the first colon, any user name (an empty one too), the scheme in any case; a Bearer token.
-      for (const good of [basic(`ops:${CREDENTIAL}`), basic(`:${CREDENTIAL}`), `basic ${Buffer.from(`x:${CREDENTIAL}`).toString('base64')}`, `Bearer ${CREDENTIAL}`, `BEARER ${CREDENTIAL}`]) {
+      for (const good of [basic(`ops:${CREDENTIAL}`), basic(`:${CREDENTIAL}`), `basic ${Buffer.from(`x:${CREDENTIAL}`).toString('base64')}`, `Bearer ${CREDENTIAL}`, `BEARER ${CREDENTIAL}`, `Bearer  ${CREDENTIAL}`, `Bearer \t${CREDENTIAL}`]) {
         expect((await ask('/ro/api/queues', good)).status).toBe(200);
       }
       // No colon, one byte off, longer or shorter, another scheme, the token as a user name: refused.
-      for (const bad of [basic(CREDENTIAL), basic(`ops:${CREDENTIAL.slice(0, -1)}X`), basic(`ops:${CREDENTIAL}x`), basic(`ops:${CREDENTIAL.slice(1)}`), `Token ${CREDENTIAL}`, basic(`${CREDENTIAL}:`), CREDENTIAL, 'Bearer']) {
+      // A scheme is the whole word: Basicx, xBasic, Bearerx, xBearer are not Basic nor Bearer.
+      const encoded = Buffer.from(`ops:${CREDENTIAL}`).toString('base64');
+      for (const bad of [basic(CREDENTIAL), basic(`ops:${CREDENTIAL.slice(0, -1)}X`), basic(`ops:${CREDENTIAL}x`), basic(`ops:${CREDENTIAL.slice(1)}`), `Token ${CREDENTIAL}`, basic(`${CREDENTIAL}:`), CREDENTIAL, 'Bearer', `Basicx ${encoded}`, `xBasic ${encoded}`, `Bearerx ${CREDENTIAL}`, `xBearer ${CREDENTIAL}`]) {
         expect((await ask('/ro/api/queues', bad)).status).toBe(401);
       }
       const token = `Bearer ${CREDENTIAL}`;
@@ -215,7 +223,7 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
       for (const path of ['/rw/api/queues/board2/retry/failed', '/rw/api/queues/board2/d_x1/retry/failed', '/rw/api/queues/board2/retry/failed/']) {
         expect((await ask(path, token, 'PUT')).status).not.toBe(403);
       }
-      for (const [method, path] of [['POST', '/rw/api/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/clean/failed'], ['PUT', '/rw/api/queues/board2/a/b/retry/failed'], ['PUT', '/rw/xapi/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/retry/failed/more']] as const) {
+      for (const [method, path] of [['POST', '/rw/api/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/clean/failed'], ['PUT', '/rw/api/queues/board2/a/b/retry/failed'], ['PUT', '/rw/xapi/queues/board2/retry/failed'], ['PUT', '/rw/x/api/queues/board2/retry/failed'], ['PUT', '/rw/api/queues/board2/retry/failed/more']] as const) {
         const answer = await ask(path, token, method);
         expect(answer.status).toBe(403);
         expect(await answer.json()).toEqual({ error: 'this dashboard replays dead letters only' });
@@ -227,10 +235,31 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
       expect(job?.name).toBe('document.uploaded · delivery_id x1');
       expect(job?.data.delivery.delivery_id).toBe('x1');
       expect(job?.data.receivedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      // The queue says what it is, and the page its title.
+      expect((listed.queues.find((queue) => queue.name === 'board2') as { description?: string } | undefined)?.description).toBe('svc-sdk webhook inbox: one entry per delivery_id; failed = dead letters');
+      expect(await (await ask('/ro/', token)).text()).toContain('svc-sdk inbox');
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  test('served alone on a host and port of one\'s own: its URL (IPv6 in brackets), the credential and read-only rule, 404 off its routes, and close() ends it', async () => {
+    const port = await freePort();
+    const served = await serveInboxDashboard(inbox, { credential: CREDENTIAL, host: '::1', port });
+    const token = { authorization: `Bearer ${CREDENTIAL}` };
+    try {
+      expect(served.url).toBe(`http://[::1]:${port}/`);
+      expect((await fetch(`${served.url}api/queues`)).status).toBe(401);
+      expect((await fetch(`${served.url}api/queues`, { headers: token })).status).toBe(200);
+      const refused = await fetch(`${served.url}api/queues/board2/retry/failed`, { method: 'PUT', headers: token });
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([403, expect.stringMatching(/^read-only/)]);
+      const missing = await fetch(`${served.url}api/nothing-here`, { headers: token });
+      expect([missing.status, await missing.text()]).toEqual([404, 'not found']);
+    } finally {
+      await served.close();
+    }
+    await expect(fetch(`${served.url}api/queues`, { headers: token })).rejects.toThrow();
   });
 
   test('hono and fastify: the same credential and read-only rule, bearer accepted', async () => {

@@ -4,35 +4,19 @@
 // filter, a delivery still running, an unknown queue). Then the Redis that is not there: a peer
 // that accepts and never answers, nothing listening, a wrong or missing password, each one line
 // with its fix, no credential in any form of URL.
-import { createServer as createNetServer, type Server, type Socket } from 'node:net';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { bullmqInbox, type BullmqInbox } from '../../src/inbox/index.js';
+import { connect, createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { afterAll, describe, expect, test } from 'vitest';
+import { bullmqInbox } from '../../src/inbox/index.js';
 import { freePort } from '../webhooks/redis-server.js';
-import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
+import { onTestRedis } from './on-redis.js';
+import { hasRedis, reportMissingRedis, startTestRedis } from './redis.js';
 import { entry, sleep, until } from './support.js';
 
 reportMissingRedis();
 
 describe.skipIf(!hasRedis)('operating the inbox on a real redis-server', () => {
-  let redis: TestRedis;
-  let queueIndex = 0;
-  const opened: Array<{ close(): Promise<void> }> = [];
-  const open = (options: Partial<Parameters<typeof bullmqInbox>[0]> = {}): BullmqInbox => {
-    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: `o${++queueIndex}`, warn: () => {}, ...options });
-    opened.push(inbox);
-    return inbox;
-  };
-  beforeAll(async () => {
-    redis = await startTestRedis(['--appendonly', 'yes']);
-  });
-  afterEach(async () => {
-    for (const closable of opened.splice(0).reverse()) await closable.close();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-    redis?.remove();
-  });
+  const inboxes = onTestRedis({ queuePrefix: 'o' });
+  const { open, opened } = inboxes;
 
   /** An inbox holding dead letters `dead`, processed deliveries `done`, and whatever `more` stores. */
   const withDeadLetters = async (dead: Array<[string, string, number]>, done: Array<[string, string, number]> = []) => {
@@ -159,11 +143,12 @@ describe.skipIf(!hasRedis)('operating the inbox on a real redis-server', () => {
   });
 
   test('bad bullmqInbox options are refused with the field and the fix; a prefix of its own is used for everything', async () => {
-    const connection = { host: '127.0.0.1', port: redis.port };
+    const connection = { host: '127.0.0.1', port: inboxes.redis.port };
     expect(() => bullmqInbox({ connection: undefined as never })).toThrow(/^\[svc-sdk\] bullmqInbox: connection is missing/);
     for (const durabilityCheckMs of [0, 1.5, Number.NaN]) expect(() => bullmqInbox({ connection, durabilityCheckMs })).toThrow(`[svc-sdk] bullmqInbox: durabilityCheckMs must be a whole number of ms ≥ 1 (got ${durabilityCheckMs})`);
     for (const timeoutMs of [0, 2.5]) expect(() => bullmqInbox({ connection, timeoutMs })).toThrow(`[svc-sdk] bullmqInbox: timeoutMs must be a whole number of ms ≥ 1 (got ${timeoutMs})`);
-    for (const integrityKey of ['k'.repeat(15), 42 as never, ''])
+    // An array of 16 strings has a length of 16 too: not a key.
+    for (const integrityKey of ['k'.repeat(15), 42 as never, '', Array.from({ length: 16 }, () => 'k') as never])
       expect(() => bullmqInbox({ connection, integrityKey })).toThrow('[svc-sdk] bullmqInbox: integrityKey must be a string of at least 16 characters (a random secret shared by the receivers and the workers)');
     // At the limits: accepted.
     opened.push(bullmqInbox({ connection, durabilityCheckMs: 1, timeoutMs: 1, integrityKey: 'k'.repeat(16), warn: () => {} }));
@@ -174,22 +159,18 @@ describe.skipIf(!hasRedis)('operating the inbox on a real redis-server', () => {
     opened.push(worker);
     await until(() => ran.length === 1);
     expect((await own.show('prefixed'))?.status).toBe('completed');
-    const admin = new Redis({ host: '127.0.0.1', port: redis.port });
-    try {
-      expect(await admin.exists(`svcq:o${queueIndex}:d_prefixed`, `svcq:o${queueIndex}:svc-sdk-inbox`)).toBe(2);
-      expect(await admin.exists(`bull:o${queueIndex}:d_prefixed`)).toBe(0);
-    } finally {
-      admin.disconnect();
-    }
+    const { admin, queue } = inboxes;
+    expect(await admin.exists(`svcq:${queue}:d_prefixed`, `svcq:${queue}:svc-sdk-inbox`)).toBe(2);
+    expect(await admin.exists(`bull:${queue}:d_prefixed`)).toBe(0);
   });
 
   test('an unknown queue is an error naming the queues there, never an empty listing or zeros', async () => {
     const known = await withDeadLetters([['k1', 'ping.test', minutes(0)]]);
     void known;
-    const typo = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'svc-webhoks', warn: () => {} });
+    const typo = bullmqInbox({ connection: { host: '127.0.0.1', port: inboxes.redis.port }, queue: 'svc-webhoks', warn: () => {} });
     opened.push(typo);
     for (const operation of [() => typo.stats(), () => typo.list(), () => typo.deadLetters(), () => typo.show('k1'), () => typo.replay({ all: true })]) {
-      await expect(operation()).rejects.toThrow(new RegExp(`^\\[svc-sdk\\] inbox: no queue "svc-webhoks" in this Redis \\(prefix bull\\): nothing was ever stored in it; pass the receivers' queue \\(queue option, or --queue\\); queues here: .*o${queueIndex}`));
+      await expect(operation()).rejects.toThrow(new RegExp(`^\\[svc-sdk\\] inbox: no queue "svc-webhoks" in this Redis \\(prefix bull\\): nothing was ever stored in it; pass the receivers' queue \\(queue option, or --queue\\); queues here: .*${inboxes.queue}`));
     }
     // A queue a worker runs on is known before its first delivery.
     const fresh = open();
@@ -243,6 +224,43 @@ describe.skipIf(!hasRedis)('the inbox when its Redis is not there: bounded, one 
     expect(Date.now() - closing).toBeLessThan(2000);
   });
 
+  test('a Redis that answered, then goes silent: close() ends at timeoutMs and drops the connection (BullMQ\'s QUIT would wait for ever)', async () => {
+    const real = await startTestRedis(['--appendonly', 'yes']);
+    // A forwarder to the real Redis that can be told to pass nothing more, either way, its sockets kept open.
+    let silentNow = false;
+    const clients = new Set<Socket>();
+    const hungUp = new Set<Socket>();
+    const forwarder: Server = createNetServer((client) => {
+      clients.add(client);
+      const upstream = connect(real.port, '127.0.0.1');
+      client.on('data', (chunk) => void (silentNow || upstream.write(chunk)));
+      upstream.on('data', (chunk) => void (silentNow || client.write(chunk)));
+      client.on('close', () => {
+        hungUp.add(client);
+        upstream.destroy();
+      });
+      client.on('error', () => undefined);
+      upstream.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => forwarder.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const client of clients) client.destroy();
+      await new Promise<void>((resolve) => forwarder.close(() => resolve()));
+      await real.stop();
+      real.remove();
+    });
+    const port = (forwarder.address() as { port: number }).port;
+    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port }, queue: 'goes-silent', warn: () => {}, timeoutMs: 500, acceptNoPersistence: true });
+    await inbox.put(entry('answered'));
+    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+    silentNow = true;
+    const closing = Date.now();
+    await inbox.close();
+    expect(Date.now() - closing).toBeLessThan(5000);
+    expect(clients.size).toBeGreaterThan(0);
+    await until(() => hungUp.size === clients.size, 5000);
+  });
+
   test('nothing listening: "cannot reach Redis" with the fix, at once (not at timeoutMs: waiting cannot mend it)', async () => {
     const port = await freePort();
     const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port }, warn: () => {}, timeoutMs: 8000 });
@@ -294,26 +312,8 @@ describe.skipIf(!hasRedis)('the inbox when its Redis is not there: bounded, one 
 });
 
 describe.skipIf(!hasRedis)('the inbox on a Redis of its own: what it lists, warns and resets', () => {
-  let redis: TestRedis;
-  let admin: Redis;
-  const opened: Array<{ close(): Promise<void> }> = [];
-  beforeAll(async () => {
-    redis = await startTestRedis([]);
-    admin = new Redis({ host: '127.0.0.1', port: redis.port });
-  });
-  afterEach(async () => {
-    for (const closable of opened.splice(0).reverse()) await closable.close();
-  });
-  afterAll(async () => {
-    admin?.disconnect();
-    await redis?.stop();
-    redis?.remove();
-  });
-  const open = (options: Partial<Parameters<typeof bullmqInbox>[0]> = {}): BullmqInbox => {
-    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, warn: () => {}, acceptNoPersistence: true, ...options });
-    opened.push(inbox);
-    return inbox;
-  };
+  const inboxes = onTestRedis({ args: [], defaults: { acceptNoPersistence: true } });
+  const { open, opened } = inboxes;
 
   test('an unknown queue names the queues there, those a worker marked included, at most 10 and sorted; under another prefix, none of these', async () => {
     await open({ queue: 'q01' }).put(entry('id-1'));
@@ -358,11 +358,11 @@ describe.skipIf(!hasRedis)('the inbox on a Redis of its own: what it lists, warn
     await until(async () => (await inbox.stats()).dead === 1);
     await worker.close();
     // As a worker's death leaves it: BullMQ's stalled counter on the job.
-    await admin.hset('bull:deaths:d_died', 'stc', '2');
+    await inboxes.admin.hset('bull:deaths:d_died', 'stc', '2');
     expect((await inbox.show('died'))?.workerDeaths).toBe(2);
     expect(await inbox.replay('died')).toEqual(['died']);
     expect(await inbox.show('died')).toMatchObject({ status: 'waiting', workerDeaths: 0, attempts: 0 });
-    expect((await admin.hget('bull:deaths:d_died', 'opts')) ?? '').toContain('"removeOnComplete":{"age":172800}');
+    expect((await inboxes.admin.hget('bull:deaths:d_died', 'opts')) ?? '').toContain('"removeOnComplete":{"age":172800}');
     await expect(inbox.replay('never')).rejects.toThrow('[svc-sdk] inbox.replay: no delivery "never" in the inbox (processed ones are kept 48 h)');
     // Exactly 24 h is the least accepted.
     expect(() => open({ keepCompletedMs: 86_400_000 })).not.toThrow();

@@ -223,11 +223,18 @@ describe('selectionOf(filter)', () => {
     // Only ISO dates as text: what Date.parse also reads loosely is refused.
     expect(() => selectionOf({ since: 'March 7, 2026' }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ since: true as never }, 'op')).toThrow(/since must be a Date/);
+    // Not text, though its text is a date: refused too.
+    expect(() => selectionOf({ since: { toString: () => '2026-03-01' } as never }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ kind: [1] as never }, 'inbox.list')).toThrow('[svc-sdk] inbox.list: kind must be an event kind such as document.uploaded, or a list of them');
     expect(() => selectionOf({ until: 'soon' }, 'inbox.replay')).toThrow('[svc-sdk] inbox.replay: until must be a Date, ms since the epoch or an ISO 8601 date such as 2026-01-31T14:00:00Z (got "soon")');
     expect(() => selectionOf({ since: Number.NaN }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ since: new Date('x') }, 'op')).toThrow(/since must be a Date/);
     expect(() => selectionOf({ since: '2026-13-45' }, 'op')).toThrow(/since must be a Date/);
+    // Each of these Date.parse reads (as some date): refused, an ISO date starts with four digits, two and two.
+    for (const loose of ['on 2026-03-01', '1-03-01', 'abcd-03-01', '2026-3-01', '2026- 3-01', '2026-03- 1', '2026-03-1 ']) {
+      expect(Number.isFinite(Date.parse(loose))).toBe(true);
+      expect(() => selectionOf({ since: loose }, 'op'), loose).toThrow(/since must be a Date/);
+    }
   });
 });
 
@@ -340,6 +347,8 @@ describe('the entries over a queue (a stand-in for BullMQ\'s Queue: its getJobs 
     await expect(replayEntries(fakeQueue([fakeJob('z', { state: 'prioritized' })]), 'z', 24, async () => {})).rejects.toThrow(/"z" is waiting/);
     await expect(replayEntries(fakeQueue([fakeJob('w', { state: 'waiting-children' })]), 'w', 24, async () => {})).rejects.toThrow(/"w" is waiting/);
     await expect(replayEntries(queue, null as never, 24, async () => {})).rejects.toThrow('(got null)');
+    // A bad field of a filter is said as replay's.
+    await expect(replayEntries(queue, { since: 'soon' }, 24, async () => {})).rejects.toThrow('[svc-sdk] inbox.replay: since must be a Date');
     // since or until alone narrow enough.
     expect(await replayEntries(queue, { since: 2, dryRun: true }, 24, async () => {})).toEqual(['m1']);
     expect(await replayEntries(queue, { until: 2, dryRun: true }, 24, async () => {})).toEqual(['d1']);

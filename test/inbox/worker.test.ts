@@ -3,38 +3,19 @@
 // that never settles at close(), a per-kind rate limit, a stored body edited in Redis, the
 // durability check asked again while running, and Redis going away under a running worker.
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { bullmqInbox, type BullmqInbox, type DeadLetterNotice } from '../../src/inbox/index.js';
+import { afterAll, describe, expect, test } from 'vitest';
+import { bullmqInbox, type DeadLetterNotice, type InboxOutcome } from '../../src/inbox/index.js';
 import { createWebhookHandler, toNodeListener } from '../../src/webhooks/index.js';
 import { deliver, envelope, SECRET, serve } from '../webhooks/wire.js';
+import { onTestRedis } from './on-redis.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
 import { entry, sleep, until } from './support.js';
 
 reportMissingRedis();
 
 describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
-  let redis: TestRedis;
-  let admin: Redis;
-  let queueIndex = 0;
-  const opened: Array<{ close(): Promise<void> }> = [];
-  const open = (options: Partial<Parameters<typeof bullmqInbox>[0]> = {}): BullmqInbox => {
-    const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: `w${++queueIndex}`, warn: () => {}, ...options });
-    opened.push(inbox);
-    return inbox;
-  };
-  beforeAll(async () => {
-    redis = await startTestRedis(['--appendonly', 'yes']);
-    admin = new Redis({ host: '127.0.0.1', port: redis.port });
-  });
-  afterEach(async () => {
-    for (const closable of opened.splice(0).reverse()) await closable.close();
-  });
-  afterAll(async () => {
-    admin?.disconnect();
-    await redis?.stop();
-    redis?.remove();
-  });
+  const inboxes = onTestRedis({ queuePrefix: 'w' });
+  const { open, opened } = inboxes;
 
   test('a failing handler is logged with its delivery_id and error, one line per interval (the rest counted), credentials hidden', async () => {
     const lines: string[] = [];
@@ -89,20 +70,35 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
   });
 
   test('close() resolves within closeGraceMs with a handler that never settles: it is aborted, and the delivery runs on another worker', async () => {
-    const inbox = open();
+    const lines: string[] = [];
+    const outcomes: InboxOutcome[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line) });
     await inbox.put(entry('hangs'));
+    await inbox.put(entry('quick'));
     let signal: AbortSignal | undefined;
-    const stuck = inbox.process((_event, context) => {
+    let finishedSignal: AbortSignal | undefined;
+    const stuck = inbox.process((event, context) => {
+      if (event.delivery_id === 'quick') {
+        finishedSignal = context.signal;
+        return;
+      }
       signal = context.signal;
       return new Promise(() => {});
-    }, { closeGraceMs: 300 });
-    await until(async () => (await inbox.stats()).active === 1);
+    }, { closeGraceMs: 300, concurrency: 2, failureLogIntervalMs: 0, onOutcome: (outcome) => void outcomes.push(outcome) });
+    await until(async () => (await inbox.stats()).active === 1 && finishedSignal !== undefined);
     const closing = Date.now();
     await stuck.close();
     expect(Date.now() - closing).toBeLessThan(3000);
     expect(signal?.aborted).toBe(true);
+    // The handler is told why (what a fetch given the signal rejects with).
+    expect((signal?.reason as Error).message).toBe('[svc-sdk] inbox worker: closed, closeGraceMs passed: this delivery runs again on another worker');
+    // A run that had finished is not aborted.
+    expect(finishedSignal?.aborted).toBe(false);
+    // Handed back, not failed: no outcome told for it, no failure said.
+    expect(outcomes.map((outcome) => [outcome.deliveryId, outcome.outcome])).toEqual([['quick', 'processed']]);
+    expect(lines.filter((line) => line.includes('hangs'))).toEqual([]);
     // Handed back at once (not left to its lock's expiry) and no attempt spent.
-    expect(await inbox.stats()).toMatchObject({ active: 0, waiting: 1, dead: 0 });
+    expect(await inbox.stats()).toMatchObject({ active: 0, waiting: 1, dead: 0, completed: 1 });
     const seen: number[] = [];
     const next = inbox.process((_event, context) => void seen.push(context.attempt));
     opened.push(next);
@@ -139,13 +135,19 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     await inbox.put(entry('edited', { room_id: 1, document_id: 2, filename: 'a.pdf', uploader_id: 3 }));
     await inbox.put(entry('swapped'));
     await inbox.put(entry('intact'));
-    const key = `bull:w${queueIndex}:d_edited`;
-    const data = JSON.parse((await admin.hget(key, 'data'))!) as { body: string };
-    await admin.hset(key, 'data', JSON.stringify({ ...data, body: data.body.replace('a.pdf', 'evil.exe') }));
+    const key = `bull:${inboxes.queue}:d_edited`;
+    const data = JSON.parse((await inboxes.admin.hget(key, 'data'))!) as { body: string };
+    await inboxes.admin.hset(key, 'data', JSON.stringify({ ...data, body: data.body.replace('a.pdf', 'evil.exe') }));
     // A body of another delivery, digest and all, stored under this id: caught too.
-    const other = JSON.parse((await admin.hget(`bull:w${queueIndex}:d_intact`, 'data'))!) as object;
-    await admin.hset(`bull:w${queueIndex}:d_swapped`, 'data', JSON.stringify(other));
-    const worker = inbox.process((event) => void seen.push(event.delivery_id), { onDeadLetter: (notice) => void notices.push(notice) });
+    const other = JSON.parse((await inboxes.admin.hget(`bull:${inboxes.queue}:d_intact`, 'data'))!) as object;
+    await inboxes.admin.hset(`bull:${inboxes.queue}:d_swapped`, 'data', JSON.stringify(other));
+    // An alert that rejects (a pager down) changes nothing either, and is no unhandled rejection.
+    const worker = inbox.process((event) => void seen.push(event.delivery_id), {
+      onDeadLetter: async (notice) => {
+        notices.push(notice);
+        throw new Error('pager down');
+      },
+    });
     opened.push(worker);
     await until(async () => (await inbox.stats()).dead === 2);
     expect(seen).toEqual(['intact']);
@@ -160,14 +162,14 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const seen: string[] = [];
     await inbox.put(entry('keyed'));
     await inbox.put(entry('stripped'));
-    const key = `bull:w${queueIndex}:d_stripped`;
-    const data = JSON.parse((await admin.hget(key, 'data'))!) as { body: string; receivedAt: number };
-    await admin.hset(key, 'data', JSON.stringify({ body: data.body, receivedAt: data.receivedAt }));
+    const key = `bull:${inboxes.queue}:d_stripped`;
+    const data = JSON.parse((await inboxes.admin.hget(key, 'data'))!) as { body: string; receivedAt: number };
+    await inboxes.admin.hset(key, 'data', JSON.stringify({ body: data.body, receivedAt: data.receivedAt }));
     opened.push(inbox.process((event) => void seen.push(event.delivery_id)));
     await until(async () => (await inbox.stats()).dead === 1);
     expect(seen).toEqual(['keyed']);
     expect((await inbox.deadLetters())[0]?.lastError).toMatch(/stripped not run: it has no digest/);
-    expect(() => bullmqInbox({ connection: { port: redis.port }, integrityKey: 'short' })).toThrow(/integrityKey must be a string of at least 16 characters/);
+    expect(() => bullmqInbox({ connection: { port: inboxes.redis.port }, integrityKey: 'short' })).toThrow(/integrityKey must be a string of at least 16 characters/);
   });
 
   test('the durability check is asked again: a policy switched to allkeys-lru while running stops the storing (answered 500, the service retries), and switching back resumes it', async () => {
@@ -179,17 +181,17 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const server = await serve(toNodeListener(createWebhookHandler({ secret: SECRET, inbox })));
     try {
       expect((await deliver(server.url, envelope('before'))).status).toBe(200);
-      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      await inboxes.admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
       await sleep(150);
       expect(await deliver(server.url, envelope('while-evicting'))).toEqual({ status: 500, body: { error: 'inbox_failed' } });
       await expect(inbox.put(entry('direct'))).rejects.toThrow(/maxmemory-policy allkeys-lru.*noeviction/);
       // The running worker says so too (it keeps draining what is stored).
       await until(() => lines.some((line) => /maxmemory-policy allkeys-lru/.test(line)), 3000);
-      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await inboxes.admin.config('SET', 'maxmemory-policy', 'noeviction');
       expect((await deliver(server.url, envelope('after'))).status).toBe(200);
       expect((await inbox.list({ status: ['waiting', 'active', 'completed'] })).map((item) => item.deliveryId).sort()).toEqual(['after', 'before']);
     } finally {
-      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await inboxes.admin.config('SET', 'maxmemory-policy', 'noeviction');
       await server.close();
     }
   });
@@ -247,8 +249,9 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
 
   test('a rate limit holds back what is over it until its window ends, in the delayed set, no attempt spent', async () => {
     const inbox = open();
-    // A window of ten years: the deliveries of this test all fall in one (the window is floor(now / durationMs)).
-    const durationMs = 10 * 365 * 86_400_000;
+    // A window of about 18 years that began a minute ago (the window is floor(now / durationMs)): the deliveries
+    // of this test all fall in it, early, so its count must outlive far more than half a window.
+    const durationMs = Math.floor((Date.now() - 60_000) / 3);
     for (const id of ['r1', 'r2', 'r3']) await inbox.put(entry(id));
     const started: string[] = [];
     const worker = inbox.process((event) => void started.push(event.delivery_id), { concurrency: 3, rateLimit: { 'document.uploaded': { max: 2, durationMs } } });
@@ -258,9 +261,13 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const [held] = await inbox.list({ status: 'delayed' });
     expect(held?.attempts).toBe(0);
     // Delayed to the end of its window (BullMQ's delayed score is the time × 4096 plus a counter).
-    const score = Number(await admin.zscore(`bull:w${queueIndex}:delayed`, `d_${held!.deliveryId}`));
+    const score = Number(await inboxes.admin.zscore(`bull:${inboxes.queue}:delayed`, `d_${held!.deliveryId}`));
     const windowEnd = (Math.floor(Date.now() / durationMs) + 1) * durationMs;
     expect(Math.abs(Math.floor(score / 4096) - windowEnd)).toBeLessThan(60_000);
+    // The count every worker shares outlives its window: a count that expired within it would let more start.
+    const counted = `bull:${inboxes.queue}:svc-sdk-rate:document.uploaded:${Math.floor(Date.now() / durationMs)}`;
+    expect(await inboxes.admin.get(counted)).toBe('3');
+    expect(await inboxes.admin.pttl(counted)).toBeGreaterThan(windowEnd - Date.now());
   });
 
   test('a delivery whose worker is lost while running it (its lock gone) becomes a dead letter after maxWorkerDeaths, said as such', async () => {
@@ -281,7 +288,7 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     await until(async () => (await inbox.stats()).active === 1);
     // As a killed worker leaves it: the job active, its lock expired. The stalled checks find it (twice: marked, then moved).
     await until(async () => {
-      await admin.del(`bull:w${queueIndex}:d_lost:lock`);
+      await inboxes.admin.del(`bull:${inboxes.queue}:d_lost:lock`);
       return (await inbox.stats()).dead === 1;
     }, 20_000);
     expect(runs).toBe(1);
@@ -290,6 +297,60 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     await until(() => notices.length === 1);
     expect(notices[0]).toMatchObject({ deliveryId: 'lost', lastError: expected });
     expect(lines).toContain(`[svc-sdk] inbox worker: delivery lost (document.uploaded) is now a dead letter: ${expected}`);
+  });
+
+  test('the defaults: 10 attempts, an exponential backoff from 10 s, failures one line per 10 s', async () => {
+    const lines: string[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line) });
+    for (const id of ['default-1', 'default-2']) await inbox.put(entry(id));
+    const thrownAt = new Map<string, number>();
+    const worker = inbox.process((event) => {
+      thrownAt.set(event.delivery_id, Date.now());
+      throw new Error('CRM down');
+    }, { concurrency: 2 });
+    opened.push(worker);
+    await until(async () => (await inbox.stats()).delayed === 2);
+    const failures = lines.filter((line) => line.includes('inbox worker'));
+    // The second failure fell within 10 s of the first: counted, not shown.
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/^\[svc-sdk\] inbox worker: delivery default-\d \(document\.uploaded\) failed on attempt 1 of 10: CRM down; retried later$/);
+    // Delayed by 10 s (BullMQ's delayed score is the time × 4096 plus a counter).
+    const [held] = await inbox.list({ status: 'delayed' });
+    const due = Math.floor(Number(await inboxes.admin.zscore(`bull:${inboxes.queue}:delayed`, `d_${held!.deliveryId}`)) / 4096);
+    const delay = due - thrownAt.get(held!.deliveryId)!;
+    expect(delay).toBeGreaterThan(10_000 - 1000);
+    expect(delay).toBeLessThan(10_000 + 1000);
+  });
+
+  test('close() says the failures it was still counting, at once; after it, the worker asks Redis nothing more', async () => {
+    const lines: string[] = [];
+    const inbox = open({ warn: (line) => void lines.push(line), durabilityCheckMs: 20 });
+    for (const id of ['c1', 'c2', 'c3']) await inbox.put(entry(id));
+    const worker = inbox.process(() => {
+      throw new Error('CRM down');
+    }, { attempts: 1, concurrency: 3, failureLogIntervalMs: 600_000 });
+    await until(async () => (await inbox.stats()).dead === 3);
+    expect(lines.filter((line) => line.includes('inbox worker'))).toHaveLength(1);
+    await worker.close();
+    expect(lines.filter((line) => line.includes('inbox worker')).at(-1)).toBe('[svc-sdk] inbox worker: 2 more failures in the last 600 s, not shown (failureLogIntervalMs)');
+    // Its durability check (every 20 ms while it ran) stopped with it: INFO is counted by Redis.
+    const infoCalls = async () => Number(/cmdstat_info:calls=(\d+)/.exec(await inboxes.admin.info('commandstats'))?.[1] ?? 0);
+    const before = await infoCalls();
+    await sleep(400);
+    // The one more is this read's own INFO.
+    expect((await infoCalls()) - before).toBe(1);
+  });
+
+  test('a worker closed right after it was made never runs: ready() says it was closed before it started', async () => {
+    const inbox = open();
+    await inbox.put(entry('never-run'));
+    const seen: string[] = [];
+    const worker = inbox.process((event) => void seen.push(event.delivery_id));
+    await worker.close();
+    await expect(worker.ready()).rejects.toThrow('[svc-sdk] inbox worker: closed before it started');
+    await sleep(300);
+    expect(seen).toEqual([]);
+    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
   });
 
   test('process() options at their limits are accepted', async () => {
@@ -324,10 +385,12 @@ describe.skipIf(!hasRedis)('a worker whose Redis goes away', () => {
     const lines: string[] = [];
     const inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'down', warn: (line) => void lines.push(line) });
     const seen: string[] = [];
-    const worker = inbox.process((event) => void seen.push(event.delivery_id), { failureLogIntervalMs: 2000 });
+    // Failures told at most once a minute: the worker's connection trouble then too (at least once a second otherwise).
+    const worker = inbox.process((event) => void seen.push(event.delivery_id), { failureLogIntervalMs: 60_000 });
     await worker.ready();
     await inbox.put(entry('before-down'));
     await until(() => seen.length === 1);
+    lines.length = 0;
     await redis.stop();
     // Something on the port that accepts and hangs up at once: each reconnect attempt is counted.
     const sockets: Socket[] = [];
@@ -338,16 +401,20 @@ describe.skipIf(!hasRedis)('a worker whose Redis goes away', () => {
       socket.destroy();
     });
     await new Promise<void>((resolve) => peer.listen(redis.port, '127.0.0.1', resolve));
-    lines.length = 0;
     await sleep(3000);
     await new Promise<void>((resolve) => peer.close(() => resolve()));
     // BullMQ's connections (the worker's two, the queue's) each retry at ≥ 1 s: a hot loop would be hundreds.
     expect(connections).toBeLessThan(30);
     expect(lines.length).toBeLessThan(8);
+    // Said, though: the worker's own connections' trouble, beside the inbox's, once in these 3 s (the rest counted).
+    const workerLines = () => lines.filter((line) => line.startsWith('[svc-sdk] inbox worker: '));
+    expect(workerLines()).toHaveLength(1);
     await redis.restart();
     await until(() => inbox.put(entry('after-up')).then(() => true, () => false), 15_000);
     await until(() => seen.includes('after-up'), 15_000);
     await worker.close();
+    // What was counted is said when the worker closes, not left to the end of the minute.
+    expect(workerLines().at(-1)).toMatch(/^\[svc-sdk\] inbox worker: \d+ more failures? in the last 60 s, not shown \(failureLogIntervalMs\)$/);
     await inbox.close();
   }, 40_000);
 });
