@@ -119,9 +119,33 @@ describe.skipIf(!hasRedis)('redisRateLimiter (svc-sdk/limits): one rate for a fl
     broken.disconnect();
   });
 
+  it('spreads the permits of a second over it (none in a burst), in Redis under svc-sdk:limit:<key> (default svc-sdk)', async () => {
+    const ioredis = new Redis(redis.port, '127.0.0.1');
+    try {
+      const key = `spread-${Date.now()}`;
+      const signal = new AbortController().signal;
+      const started = Date.now();
+      const granted: number[] = [];
+      await Promise.all(Array.from({ length: 4 }, () => redisRateLimiter({ redis: ioredis, requestsPerSecond: 4, key }).acquire(signal).then(() => granted.push(Date.now() - started))));
+      // The first goes at once; the others wait a share of the second (rate-limiter-flexible's execEvenly): the last
+      // about 500 ms. In a burst all four would go at once. A loaded machine only grants later.
+      expect(Math.max(...granted)).toBeGreaterThanOrEqual(300);
+      expect(await ioredis.get(`svc-sdk:limit:${key}`)).toBe('4');
+      await redisRateLimiter({ redis: ioredis, requestsPerSecond: 1 }).acquire(signal);
+      expect(await ioredis.get('svc-sdk:limit:svc-sdk')).toBe('1');
+    } finally {
+      ioredis.disconnect();
+    }
+  });
+
   it.each([
+    [undefined, '[svc-sdk] redisRateLimiter: redis must be a connected ioredis or node-redis client'],
     [{ redis: undefined, requestsPerSecond: 5 }, '[svc-sdk] redisRateLimiter: redis must be a connected ioredis or node-redis client'],
+    [{ redis: null, requestsPerSecond: 5 }, '[svc-sdk] redisRateLimiter: redis must be a connected ioredis or node-redis client'],
     [{ redis: {}, requestsPerSecond: 0.5 }, '[svc-sdk] redisRateLimiter: requestsPerSecond must be a whole number of requests a second, 1 or more'],
+    [{ redis: {}, requestsPerSecond: 0 }, '[svc-sdk] redisRateLimiter: requestsPerSecond must be a whole number of requests a second, 1 or more'],
+    [{ redis: {}, requestsPerSecond: 5, key: '' }, '[svc-sdk] redisRateLimiter: key must be a non-empty string'],
+    [{ redis: {}, requestsPerSecond: 5, key: 7 }, '[svc-sdk] redisRateLimiter: key must be a non-empty string'],
   ])('redisRateLimiter(%j) throws an SvcError naming the field', (options, message) => {
     expect(() => redisRateLimiter(options as never)).toThrow(SvcError);
     expect(() => redisRateLimiter(options as never)).toThrow(message);
