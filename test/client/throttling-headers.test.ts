@@ -46,6 +46,21 @@ describe('rateLimit on every response (withResponse)', () => {
     ['X-RateLimit-* with a reset in seconds', { 'X-RateLimit-Limit': '5000', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '12' }, { ...none, limit: 5000, remaining: 0, resetMs: 12_000 }],
     ['retry-after-ms before Retry-After', { 'retry-after-ms': '250.5', 'Retry-After': '30' }, { ...none, retryAfterMs: 250.5 }],
     ['Retry-After in seconds', { 'Retry-After': '3' }, { ...none, retryAfterMs: 3_000 }],
+    [
+      'two policies with as few requests left: the first named binds',
+      { RateLimit: '"a";r=1;t=1, "b";r=1;t=2', 'RateLimit-Policy': '"a";q=5;w=1, "b";q=50;w=10' },
+      { ...none, limit: 5, remaining: 1, resetMs: 1_000, windowMs: 1_000, policy: 'a' },
+    ],
+    ['RateLimit-Policy alone: its first policy', { 'RateLimit-Policy': '"p";q=10;w=60, "q";q=1;w=1' }, { ...none, limit: 10, windowMs: 60_000, policy: 'p' }],
+    [
+      'parameter and key names in any case; a parameter without a value sets nothing',
+      { RateLimit: '"Burst";R=2;T=3;rr', 'RateLimit-Policy': '"Burst";Q=4;W=5' },
+      { ...none, limit: 4, remaining: 2, resetMs: 3_000, windowMs: 5_000, policy: 'Burst' },
+    ],
+    ['an empty quoted policy name', { RateLimit: '"";r=1;t=1', 'RateLimit-Policy': '"";q=2' }, { ...none, limit: 2, remaining: 1, resetMs: 1_000, policy: '' }],
+    ['the draft 03-07 dictionary, keys in any case', { RateLimit: 'Limit=10, REMAINING=0, reset=2' }, { ...none, limit: 10, remaining: 0, resetMs: 2_000 }],
+    ['a number with a unit or a sign is no number', { 'X-RateLimit-Limit': '12s', 'X-RateLimit-Remaining': '-1', 'RateLimit-Reset': '3' }, { ...none, resetMs: 3_000 }],
+    ['a reset as a Unix time already past, or Retry-After as a past date: 0', { 'X-RateLimit-Reset': '1704067200', 'Retry-After': 'Mon, 01 Jan 2024 00:00:00 GMT' }, { ...none, resetMs: 0, retryAfterMs: 0 }],
   ])('%s', async (_, headers, expected) => {
     expect(await rateLimitOfAnswer(headers)).toEqual(expected);
   });
@@ -101,6 +116,14 @@ describe('the service decides retries and waits', () => {
     await run.client.request({ method: 'GET', path: '/rooms' });
     expect(run.calls()).toBe(2);
     expect(run.delays[0]).toBeGreaterThanOrEqual(390);
+    expect(run.delays[0]).toBeLessThan(5_000);
+  });
+
+  it('a 429 whose RateLimit window has requests left waits the backoff, not the reset', async () => {
+    const run = once(() => HttpResponse.json({ error: 'busy' }, { status: 429, headers: { RateLimit: '"default";r=3;t=60' } }));
+    await run.client.request({ method: 'GET', path: '/rooms' });
+    expect(run.calls()).toBe(2);
+    // The backoff of a first retry (300 ms, jittered), far from the window's 60 s.
     expect(run.delays[0]).toBeLessThan(5_000);
   });
 
