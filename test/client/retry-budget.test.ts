@@ -184,5 +184,32 @@ describe('retryBudget (AWS standard mode: 500 tokens, a retry 5, a retried timeo
 
   it('new RetryBudget() with a bad option is a ValidationError', () => {
     expect(() => new RetryBudget({ refill: 1.5 })).toThrow('[svc-sdk] new RetryBudget(): refill must be a whole number of tokens, 0 or more (default 1). Nothing was sent.');
+    expect(() => new RetryBudget({ capacity: 2.5 })).toThrow('[svc-sdk] new RetryBudget(): capacity must be a whole number of tokens, 0 or more (default 500). Nothing was sent.');
+    expect(() => new RetryBudget({ costs: null as never })).toThrow('new RetryBudget(): costs must be an object of throttled, server and timeout costs');
+    expect(() => new RetryBudget({ costs: 'cheap' as never })).toThrow('new RetryBudget(): costs must be an object of throttled, server and timeout costs');
+    expect(() => new RetryBudget({ costs: { server: -2 } })).toThrow('new RetryBudget(): costs.server must be a whole number of tokens, 1 or more');
+    expect(() => new RetryBudget(null as never)).toThrow('new RetryBudget(): retryBudget must be a RetryBudget, its options ({ capacity, costs, refill }) or false');
+    expect(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, retryBudget: [] as never })).toThrow('retryBudget must be a RetryBudget, its options');
+  });
+
+  it('the edges of the options: 0 tokens and 0 refill, a cost of 1, a cost left undefined keeps its default', () => {
+    const empty = new RetryBudget({ capacity: 0, refill: 0 });
+    expect(empty.take('server')).toBeUndefined();
+    empty.succeeded(undefined);
+    expect(empty.available).toBe(0);
+    const custom = new RetryBudget({ capacity: 20, refill: 3, costs: { server: 1, timeout: undefined } });
+    expect([custom.costOf('throttled'), custom.costOf('server'), custom.costOf('timeout')]).toEqual([5, 1, 10]);
+    expect(custom.take('timeout')).toBe(10);
+    expect(custom.take('throttled')).toBe(5);
+    // Exactly a retry's cost left: taken; then not even a cost of 1.
+    expect(custom.take('throttled')).toBe(5);
+    expect(custom.take('server')).toBeUndefined();
+    expect(custom.available).toBe(0);
+    custom.succeeded(undefined);
+    expect(custom.available).toBe(3);
+    custom.succeeded(10);
+    expect(custom.available).toBe(13);
+    custom.succeeded(10);
+    expect(custom.available).toBe(20);
   });
 });
