@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Client, ConflictError, InternalServerError, RateLimitError, type RateLimitInfo } from '../../src/index.node.js';
 import { API_KEY, BASE_URL, useMockService } from '../support/msw.js';
 
@@ -87,6 +87,20 @@ describe('rateLimit on every response (withResponse)', () => {
   });
 });
 
+/**
+ * Moves the faked clock (setTimeout, performance) on in 10 ms steps, letting the real I/O of msw's answers run
+ * between them, until `done()` or `limitMs` passed. A slow step only makes a later wait start later.
+ */
+async function advanceUntil(done: () => boolean, limitMs: number): Promise<void> {
+  for (let moved = 0; moved < limitMs && !done(); moved += 10) {
+    await vi.advanceTimersByTimeAsync(10);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The gaps between the times (on the faked clock) `sent` holds. */
+const gapsOf = (sent: number[]) => sent.slice(1).map((at, index) => at - sent[index]!);
+
 describe('the service decides retries and waits', () => {
   /** Answers `first` once, then succeeds; reports the attempts and the waits beforeRetry saw. */
   function once(first: () => Response) {
@@ -125,6 +139,54 @@ describe('the service decides retries and waits', () => {
     expect(run.calls()).toBe(2);
     // The backoff of a first retry (300 ms, jittered), far from the window's 60 s.
     expect(run.delays[0]).toBeLessThan(5_000);
+  });
+
+  it('a Retry-After past a minute holds the client (its governor too) for a minute, then the call is sent again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const sent: number[] = [];
+      server.use(
+        http.get(ROOMS, () => {
+          sent.push(performance.now());
+          return sent.length === 1 ? HttpResponse.json({ error: 'busy' }, { status: 429, headers: { 'retry-after': '3600' } }) : HttpResponse.json({ success: true, data: [] });
+        }),
+      );
+      // A governor (maxConcurrency) pauses every send of the client for the asked wait: capped at a minute as the retry is.
+      const governed = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, timeout: 7_200_000, maxConcurrency: 4 });
+      const call = governed.request({ method: 'GET', path: '/rooms' });
+      await advanceUntil(() => sent.length === 2, 120_000);
+      await call;
+      const [gap] = gapsOf(sent);
+      expect(gap).toBeGreaterThanOrEqual(60_000);
+      expect(gap).toBeLessThan(600_000);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('the backoff doubles from 300 ms up to 8 s, jittered from 0 to its value', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    // The jitter's top: each wait 0.999 of the backoff.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    try {
+      const sent: number[] = [];
+      server.use(http.get(ROOMS, () => (sent.push(performance.now()), HttpResponse.json({ error: 'down' }, { status: 503 }))));
+      const failing = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 7, timeout: 600_000, retryBudget: false });
+      const call = failing.request({ method: 'GET', path: '/rooms' }).catch((error: unknown) => error);
+      await advanceUntil(() => sent.length === 8, 60_000);
+      expect(await call).toBeInstanceOf(InternalServerError);
+      // 300, 600, 1200, 2400, 4800 ms, then 8 s and 8 s (not 9.6 and 19.2 s), each x 0.999; a slow step adds 10 ms.
+      const backoff = [300, 600, 1_200, 2_400, 4_800, 8_000, 8_000];
+      const gaps = gapsOf(sent);
+      expect(gaps).toHaveLength(7);
+      gaps.forEach((gap, index) => {
+        expect(gap).toBeGreaterThanOrEqual(backoff[index]! * 0.999 - 1);
+        expect(gap).toBeLessThan(backoff[index]! + 500);
+      });
+    } finally {
+      random.mockRestore();
+      vi.useRealTimers();
+    }
   });
 
   it('a 429 without Retry-After waits for its RateLimit window to reset', async () => {
