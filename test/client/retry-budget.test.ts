@@ -124,6 +124,21 @@ describe('retryBudget (AWS standard mode: 500 tokens, a retry 5, a retried timeo
     expect(budget.available).toBe(500);
   });
 
+  it('a retry is priced by why the attempt failed: throttled (429), server (503) or timeout (no connection)', async () => {
+    const budget = new RetryBudget({ costs: { throttled: 7, server: 3, timeout: 11 } });
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, retryBudget: budget });
+    replayService([[429, 429], [503, 503]]);
+    await expect(client.request({ method: 'GET', path: '/trace/0' })).rejects.toBeInstanceOf(RateLimitError);
+    expect(budget.available).toBe(493);
+    await expect(client.request({ method: 'GET', path: '/trace/1' })).rejects.toBeInstanceOf(InternalServerError);
+    expect(budget.available).toBe(490);
+    // Nothing listens on port 9: a failed connection, priced as a timeout.
+    const unreachable = new Client({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:9', maxRetries: 1, retryBudget: budget });
+    server.use(http.get('http://127.0.0.1:9/api/v1/rooms', () => HttpResponse.error()));
+    await expect(unreachable.request({ method: 'GET', path: '/rooms' })).rejects.toThrow();
+    expect(budget.available).toBe(479);
+  });
+
   it('an empty budget means no retry, and the error says so', async () => {
     const budget = new RetryBudget({ capacity: 12 });
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: TIMEOUT_MS, retryBudget: budget });

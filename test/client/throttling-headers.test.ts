@@ -189,6 +189,37 @@ describe('the service decides retries and waits', () => {
     }
   });
 
+  it.each([
+    [429, 'holds every send of the client', 5_000],
+    [503, 'holds only its own retry', 0],
+  ])('a %i with Retry-After (a governed client) %s', async (status, _, heldMs) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const rooms: number[] = [];
+      const deals: number[] = [];
+      server.use(
+        http.get(ROOMS, () => {
+          rooms.push(performance.now());
+          return rooms.length === 1 ? HttpResponse.json({ error: 'busy' }, { status, headers: { 'retry-after': '5' } }) : HttpResponse.json({ success: true, data: [] });
+        }),
+        http.get(`${BASE_URL}/api/v1/deals`, () => (deals.push(performance.now()), HttpResponse.json({ success: true, data: [] }))),
+      );
+      const governed = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, timeout: 60_000, maxConcurrency: 4 });
+      const first = governed.request({ method: 'GET', path: '/rooms' });
+      await advanceUntil(() => rooms.length === 1, 1_000);
+      // Another call of the same client, once the first was refused.
+      const other = governed.request({ method: 'GET', path: '/deals' });
+      await advanceUntil(() => rooms.length === 2 && deals.length === 1, 10_000);
+      await Promise.all([first, other]);
+      expect(rooms[1]! - rooms[0]!).toBeGreaterThanOrEqual(5_000);
+      if (heldMs) expect(deals[0]! - rooms[0]!).toBeGreaterThanOrEqual(heldMs);
+      // Not held: sent at once, long before the 5 s the first call's retry waits.
+      else expect(deals[0]! - rooms[0]!).toBeLessThan(2_500);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a 429 without Retry-After waits for its RateLimit window to reset', async () => {
     const run = once(() => HttpResponse.json({ error: 'busy' }, { status: 429, headers: { RateLimit: '"default";r=0;t=1' } }));
     await run.client.request({ method: 'GET', path: '/rooms' });
