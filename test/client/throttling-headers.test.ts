@@ -46,6 +46,7 @@ describe('rateLimit on every response (withResponse)', () => {
     ['X-RateLimit-* with a reset in seconds', { 'X-RateLimit-Limit': '5000', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '12' }, { ...none, limit: 5000, remaining: 0, resetMs: 12_000 }],
     ['retry-after-ms before Retry-After', { 'retry-after-ms': '250.5', 'Retry-After': '30' }, { ...none, retryAfterMs: 250.5 }],
     ['Retry-After in seconds', { 'Retry-After': '3' }, { ...none, retryAfterMs: 3_000 }],
+    ['values with spaces around them (Headers trims them)', { 'retry-after-ms': ' 20 ', 'X-RateLimit-Limit': ' 7 ' }, { ...none, limit: 7, retryAfterMs: 20 }],
     [
       'two policies with as few requests left: the first named binds',
       { RateLimit: '"a";r=1;t=1, "b";r=1;t=2', 'RateLimit-Policy': '"a";q=5;w=1, "b";q=50;w=10' },
