@@ -133,6 +133,12 @@ describe.skipIf(!hasRedis)('redisRateLimiter (svc-sdk/limits): one rate for a fl
       expect(await ioredis.get(`svc-sdk:limit:${key}`)).toBe('4');
       await redisRateLimiter({ redis: ioredis, requestsPerSecond: 1 }).acquire(signal);
       expect(await ioredis.get('svc-sdk:limit:svc-sdk')).toBe('1');
+      // A refused permit waits for the next window, not in a loop on Redis: a second permit at 1 a second asks it
+      // again once, maybe twice (in a loop: hundreds of times in that second).
+      const processed = async () => Number(/total_commands_processed:(\d+)/.exec(await ioredis.info('stats'))![1]);
+      const before = await processed();
+      await redisRateLimiter({ redis: ioredis, requestsPerSecond: 1 }).acquire(signal);
+      expect((await processed()) - before).toBeLessThan(20);
     } finally {
       ioredis.disconnect();
     }
