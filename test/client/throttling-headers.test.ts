@@ -52,14 +52,21 @@ describe('rateLimit on every response (withResponse)', () => {
       { RateLimit: '"a";r=1;t=1, "b";r=1;t=2', 'RateLimit-Policy': '"a";q=5;w=1, "b";q=50;w=10' },
       { ...none, limit: 5, remaining: 1, resetMs: 1_000, windowMs: 1_000, policy: 'a' },
     ],
-    ['RateLimit-Policy alone: its first policy', { 'RateLimit-Policy': '"p";q=10;w=60, "q";q=1;w=1' }, { ...none, limit: 10, windowMs: 60_000, policy: 'p' }],
+    ['RateLimit-Policy alone: its first policy (an empty member is none)', { 'RateLimit-Policy': ', "p";q=10;w=60, "q";q=1;w=1' }, { ...none, limit: 10, windowMs: 60_000, policy: 'p' }],
+    [
+      'a stray backslash outside quotes, and a member starting with "=", are no part of a policy',
+      { RateLimit: 'junk\\, =5, "p";r=1;t=1' },
+      { ...none, remaining: 1, resetMs: 1_000, policy: 'p' },
+    ],
+    ['a quoted name holding "="', { RateLimit: '"a=b";r=2;t=1', 'RateLimit-Policy': '"a=b";q=3' }, { ...none, limit: 3, remaining: 2, resetMs: 1_000, policy: 'a=b' }],
+    ['a lone quote as a name is kept as sent', { 'RateLimit-Policy': '"', 'X-RateLimit-Limit': '5' }, { ...none, limit: 5, policy: '"' }],
     [
       'parameter and key names in any case; a parameter without a value sets nothing',
       { RateLimit: '"Burst";R=2;T=3;rr', 'RateLimit-Policy': '"Burst";Q=4;W=5' },
       { ...none, limit: 4, remaining: 2, resetMs: 3_000, windowMs: 5_000, policy: 'Burst' },
     ],
     ['an empty quoted policy name', { RateLimit: '"";r=1;t=1', 'RateLimit-Policy': '"";q=2' }, { ...none, limit: 2, remaining: 1, resetMs: 1_000, policy: '' }],
-    ['the draft 03-07 dictionary, keys in any case', { RateLimit: 'Limit=10, REMAINING=0, reset=2' }, { ...none, limit: 10, remaining: 0, resetMs: 2_000 }],
+    ['the draft 03-07 dictionary, keys in any case and spaced', { RateLimit: 'Limit =10, REMAINING=0, reset=2' }, { ...none, limit: 10, remaining: 0, resetMs: 2_000 }],
     ['a number with a unit or a sign is no number', { 'X-RateLimit-Limit': '12s', 'X-RateLimit-Remaining': '-1', 'RateLimit-Reset': '3' }, { ...none, resetMs: 3_000 }],
     ['a reset as a Unix time already past, or Retry-After as a past date: 0', { 'X-RateLimit-Reset': '1704067200', 'Retry-After': 'Mon, 01 Jan 2024 00:00:00 GMT' }, { ...none, resetMs: 0, retryAfterMs: 0 }],
   ])('%s', async (_, headers, expected) => {
