@@ -133,8 +133,8 @@ function draftFigures(headers: Headers): { limit?: number; remaining?: number; r
   const policy = binding ? policies.find((member) => member.value === binding.value) : policies[0];
   return {
     limit: wholeNumber(policy?.params.get('q')),
-    remaining: binding ? wholeNumber(binding.params.get('r')) : undefined,
-    reset: binding ? wholeNumber(binding.params.get('t')) : undefined,
+    remaining: wholeNumber(binding?.params.get('r')),
+    reset: wholeNumber(binding?.params.get('t')),
     window: wholeNumber(policy?.params.get('w')),
     policy: (binding ?? policy)?.value,
   };

@@ -58,6 +58,8 @@ describe('rateLimit on every response (withResponse)', () => {
       { RateLimit: 'junk\\, =5, "p";r=1;t=1' },
       { ...none, remaining: 1, resetMs: 1_000, policy: 'p' },
     ],
+    ['RateLimit alone: its policy named, with no quota', { RateLimit: '"p";r=4;t=2' }, { ...none, remaining: 4, resetMs: 2_000, policy: 'p' }],
+    ['a policy with only its window', { 'RateLimit-Policy': '"p";w=60' }, { ...none, windowMs: 60_000, policy: 'p' }],
     ['a quoted name holding "="', { RateLimit: '"a=b";r=2;t=1', 'RateLimit-Policy': '"a=b";q=3' }, { ...none, limit: 3, remaining: 2, resetMs: 1_000, policy: 'a=b' }],
     ['a lone quote as a name is kept as sent', { 'RateLimit-Policy': '"', 'X-RateLimit-Limit': '5' }, { ...none, limit: 5, policy: '"' }],
     [
@@ -228,8 +230,11 @@ describe('the service decides retries and waits', () => {
     }
   });
 
-  it('a 429 without Retry-After waits for its RateLimit window to reset', async () => {
-    const run = once(() => HttpResponse.json({ error: 'busy' }, { status: 429, headers: { RateLimit: '"default";r=0;t=1' } }));
+  it.each([
+    ['its RateLimit window', { RateLimit: '"default";r=0;t=1' }],
+    ['a reset with no remaining count', { 'RateLimit-Reset': '1' }],
+  ])('a 429 without Retry-After waits for %s to reset', async (_, headers) => {
+    const run = once(() => HttpResponse.json({ error: 'busy' }, { status: 429, headers }));
     await run.client.request({ method: 'GET', path: '/rooms' });
     expect(run.delays[0]).toBeGreaterThanOrEqual(990);
   });
