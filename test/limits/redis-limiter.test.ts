@@ -115,7 +115,12 @@ describe.skipIf(!hasRedis)('redisRateLimiter (svc-sdk/limits): one rate for a fl
     }
     const broken = new Redis({ host: '127.0.0.1', port: 9, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
     const limiter = redisRateLimiter({ redis: broken, requestsPerSecond: 5 });
-    await expect(limiter.acquire(new AbortController().signal)).rejects.toThrow(/^\[svc-sdk\] the shared rate limit could not be read from Redis: /);
+    const failed = (await limiter.acquire(new AbortController().signal).catch((error: unknown) => error)) as SvcError;
+    expect(failed).toBeInstanceOf(SvcError);
+    // Redis's own words, as its client said them (not "Error: …"), and the client's error as the cause.
+    expect(failed.cause).toBeInstanceOf(Error);
+    expect(failed.message).toBe(`[svc-sdk] the shared rate limit could not be read from Redis: ${(failed.cause as Error).message}`);
+    expect((failed.cause as Error).message).not.toBe('');
     broken.disconnect();
   });
 
