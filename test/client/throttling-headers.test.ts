@@ -230,6 +230,38 @@ describe('the service decides retries and waits', () => {
     }
   });
 
+  it("a 429 that names no wait leaves the client unpaused, and a later 429's Retry-After still holds every send", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      const rooms: number[] = [];
+      const deals: number[] = [];
+      server.use(
+        http.get(ROOMS, () => {
+          rooms.push(performance.now());
+          // 1st: a 429 with no wait (the backoff follows); 3rd: a 429 asking 5 s; else a success.
+          if (rooms.length === 1) return HttpResponse.json({ error: 'busy' }, { status: 429 });
+          if (rooms.length === 3) return HttpResponse.json({ error: 'busy' }, { status: 429, headers: { 'retry-after': '5' } });
+          return HttpResponse.json({ success: true, data: [] });
+        }),
+        http.get(`${BASE_URL}/api/v1/deals`, () => (deals.push(performance.now()), HttpResponse.json({ success: true, data: [] }))),
+      );
+      const governed = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, timeout: 60_000, maxConcurrency: 4 });
+      const first = governed.request({ method: 'GET', path: '/rooms' });
+      await advanceUntil(() => rooms.length === 2, 5_000);
+      await first;
+      const second = governed.request({ method: 'GET', path: '/rooms' });
+      await advanceUntil(() => rooms.length === 3, 1_000);
+      const other = governed.request({ method: 'GET', path: '/deals' });
+      await advanceUntil(() => rooms.length === 4 && deals.length === 1, 10_000);
+      await Promise.all([second, other]);
+      expect(deals[0]! - rooms[2]!).toBeGreaterThanOrEqual(5_000);
+    } finally {
+      random.mockRestore();
+      vi.useRealTimers();
+    }
+  });
+
   it.each([
     ['its RateLimit window', { RateLimit: '"default";r=0;t=1' }],
     ['a reset with no remaining count', { 'RateLimit-Reset': '1' }],
