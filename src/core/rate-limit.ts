@@ -32,10 +32,12 @@ const UNIX_TIME_FROM = Date.parse('2024-01-01') / 1000;
 const DIGITS = /^\d+$/;
 const DECIMAL = /^\d+(?:\.\d+)?$/;
 
-/** A whole number of 0 or more, or `undefined` for anything else (a sign, a unit, text). */
+/**
+ * A whole number of 0 or more, or `undefined` for anything else (a sign, a unit, text, no value: `String()` of
+ * `null` and `undefined` is no number). Values come trimmed: a header's by `Headers`, a member's by `unquote`.
+ */
 function wholeNumber(value: string | null | undefined): number | undefined {
-  const text = value?.trim();
-  return text !== undefined && DIGITS.test(text) ? Number(text) : undefined;
+  return DIGITS.test(String(value)) ? Number(value) : undefined;
 }
 
 /** Seconds until a reset, sent as a delay or (past `UNIX_TIME_FROM`) as a Unix time, in milliseconds. */
@@ -46,17 +48,17 @@ function resetDelay(seconds: number | undefined, now: number): number | undefine
 
 /** `Retry-After`: delay seconds, or an HTTP date (any form `Date.parse` reads), as milliseconds from now. */
 function retryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
   const seconds = wholeNumber(value);
   if (seconds !== undefined) return seconds * 1000;
-  const at = Date.parse(value);
+  // No header: Date.parse('null') is NaN.
+  const at = Date.parse(String(value));
   return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
 }
 
 /** `retry-after-ms`, then `Retry-After`: what the service asked a retry to wait, in milliseconds. */
 function askedWait(headers: Headers, now: number): number | undefined {
-  const ms = headers.get('retry-after-ms')?.trim();
-  if (ms !== undefined && DECIMAL.test(ms)) return Number(ms);
+  const ms = headers.get('retry-after-ms');
+  if (DECIMAL.test(String(ms))) return Number(ms);
   return retryAfter(headers.get('retry-after'), now);
 }
 
@@ -131,8 +133,8 @@ function draftFigures(headers: Headers): { limit?: number; remaining?: number; r
   const policy = binding ? policies.find((member) => member.value === binding.value) : policies[0];
   return {
     limit: wholeNumber(policy?.params.get('q')),
-    remaining: binding ? wholeNumber(binding.params.get('r')) : undefined,
-    reset: binding ? wholeNumber(binding.params.get('t')) : undefined,
+    remaining: wholeNumber(binding?.params.get('r')),
+    reset: wholeNumber(binding?.params.get('t')),
     window: wholeNumber(policy?.params.get('w')),
     policy: (binding ?? policy)?.value,
   };

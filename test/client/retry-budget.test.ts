@@ -124,6 +124,21 @@ describe('retryBudget (AWS standard mode: 500 tokens, a retry 5, a retried timeo
     expect(budget.available).toBe(500);
   });
 
+  it('a retry is priced by why the attempt failed: throttled (429), server (503) or timeout (no connection)', async () => {
+    const budget = new RetryBudget({ costs: { throttled: 7, server: 3, timeout: 11 } });
+    const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 1, retryBudget: budget });
+    replayService([[429, 429], [503, 503]]);
+    await expect(client.request({ method: 'GET', path: '/trace/0' })).rejects.toBeInstanceOf(RateLimitError);
+    expect(budget.available).toBe(493);
+    await expect(client.request({ method: 'GET', path: '/trace/1' })).rejects.toBeInstanceOf(InternalServerError);
+    expect(budget.available).toBe(490);
+    // Nothing listens on port 9: a failed connection, priced as a timeout.
+    const unreachable = new Client({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:9', maxRetries: 1, retryBudget: budget });
+    server.use(http.get('http://127.0.0.1:9/api/v1/rooms', () => HttpResponse.error()));
+    await expect(unreachable.request({ method: 'GET', path: '/rooms' })).rejects.toThrow();
+    expect(budget.available).toBe(479);
+  });
+
   it('an empty budget means no retry, and the error says so', async () => {
     const budget = new RetryBudget({ capacity: 12 });
     const client = new Client({ apiKey: API_KEY, baseUrl: BASE_URL, timeout: TIMEOUT_MS, retryBudget: budget });
@@ -184,5 +199,32 @@ describe('retryBudget (AWS standard mode: 500 tokens, a retry 5, a retried timeo
 
   it('new RetryBudget() with a bad option is a ValidationError', () => {
     expect(() => new RetryBudget({ refill: 1.5 })).toThrow('[svc-sdk] new RetryBudget(): refill must be a whole number of tokens, 0 or more (default 1). Nothing was sent.');
+    expect(() => new RetryBudget({ capacity: 2.5 })).toThrow('[svc-sdk] new RetryBudget(): capacity must be a whole number of tokens, 0 or more (default 500). Nothing was sent.');
+    expect(() => new RetryBudget({ costs: null as never })).toThrow('new RetryBudget(): costs must be an object of throttled, server and timeout costs');
+    expect(() => new RetryBudget({ costs: 'cheap' as never })).toThrow('new RetryBudget(): costs must be an object of throttled, server and timeout costs');
+    expect(() => new RetryBudget({ costs: { server: -2 } })).toThrow('new RetryBudget(): costs.server must be a whole number of tokens, 1 or more');
+    expect(() => new RetryBudget(null as never)).toThrow('new RetryBudget(): retryBudget must be a RetryBudget, its options ({ capacity, costs, refill }) or false');
+    expect(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, retryBudget: [] as never })).toThrow('retryBudget must be a RetryBudget, its options');
+  });
+
+  it('the edges of the options: 0 tokens and 0 refill, a cost of 1, a cost left undefined keeps its default', () => {
+    const empty = new RetryBudget({ capacity: 0, refill: 0 });
+    expect(empty.take('server')).toBeUndefined();
+    empty.succeeded(undefined);
+    expect(empty.available).toBe(0);
+    const custom = new RetryBudget({ capacity: 20, refill: 3, costs: { server: 1, timeout: undefined } });
+    expect([custom.costOf('throttled'), custom.costOf('server'), custom.costOf('timeout')]).toEqual([5, 1, 10]);
+    expect(custom.take('timeout')).toBe(10);
+    expect(custom.take('throttled')).toBe(5);
+    // Exactly a retry's cost left: taken; then not even a cost of 1.
+    expect(custom.take('throttled')).toBe(5);
+    expect(custom.take('server')).toBeUndefined();
+    expect(custom.available).toBe(0);
+    custom.succeeded(undefined);
+    expect(custom.available).toBe(3);
+    custom.succeeded(10);
+    expect(custom.available).toBe(13);
+    custom.succeeded(10);
+    expect(custom.available).toBe(20);
   });
 });
