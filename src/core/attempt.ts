@@ -216,7 +216,7 @@ export async function failureOf(error: unknown, call: CallState, timeout: number
 
 /** Where a timed-out attempt's time went, when the client queues requests: `while queued …` or `(sent after … queued)`. */
 function queuePhase(call: CallState): string | undefined {
-  if (call.queued !== undefined) return `while queued behind the client's ${call.queued} (nothing was sent)`;
+  if (call.queued !== undefined) return `while queued behind ${call.queued} (nothing was sent)`;
   return call.queuedMs === undefined ? undefined : `(sent after ${Math.round(call.queuedMs)} ms queued)`;
 }
 

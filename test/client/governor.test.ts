@@ -40,7 +40,7 @@ describe('maxConcurrency', () => {
     const error = await client.request({ method: 'GET', path: '/rooms' }, { timeout: 100 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as Error).message).toBe(
-      "GET /api/v1/rooms timed out after 100 ms while queued behind the client's maxConcurrency 1 (nothing was sent): raise `timeout` or try again",
+      "GET /api/v1/rooms timed out after 100 ms while queued behind maxConcurrency 1 (nothing was sent): raise `timeout` or try again",
     );
     await first;
     // The queued call was never sent, nor retried into the queue again.
@@ -60,7 +60,7 @@ describe('maxConcurrency', () => {
     const client = clientWith({ maxConcurrency: 1, maxRequestsPerSecond: 5, limiter, maxRetries: 0 });
     const first = client.request({ method: 'GET', path: '/rooms' });
     const error = await client.request({ method: 'GET', path: '/rooms' }, { timeout: 100 }).catch((caught: unknown) => caught);
-    expect((error as Error).message).toContain("while queued behind the client's maxConcurrency 1, maxRequestsPerSecond 5, a shared limiter (nothing was sent)");
+    expect((error as Error).message).toContain("while queued behind maxConcurrency 1, maxRequestsPerSecond 5, a shared limiter (nothing was sent)");
     await first;
   });
 

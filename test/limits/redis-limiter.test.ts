@@ -165,6 +165,6 @@ describe.skipIf(!hasRedis)('redisRateLimiter (svc-sdk/limits): one rate for a fl
   it('a client whose calls wait on the limiter past their timeout fails "while queued", naming the shared limiter', async () => {
     const limiter = { acquire: (signal: AbortSignal) => new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) };
     const client = new Client({ apiKey: 'vdr_fleet', baseUrl: 'http://127.0.0.1:9', limiter, timeout: 50, maxRetries: 0 });
-    await expect(client.webhooks.list()).rejects.toThrow("GET /api/v1/webhooks/ timed out after 50 ms while queued behind the client's a shared limiter (nothing was sent)");
+    await expect(client.webhooks.list()).rejects.toThrow("GET /api/v1/webhooks/ timed out after 50 ms while queued behind a shared limiter (nothing was sent)");
   });
 });
