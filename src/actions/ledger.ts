@@ -116,7 +116,7 @@ const PAGE = 100;
  */
 export function createActionLedger(options: ActionLedgerOptions = {}): ActionLedger {
   const store = options.store ?? createMemoryLedgerStore();
-  if (typeof store?.commit !== 'function') throw new TypeError('[svc-sdk] createActionLedger: store must be a LedgerStore (createMemoryLedgerStore() or createRedisLedgerStore(client))');
+  if (typeof store.commit !== 'function') throw new TypeError('[svc-sdk] createActionLedger: store must be a LedgerStore (createMemoryLedgerStore() or createRedisLedgerStore(client))');
   const windowOf = windowsOf(options.windows);
   const pollMs = positive(options.pollMs ?? 1000, 'createActionLedger: pollMs');
   const subscriptions = new Set<DecisionSubscription>();
@@ -275,13 +275,14 @@ export function createActionLedger(options: ActionLedgerOptions = {}): ActionLed
 
 /** An id as the ledger keys it: a non-empty string or a finite number, as a string. */
 function idOf(value: unknown, name: string): string {
-  if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  // Number.isFinite is false for anything but a number (it does not convert).
+  if ((typeof value === 'string' && value !== '') || Number.isFinite(value)) return String(value);
   throw new TypeError(`[svc-sdk] actions ledger: ${name} must be a non-empty string or a number (the event's action_id / run_id)`);
 }
 
 /** A duration option: positive (or 0 when `zero`) and finite, else a TypeError naming it. */
 function positive(value: number, name: string, zero = false): number {
-  if (typeof value === 'number' && Number.isFinite(value) && (zero ? value >= 0 : value > 0)) return value;
+  if (Number.isFinite(value) && (zero ? value >= 0 : value > 0)) return value;
   throw new TypeError(`[svc-sdk] actions ledger: ${name} must be a ${zero ? 'non-negative' : 'positive'} number of ms`);
 }
 
