@@ -3,21 +3,10 @@
 // (faster there than Web Crypto).
 export * from './public.js';
 export { fileFromPath } from './uploads/file-from-path.js';
-// The values of `svc-sdk/webhooks` (over node:crypto for the four that need an HMAC back end), taken from
-// that entry here rather than in public.ts: each build of `svc-sdk` re-exports its own twin's very
-// values (its classes included), which the build imports from that entry's file (tsup.config.ts).
-export {
-  verifySignature,
-  verifyWebhook,
-  signPayload,
-  createWebhookHandler,
-  createMemoryDedupeStore,
-  createRedisDedupeStore,
-  WebhookVerificationError,
-  WebhookPayloadError,
-  WEBHOOK_EVENT_KINDS,
-  toNodeListener,
-} from './webhooks/index.node.js';
+// Everything of `svc-sdk/webhooks` (its four HMAC functions over node:crypto), taken from that entry here
+// rather than in public.ts: each build of `svc-sdk` re-exports its own twin's very values (its
+// classes included), which the build imports from that entry's file (tsup.config.ts).
+export * from './webhooks/index.node.js';
 // documents.uploadMany reads directories and writes its manifest through node:fs, and hashes with
 // node:crypto: chosen here, by the `node` export condition, so the web entry's bundle carries none of
 // it; and registered as a loader (a dynamic import), so a Client that never calls uploadMany does not load it.

@@ -1,6 +1,6 @@
 // The surface of `svc-sdk` that is the same on every runtime, listed name by name so nothing leaks.
-// Each entry (index.ts, index.node.ts) adds only what differs by runtime: fileFromPath and the
-// values of its `svc-sdk/webhooks` twin (their types are here).
+// Each entry (index.ts, index.node.ts) adds what differs by runtime: fileFromPath and the whole of its
+// `svc-sdk/webhooks` twin (exports.ts lists that entry's names once, for both).
 export { Client, type ClientOptions, type RawRequest } from './client.js';
 export type { RequestOptions, UploadProgress, HttpMethod } from './core/http.js';
 // The promise classes are built by the client only: exported as types, to annotate with.
@@ -71,54 +71,6 @@ export type {
   UnknownFile,
   UploadManyStop,
 } from './uploads/upload-many-types.js';
-export type {
-  EventKind,
-  KnownEventKind,
-  WebhookEvent,
-  WebhookEventOf,
-  WebhookEventDataMap,
-  WebhookEnvelope,
-  UnknownWebhookEvent,
-  UnknownEventKind,
-  DocumentUploadedData,
-  CreditLowData,
-  CreditExhaustedData,
-  CreditGrantedData,
-  ActionApprovalRequiredData,
-  ActionApprovedData,
-  ActionRejectedData,
-  ActionExpiredData,
-  JobCompletedData,
-  JobFailedData,
-  ModuleToggledData,
-  RawBody,
-  SigningSecret,
-  SignatureHeader,
-  WebhookHandler,
-  WebhookHandlerOptions,
-  DedupeStore,
-  ClaimResult,
-  MemoryDedupeStoreOptions,
-  RedisClientLike,
-  RedisDedupeStoreOptions,
-  NodeListenerOptions,
-  WebhookSecretOption,
-  NodeWebhookListener,
-  NodeRequestLike,
-  NodeResponseLike,
-  VerifyWebhookOptions,
-  WebhookRejectReason,
-  WebhookHooks,
-  WebhookHooksOption,
-  DeliveryInfo,
-  DeliveryOutcome,
-  DeliveryOutcomeKind,
-  WebhookVerificationReason,
-  VerifySignature,
-  VerifyWebhook,
-  SignPayload,
-  CreateWebhookHandler,
-} from './webhooks/index.js';
 // The resource classes are exported as types only: they are reached through a Client, never built
 // alone, and their methods are documented in the API reference under these names.
 export type { Deals } from './resources/deals.js';

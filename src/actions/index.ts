@@ -10,22 +10,5 @@ export { createActionLedger, DEFAULT_WINDOW_MS, type ActionLedger, type ActionLe
 export { createMemoryLedgerStore, type MemoryLedgerStoreOptions } from './store-memory.js';
 export { createRedisLedgerStore, type RedisLedgerClient, type RedisLedgerStoreOptions } from './store-redis.js';
 export type { CommitResult, HandlerClaim, LedgerCommit, LedgerRead, LedgerStore } from './store.js';
-export type {
-  ActionDecision,
-  ActionExpiry,
-  ActionRecord,
-  ActionStatus,
-  CreditState,
-  DecisionContext,
-  DecisionHandler,
-  DecisionSubscription,
-  DecisionTimeout,
-  ExpiryWindows,
-  HandlerRuns,
-  JobOutcome,
-  OnDecisionOptions,
-  PendingFilter,
-  RecordOutcome,
-  RunRecord,
-  WaitForDecisionOptions,
-} from './types.js';
+// Every type of types.ts is public: the records, options and callbacks of the ledger.
+export type * from './types.js';
