@@ -40,6 +40,18 @@ export function readAtMost(body: BoundedSource, maxBytes: number, options?: Read
 export async function readAtMost(body: BoundedSource, maxBytes: number, options: ReadAtMostOptions = DEFAULTS): Promise<Uint8Array | undefined> {
   if (body && !('getReader' in body)) return readIterable(body, maxBytes, options);
   if (options.declared !== undefined && body) return readDeclared(body, options.declared, maxBytes);
+  return readStreamAtMost(body, maxBytes, options);
+}
+
+/**
+ * `readAtMost` of a web stream alone (`own` and `partial` as there; no `declared`): what a reader
+ * that only ever has a stream calls, so its bundle carries neither the iterable nor the declared-length reader.
+ *
+ * @param body The stream to read (none reads as no bytes).
+ * @param maxBytes The most bytes the body may have.
+ * @param options `own` and `partial`, as ReadAtMostOptions says.
+ */
+export async function readStreamAtMost(body: ReadableStream<Uint8Array> | null | undefined, maxBytes: number, options: ReadAtMostOptions = DEFAULTS): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body?.getReader();

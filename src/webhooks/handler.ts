@@ -5,7 +5,7 @@ import type { CreateWebhookHandler } from './api.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { checkOptions, webhookHookSets } from './options.js';
 import { createReceiver } from './receiver.js';
-import { readAtMost } from '../shared/read-at-most.js';
+import { readStreamAtMost } from '../shared/read-at-most.js';
 import { SIGNATURE_HEADER } from './signature.js';
 import type { Answer, BodyFailure, HmacVerify, Receiver, WebhookHandler } from './types.js';
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from '../shared/limits.js';
@@ -62,7 +62,7 @@ function readBody(request: Request, maxBytes: number, deadlines: Deadlines): Pro
     // not their constructor's), while any Request made with `new Request` (or a subclass) may carry
     // a body of any length under any Content-Length: that one is read in bounded chunks.
     // (Not even `request.body` is touched on that path: @hono/node-server makes the stream when it is.)
-    const read: Promise<ArrayBuffer | Uint8Array | undefined> = declared && !isConstructed(request) ? request.arrayBuffer() : readAtMost(request.body, maxBytes);
+    const read: Promise<ArrayBuffer | Uint8Array | undefined> = declared && !isConstructed(request) ? request.arrayBuffer() : readStreamAtMost(request.body, maxBytes);
     // One promise settled by the read or by the deadline, whichever comes first: no race of two
     // promises per delivery. The read left behind past the deadline ends with the connection (the
     // 408 closes it).
