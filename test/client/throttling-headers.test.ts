@@ -109,6 +109,7 @@ describe('rateLimit on every response (withResponse)', () => {
       { 'RateLimit-Limit': '20', 'RateLimit-Remaining': '21', 'RateLimit-Reset': '22', 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '31', 'X-RateLimit-Reset': '32' },
       { ...none, limit: 20, remaining: 21, resetMs: 22_000 },
     ],
+    ['the draft 03-07 dictionary with only some of its keys', { RateLimit: 'remaining=5' }, { ...none, remaining: 5 }],
     ['a retry-after-ms with a unit is no number: Retry-After is read', { 'retry-after-ms': '5ms', 'Retry-After': '2' }, { ...none, retryAfterMs: 2_000 }],
     ['a retry-after-ms with two decimals', { 'retry-after-ms': '12.25', 'Retry-After': '2' }, { ...none, retryAfterMs: 12.25 }],
   ])('%s', async (_, headers, expected) => {
