@@ -98,8 +98,9 @@ function unquote(text: string): string {
 function membersOf(header: string | null): Member[] {
   if (header === null) return [];
   return splitOutsideQuotes(header, ',').flatMap((member): Member[] => {
-    const [head = '', ...rest] = splitOutsideQuotes(member, ';');
-    const text = head.trim();
+    const [head, ...rest] = splitOutsideQuotes(member, ';');
+    // A split has at least one part (the whole text when it holds no separator).
+    const text = head!.trim();
     if (text === '') return [];
     const params = new Map<string, string>();
     for (const param of rest) {

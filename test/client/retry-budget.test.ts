@@ -207,6 +207,51 @@ describe('retryBudget (AWS standard mode: 500 tokens, a retry 5, a retried timeo
     expect(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, retryBudget: [] as never })).toThrow('retryBudget must be a RetryBudget, its options');
   });
 
+  /** The ValidationError `make` throws. */
+  const refusal = (make: () => unknown): ValidationError => {
+    try {
+      make();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      return error as ValidationError;
+    }
+    throw new Error('no ValidationError');
+  };
+
+  it("a client's bad retryBudget options: one issue each, at the option's path under retryBudget, its message naming it and its fix", () => {
+    const options = { capacity: -1, refill: 0.5, costs: { throttled: 0, server: 2.5, timeout: undefined, throttle: 5 } } as unknown as RetryBudgetOptions;
+    const error = refusal(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, retryBudget: options }));
+    expect(error.issues).toEqual([
+      { path: ['retryBudget', 'capacity'], message: 'retryBudget.capacity must be a whole number of tokens, 0 or more (default 500)' },
+      { path: ['retryBudget', 'refill'], message: 'retryBudget.refill must be a whole number of tokens, 0 or more (default 1)' },
+      { path: ['retryBudget', 'costs', 'throttled'], message: 'retryBudget.costs.throttled must be a whole number of tokens, 1 or more' },
+      { path: ['retryBudget', 'costs', 'server'], message: 'retryBudget.costs.server must be a whole number of tokens, 1 or more' },
+      { path: ['retryBudget', 'costs', 'throttle'], message: 'retryBudget.costs.throttle is not a kind of retry: use throttled, server or timeout' },
+    ]);
+    expect(refusal(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, retryBudget: { costs: 7 } as never })).issues).toEqual([
+      { path: ['retryBudget', 'costs'], message: 'retryBudget.costs must be an object of throttled, server and timeout costs' },
+    ]);
+    expect(refusal(() => new Client({ apiKey: API_KEY, baseUrl: BASE_URL, retryBudget: 3 as never })).issues).toEqual([
+      { path: ['retryBudget'], message: 'retryBudget must be a RetryBudget, its options ({ capacity, costs, refill }) or false' },
+    ]);
+  });
+
+  it("new RetryBudget()'s bad options: the same issues at the option's own path, the messages without a retryBudget. prefix", () => {
+    const error = refusal(() => new RetryBudget({ capacity: '500', refill: -1, costs: { timeout: 1.5, retry: 1 } } as never));
+    expect(error.issues).toEqual([
+      { path: ['capacity'], message: 'capacity must be a whole number of tokens, 0 or more (default 500)' },
+      { path: ['refill'], message: 'refill must be a whole number of tokens, 0 or more (default 1)' },
+      { path: ['costs', 'timeout'], message: 'costs.timeout must be a whole number of tokens, 1 or more' },
+      { path: ['costs', 'retry'], message: 'costs.retry is not a kind of retry: use throttled, server or timeout' },
+    ]);
+    expect(error.message).toBe(
+      '[svc-sdk] new RetryBudget(): capacity must be a whole number of tokens, 0 or more (default 500); refill must be a whole number of tokens, 0 or more (default 1); ' +
+        'costs.timeout must be a whole number of tokens, 1 or more; costs.retry is not a kind of retry: use throttled, server or timeout. Nothing was sent.',
+    );
+    expect(refusal(() => new RetryBudget({ costs: null } as never)).issues).toEqual([{ path: ['costs'], message: 'costs must be an object of throttled, server and timeout costs' }]);
+    expect(refusal(() => new RetryBudget([] as never)).issues).toEqual([{ path: [], message: 'retryBudget must be a RetryBudget, its options ({ capacity, costs, refill }) or false' }]);
+  });
+
   it('the edges of the options: 0 tokens and 0 refill, a cost of 1, a cost left undefined keeps its default', () => {
     const empty = new RetryBudget({ capacity: 0, refill: 0 });
     expect(empty.take('server')).toBeUndefined();

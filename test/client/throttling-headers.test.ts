@@ -71,6 +71,47 @@ describe('rateLimit on every response (withResponse)', () => {
     ['the draft 03-07 dictionary, keys in any case and spaced', { RateLimit: 'Limit =10, REMAINING=0, reset=2' }, { ...none, limit: 10, remaining: 0, resetMs: 2_000 }],
     ['a number with a unit or a sign is no number', { 'X-RateLimit-Limit': '12s', 'X-RateLimit-Remaining': '-1', 'RateLimit-Reset': '3' }, { ...none, resetMs: 3_000 }],
     ['a reset as a Unix time already past, or Retry-After as a past date: 0', { 'X-RateLimit-Reset': '1704067200', 'Retry-After': 'Mon, 01 Jan 2024 00:00:00 GMT' }, { ...none, resetMs: 0, retryAfterMs: 0 }],
+    [
+      'spaces after the semicolons and around the commas (RFC 9651 allows them)',
+      { RateLimit: '"a"; r=1; t=2 , "b"; r=5; t=9', 'RateLimit-Policy': '"a"; q=10; w=20 ,  "b";q=50' },
+      { ...none, limit: 10, remaining: 1, resetMs: 2_000, windowMs: 20_000, policy: 'a' },
+    ],
+    ['a member of only spaces is none: the first policy is the one after it', { 'RateLimit-Policy': ',  , "p";q=10;w=60' }, { ...none, limit: 10, windowMs: 60_000, policy: 'p' }],
+    [
+      'a quoted name holding "=" after a space, as a later member of the list',
+      { RateLimit: '"x";r=9;t=1, "a=b";r=2;t=3', 'RateLimit-Policy': '"x";q=10, "a=b";q=3' },
+      { ...none, limit: 3, remaining: 2, resetMs: 3_000, policy: 'a=b' },
+    ],
+    ['a quote opened and not closed is kept as sent, the rest of the field in it', { 'RateLimit-Policy': '"p;q=1', 'X-RateLimit-Limit': '5' }, { ...none, limit: 5, policy: '"p;q=1' }],
+    ['a token ending in a quote is kept as sent', { 'RateLimit-Policy': 'p"', 'X-RateLimit-Limit': '5' }, { ...none, limit: 5, policy: 'p"' }],
+    ['every escape in a quoted name undone: an escaped backslash and two escaped quotes', { RateLimit: '"a\\\\b\\"c\\"d";r=1' }, { ...none, remaining: 1, policy: 'a\\b"c"d' }],
+    [
+      'the draft 03-07 dictionary spaced before its commas, with an item among its keys, its policy parameter spaced',
+      { RateLimit: 'limit=10 , remaining=3 ,reset=2, extra', 'RateLimit-Policy': '10; w=60, 5;w=1' },
+      { ...none, limit: 10, remaining: 3, resetMs: 2_000, windowMs: 60_000 },
+    ],
+    [
+      'RateLimit / RateLimit-Policy before RateLimit-Limit / -Remaining / -Reset, before X-RateLimit-*',
+      {
+        RateLimit: '"p";r=3;t=4',
+        'RateLimit-Policy': '"p";q=10',
+        'RateLimit-Limit': '20',
+        'RateLimit-Remaining': '21',
+        'RateLimit-Reset': '22',
+        'X-RateLimit-Limit': '30',
+        'X-RateLimit-Remaining': '31',
+        'X-RateLimit-Reset': '32',
+      },
+      { ...none, limit: 10, remaining: 3, resetMs: 4_000, policy: 'p' },
+    ],
+    [
+      'RateLimit-Limit / -Remaining / -Reset before X-RateLimit-*',
+      { 'RateLimit-Limit': '20', 'RateLimit-Remaining': '21', 'RateLimit-Reset': '22', 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '31', 'X-RateLimit-Reset': '32' },
+      { ...none, limit: 20, remaining: 21, resetMs: 22_000 },
+    ],
+    ['the draft 03-07 dictionary with only some of its keys', { RateLimit: 'remaining=5' }, { ...none, remaining: 5 }],
+    ['a retry-after-ms with a unit is no number: Retry-After is read', { 'retry-after-ms': '5ms', 'Retry-After': '2' }, { ...none, retryAfterMs: 2_000 }],
+    ['a retry-after-ms with two decimals', { 'retry-after-ms': '12.25', 'Retry-After': '2' }, { ...none, retryAfterMs: 12.25 }],
   ])('%s', async (_, headers, expected) => {
     expect(await rateLimitOfAnswer(headers)).toEqual(expected);
   });

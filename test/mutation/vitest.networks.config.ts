@@ -1,6 +1,6 @@
 // The mutation run of the network modules (stryker.networks.config.mjs): the mutation settings with only
 // the tests that guard the retry budget, the throttling headers, the governor and the limits, and the
-// transport's (proxies and trust, with real proxies on loopback; not the NO_PROXY table or the undici
+// transport's (proxies and trust, with real proxies on loopback, and the install a missing undici asks for; not the NO_PROXY table or the undici
 // mismatch, which run the SDK bundled in child processes, where no mutant is seen).
 import { narrowedConfig } from './narrowed-config.js';
 
@@ -13,4 +13,5 @@ export default narrowedConfig([
   'test/limits/**/*.test.ts',
   'test/network/proxies.test.ts',
   'test/network/transport.test.ts',
+  'test/network/undici-missing.test.ts',
 ]);

@@ -1,4 +1,6 @@
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { APIConnectionError, Client, UndiciMismatchError, ValidationError } from '../../src/index.node.js';
 import { useRuntime } from '../support/runtime.js';
@@ -126,6 +128,29 @@ describe('the route and trust a connect failure names', () => {
     environment({ NODE_USE_ENV_PROXY: '1', HTTPS_PROXY: `http://127.0.0.1:${closedProxy}` });
     useRuntime({ nodeFetch: false });
     expect(await failure({})).not.toContain('route:');
+  });
+});
+
+describe("the environment's proxies carry the calls", () => {
+  /** Whether a GET of `http://127.0.0.1:<origin>` succeeds: the origin answers; the proxies set point at a closed port. */
+  async function reaches(values: Record<string, string>): Promise<boolean> {
+    environment(values);
+    const origin = createServer((_, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true,"data":[]}'));
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new Client({ apiKey: API_KEY, baseUrl: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`, maxRetries: 0 });
+      return await client.request({ method: 'GET', path: '/rooms' }).then(() => true, () => false);
+    } finally {
+      await new Promise((resolve) => origin.close(resolve));
+    }
+  }
+
+  it('an http:// call goes through http_proxy, or HTTP_PROXY, unless NO_PROXY (or no_proxy) names its host', async () => {
+    expect(await reaches({})).toBe(true);
+    expect(await reaches({ http_proxy: `http://127.0.0.1:${closedProxy}` })).toBe(false);
+    expect(await reaches({ HTTP_PROXY: `http://127.0.0.1:${closedProxy}` })).toBe(false);
+    expect(await reaches({ HTTP_PROXY: `http://127.0.0.1:${closedProxy}`, NO_PROXY: '127.0.0.1' })).toBe(true);
+    expect(await reaches({ http_proxy: `http://127.0.0.1:${closedProxy}`, no_proxy: '127.0.0.1' })).toBe(true);
   });
 });
 
