@@ -1,6 +1,8 @@
 // A host that cancels a tool call (notifications/cancelled, sent by the official client when the
 // caller's signal aborts) cancels the tool's call to the service too: every tool hands the
 // request's signal to the svc client, in its preview, its commit and its reads.
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DATA_NOTE } from '../../packages/mcp/src/untrusted.js';
 import { connected, structured, text } from './support.js';
@@ -67,9 +69,52 @@ describe('a cancelled tool call cancels its call to the service', () => {
     expect(await cancelled(t, t.client.transactions, 'list', 'transaction_link_room', link), 'transaction_link_room preview').toBe(true);
     await t.close();
   });
+
+  it('webhooks: webhook_list, the endpoint each preview shows, and the ping, create, delete and rotation commits', async () => {
+    const t = await connected({ allowWrites: true, allowDestructive: true });
+    const hook = { url: 'http://127.0.0.1:9/hook', name: 'hook', event_types: [] };
+    const { id } = await t.client.webhooks.create({ ...hook, event_types: null });
+    const tokens = {
+      create: await tokenOf(t, 'webhook_create', hook),
+      ping: await tokenOf(t, 'webhook_ping', { webhook_id: id }),
+      rotate: await tokenOf(t, 'webhook_rotate_secret', { webhook_id: id }),
+      delete: await tokenOf(t, 'webhook_delete', { webhook_id: id }),
+    };
+    expect(await cancelled(t, t.client.webhooks, 'list', 'webhook_list', {}), 'webhook_list').toBe(true);
+    expect(await cancelled(t, t.client.webhooks, 'retrieve', 'webhook_ping', { webhook_id: id }), 'webhook_ping preview').toBe(true);
+    expect(await cancelled(t, t.client.webhooks, 'ping', 'webhook_ping', { webhook_id: id, commit_token: tokens.ping }), 'webhook_ping commit').toBe(true);
+    expect(await cancelled(t, t.client.webhooks, 'create', 'webhook_create', { ...hook, commit_token: tokens.create }), 'webhook_create commit').toBe(true);
+    expect(await cancelled(t, t.client.webhooks, 'rotateSecret', 'webhook_rotate_secret', { webhook_id: id, commit_token: tokens.rotate }), 'webhook_rotate_secret commit').toBe(true);
+    expect(await cancelled(t, t.client.webhooks, 'delete', 'webhook_delete', { webhook_id: id, commit_token: tokens.delete }), 'webhook_delete commit').toBe(true);
+    await t.close();
+  });
+});
+
+describe('webhook secrets', () => {
+  it("a rotation's secret file is named for its webhook; a rotation the service refuses leaves no file behind", async () => {
+    const t = await connected({ allowWrites: true, allowDestructive: true });
+    const { id } = await t.client.webhooks.create({ url: 'http://127.0.0.1:9/hook', name: 'hook', event_types: null });
+    const rotated = structured(await t.mcp.callTool({ name: 'webhook_rotate_secret', arguments: { webhook_id: id, commit_token: await tokenOf(t, 'webhook_rotate_secret', { webhook_id: id }) } }));
+    expect(basename(rotated.result.secret_file as string)).toMatch(new RegExp(`^webhook-${id}-[^/]+\\.secret$`));
+    const token = await tokenOf(t, 'webhook_rotate_secret', { webhook_id: id });
+    // Gone between the preview and the commit: the service answers 404 to the rotation.
+    await t.client.webhooks.delete(id);
+    const refused = await t.mcp.callTool({ name: 'webhook_rotate_secret', arguments: { webhook_id: id, commit_token: token } });
+    expect(refused.isError, text(refused)).toBe(true);
+    expect(readdirSync(join(t.stateDir, 'webhook-secrets'))).toEqual([basename(rotated.result.secret_file as string)]);
+    await t.close();
+  });
 });
 
 describe('lists of more than one, in words', () => {
+  it('webhook_list names each endpoint, one without a name or URL by its id alone, and says when there are more', async () => {
+    const t = await connected();
+    t.client.webhooks.list = (async () => [{ id: 1 }, { id: 2, name: 'b', url: 'http://127.0.0.1:9/b' }]) as never;
+    expect(text(await t.mcp.callTool({ name: 'webhook_list', arguments: {} }))).toBe(`2 endpoint(s): 1, 2 "b" "http://127.0.0.1:9/b".\n${DATA_NOTE}`);
+    expect(text(await t.mcp.callTool({ name: 'webhook_list', arguments: { limit: 1 } }))).toBe(`1 endpoint(s): 1 (more: pass next_cursor).\n${DATA_NOTE}`);
+    await t.close();
+  });
+
   it("deal_room_find names each linked room; deal_transactions_list each transaction, a nameless one by its id alone", async () => {
     const t = await connected({ allowWrites: true });
     const { id: dealId } = await t.client.deals.create({ name: 'Acme', stage: 'sourcing', asset_class: 'equity' });
