@@ -41,6 +41,21 @@ describe('room_documents_upload', () => {
     await t.close();
   });
 
+  it('a file in a folder whose name is not UTF-8 is left out as unreadable, saying why; the other files go on', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'd'));
+    writeFileSync(join(root, 'd', 'ok.txt'), 'fine');
+    // Legal on Linux: a name of bytes that are not UTF-8 cannot be a document's name.
+    writeFileSync(Buffer.concat([Buffer.from(join(root, 'd', 'bad-')), Buffer.from([0xff])]), 'x');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const preview = structured(await upload(t, ['d'])).preview;
+    expect(preview.files.map((file: { path: string }) => file.path)).toEqual([join(root, 'd', 'ok.txt')]);
+    // Shown escaped (\\xff), and its backslash escaped again as a counterparty field is.
+    const shown = String.raw`bad-\\xff`;
+    expect(preview.excluded).toEqual([{ path: join(root, 'd', shown), rule: 'unreadable', message: `"${join(root, 'd', shown)}" cannot be read or named: [svc-sdk] documents.uploadMany: inputs.${shown}: the file name "${shown}" is not UTF-8, so it cannot be sent as a document's name: rename the file and run again. Nothing was sent.` }]);
+    await t.close();
+  });
+
   it('a long listing shows 25 files and says how many more the digests cover', async () => {
     const root = tempDir();
     for (let index = 0; index < 30; index++) writeFileSync(join(root, `f${String(index).padStart(2, '0')}.txt`), `${index}`);
