@@ -56,6 +56,22 @@ describe('room_documents_upload', () => {
     await t.close();
   });
 
+  it('two single files: the preview names the operation and both paths, the commit sends them with progress', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a.txt'), 'alpha');
+    writeFileSync(join(root, 'b.txt'), 'beta');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const { id: roomId } = await t.client.rooms.create({ name: 'R', room_type: 'company_investment' });
+    const shown = structured(await upload(t, ['a.txt', 'b.txt'], { room_id: roomId }));
+    expect(shown.preview.operation).toBe('documents.uploadMany');
+    expect(shown.next_step).toMatch(new RegExp(`^To upload "a\\.txt", "b\\.txt" to room ${roomId}, show this preview`));
+    const progress: number[] = [];
+    const commit = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: roomId, paths: ['a.txt', 'b.txt'], commit_token: shown.commit_token } }, { onprogress: (update) => progress.push(update.progress) });
+    expect(structured(commit).result.uploaded.map((file: { path: string }) => file.path).sort()).toEqual([join(root, 'a.txt'), join(root, 'b.txt')]);
+    expect(progress.length).toBeGreaterThan(0);
+    await t.close();
+  });
+
   it('a long listing shows 25 files and says how many more the digests cover', async () => {
     const root = tempDir();
     for (let index = 0; index < 30; index++) writeFileSync(join(root, `f${String(index).padStart(2, '0')}.txt`), `${index}`);
