@@ -59,15 +59,20 @@ describe('room_documents_upload', () => {
   it('two single files: the preview names the operation and both paths, the commit sends them with progress', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'a.txt'), 'alpha');
-    writeFileSync(join(root, 'b.txt'), 'beta');
+    writeFileSync(join(root, 'b.zzq'), 'beta');
     const t = await connected({ allowWrites: true, uploadRoots: [root] });
     const { id: roomId } = await t.client.rooms.create({ name: 'R', room_type: 'company_investment' });
-    const shown = structured(await upload(t, ['a.txt', 'b.txt'], { room_id: roomId }));
+    // Each document's type as the commit hands it to the SDK: from its name, none for a name no type is known for.
+    const types: string[] = [];
+    const uploadMany = t.client.documents.uploadMany.bind(t.client.documents);
+    t.client.documents.uploadMany = ((room: number, inputs: { file: File }[], options: object) => (types.push(...inputs.map((input) => input.file.type)), uploadMany(room, inputs as never, options as never))) as never;
+    const shown = structured(await upload(t, ['a.txt', 'b.zzq'], { room_id: roomId }));
     expect(shown.preview.operation).toBe('documents.uploadMany');
-    expect(shown.next_step).toMatch(new RegExp(`^To upload "a\\.txt", "b\\.txt" to room ${roomId}, show this preview`));
+    expect(shown.next_step).toMatch(new RegExp(`^To upload "a\\.txt", "b\\.zzq" to room ${roomId}, show this preview`));
     const progress: number[] = [];
-    const commit = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: roomId, paths: ['a.txt', 'b.txt'], commit_token: shown.commit_token } }, { onprogress: (update) => progress.push(update.progress) });
-    expect(structured(commit).result.uploaded.map((file: { path: string }) => file.path).sort()).toEqual([join(root, 'a.txt'), join(root, 'b.txt')]);
+    const commit = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: roomId, paths: ['a.txt', 'b.zzq'], commit_token: shown.commit_token } }, { onprogress: (update) => progress.push(update.progress) });
+    expect(structured(commit).result.uploaded.map((file: { path: string }) => file.path).sort()).toEqual([join(root, 'a.txt'), join(root, 'b.zzq')]);
+    expect(types).toEqual(['text/plain', '']);
     expect(progress.length).toBeGreaterThan(0);
     await t.close();
   });
