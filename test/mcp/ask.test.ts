@@ -6,6 +6,7 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../../src/client.js';
 import { createMcpServer } from '../../packages/mcp/src/index.js';
+import { DATA_NOTE } from '../../packages/mcp/src/untrusted.js';
 import { API_KEY, BASE_URL, useMockService } from '../support/msw.js';
 import { structured, tempDir, text } from './support.js';
 
@@ -34,6 +35,11 @@ describe('room_ask keeps what the model reads short', () => {
     const eight = structured(await ask({ answer: 'yes', citations: citations.slice(0, 8) }));
     expect(eight.citations).toHaveLength(8);
     expect(eight).not.toHaveProperty('hint');
+  });
+
+  it('names every source, one after the other', async () => {
+    const result = await ask({ answer: 'yes', citations: [{ document_id: 1, filename: 'a.txt', passage: 'x' }, { document_id: 2, filename: 'b.txt', passage: 'y' }] });
+    expect(text(result)).toBe(`Answer: "yes"\nSources: "a.txt" (document 1): "x"; "b.txt" (document 2): "y"\n${DATA_NOTE}`);
   });
 
   it('cuts a passage over 600 characters and an answer over 1 200 to that length, ending in an ellipsis; at the length they are whole', async () => {

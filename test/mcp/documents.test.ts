@@ -41,6 +41,42 @@ describe('room_documents_upload', () => {
     await t.close();
   });
 
+  it('a file in a folder whose name is not UTF-8 is left out as unreadable, saying why; the other files go on', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'd'));
+    writeFileSync(join(root, 'd', 'ok.txt'), 'fine');
+    // Legal on Linux: a name of bytes that are not UTF-8 cannot be a document's name.
+    writeFileSync(Buffer.concat([Buffer.from(join(root, 'd', 'bad-')), Buffer.from([0xff])]), 'x');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const preview = structured(await upload(t, ['d'])).preview;
+    expect(preview.files.map((file: { path: string }) => file.path)).toEqual([join(root, 'd', 'ok.txt')]);
+    // Shown escaped (\\xff), and its backslash escaped again as a counterparty field is.
+    const shown = String.raw`bad-\\xff`;
+    expect(preview.excluded).toEqual([{ path: join(root, 'd', shown), rule: 'unreadable', message: `"${join(root, 'd', shown)}" cannot be read or named: [svc-sdk] documents.uploadMany: inputs.${shown}: the file name "${shown}" is not UTF-8, so it cannot be sent as a document's name: rename the file and run again. Nothing was sent.` }]);
+    await t.close();
+  });
+
+  it('two single files: the preview names the operation and both paths, the commit sends them with progress', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a.txt'), 'alpha');
+    writeFileSync(join(root, 'b.zzq'), 'beta');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const { id: roomId } = await t.client.rooms.create({ name: 'R', room_type: 'company_investment' });
+    // Each document's type as the commit hands it to the SDK: from its name, none for a name no type is known for.
+    const types: string[] = [];
+    const uploadMany = t.client.documents.uploadMany.bind(t.client.documents);
+    t.client.documents.uploadMany = ((room: number, inputs: { file: File }[], options: object) => (types.push(...inputs.map((input) => input.file.type)), uploadMany(room, inputs as never, options as never))) as never;
+    const shown = structured(await upload(t, ['a.txt', 'b.zzq'], { room_id: roomId }));
+    expect(shown.preview.operation).toBe('documents.uploadMany');
+    expect(shown.next_step).toMatch(new RegExp(`^To upload "a\\.txt", "b\\.zzq" to room ${roomId}, show this preview`));
+    const progress: number[] = [];
+    const commit = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: roomId, paths: ['a.txt', 'b.zzq'], commit_token: shown.commit_token } }, { onprogress: (update) => progress.push(update.progress) });
+    expect(structured(commit).result.uploaded.map((file: { path: string }) => file.path).sort()).toEqual([join(root, 'a.txt'), join(root, 'b.zzq')]);
+    expect(types).toEqual(['text/plain', '']);
+    expect(progress.length).toBeGreaterThan(0);
+    await t.close();
+  });
+
   it('a long listing shows 25 files and says how many more the digests cover', async () => {
     const root = tempDir();
     for (let index = 0; index < 30; index++) writeFileSync(join(root, `f${String(index).padStart(2, '0')}.txt`), `${index}`);

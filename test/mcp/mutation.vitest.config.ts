@@ -10,7 +10,7 @@ export default defineConfig({
   root: path.resolve(import.meta.dirname, '../..'),
   resolve: { alias: viteAliases },
   test: {
-    include: ['test/mcp/{tools,texts,actions,ask,upload-outcomes,commit,commit-tokens,flow,secrets,schemas,budget,consent,steered,trips,http,stdio-cap,untrusted,upload-policy,documents}.test.ts'],
+    include: ['test/mcp/{tools,texts,actions,ask,upload-outcomes,commit,commit-tokens,cancel,flow,secrets,schemas,budget,consent,steered,trips,http,stdio-cap,untrusted,upload-policy,documents}.test.ts'],
     typecheck: { enabled: false },
     testTimeout: 20_000,
   },

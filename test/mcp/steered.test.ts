@@ -210,7 +210,9 @@ describe('the commit sends what the preview showed, or nothing', () => {
 
   it.each([
     ['a file added (a key dropped in after the preview)', (folder: string) => writeFileSync(join(folder, 'notes.txt'), 'late'), /"[^"]*notes\.txt" added/],
-    ['a file rewritten with the same size', (folder: string) => writeFileSync(join(folder, 'a.txt'), 'ALPHA version one'), /"[^"]*a\.txt" changed \(17 bytes, sha256 .* 17 bytes/],
+    ['a file rewritten with the same size', (folder: string) => writeFileSync(join(folder, 'a.txt'), 'ALPHA version one'), /"[^"]*a\.txt" changed \(17 bytes, sha256 [0-9a-f]{12}… then; 17 bytes, sha256 [0-9a-f]{12}… now\)/],
+    ['two files added', (folder: string) => (writeFileSync(join(folder, 'more.txt'), 'late'), writeFileSync(join(folder, 'notes.txt'), 'late')), /"[^"]*more\.txt", "[^"]*notes\.txt" added/],
+    ['both files removed', (folder: string) => (rmSync(join(folder, 'a.txt')), rmSync(join(folder, 'b.txt'))), /"[^"]*a\.txt", "[^"]*b\.txt" gone/],
     ['a file swapped for another (rename over it)', (folder: string) => (writeFileSync(join(folder, 'x'), 'other bytes!'), renameSync(join(folder, 'x'), join(folder, 'b.txt'))), /"[^"]*b\.txt" changed/],
     ['a file swapped for a link to a key', (folder: string) => {
       const { home } = fakeHome();

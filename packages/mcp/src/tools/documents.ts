@@ -139,8 +139,8 @@ export const roomDocumentsUpload: WriteTool<UploadArgs, UploadPreview, UploadRes
       // The state folders' one rule: made 0700, refused when others can open it or it is a link.
       ensureStateDirectory(dirname(manifest), STATE_FIX);
       const run = await client.documents.uploadMany(args.room_id, inputs.map(({ path: _local, ...input }) => input), { manifest, signal, onProgress: progress });
-      const byName = new Map(inputs.map((input) => [input.filename, input.path]));
-      collect(result, run, (file) => byName.get(file) ?? join(path, file));
+      // A folder's document names are its files' paths under it (filesOf), so the local path is the folder's joined with it.
+      collect(result, run, (file) => join(path, file));
     }
     const singles = checked.filter((each) => each.kind === 'file').flatMap((each) => each.inputs);
     if (singles.length > 0) {

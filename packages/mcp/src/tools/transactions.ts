@@ -1,7 +1,7 @@
 // Transaction tools: create one under a deal, link it to a data room (showing the link it replaces).
 import * as z from 'zod/mini';
 import { operations } from 'svc-sdk/internal';
-import { checkParams, id, paramsArgs, record, ToolRefusal, type WriteTool } from '../tool.js';
+import { id, paramsArgs, record, ToolRefusal, type WriteTool } from '../tool.js';
 
 const create = operations['transactions.create'];
 const update = operations['transactions.update'];
@@ -60,8 +60,8 @@ export const transactionLinkRoom: WriteTool<LinkArgs, LinkPreview, { transaction
   result: z.object({ transaction: record() }),
   async previewOf(args, context) {
     const current = await currentLink(args, context);
+    // The body transactions.update checks: room_id is already a positive integer id (id('room_id')), so it always passes.
     const would_send = { linked_room_id: args.room_id };
-    checkParams(update, would_send);
     if (current === args.room_id) return { operation: update.name, would_send, current_room_id: current, would_change: 'nothing: the transaction is already linked to that room' };
     return {
       operation: update.name,

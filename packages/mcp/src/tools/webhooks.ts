@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import { operations } from 'svc-sdk/internal';
 import { quote } from '../untrusted.js';
-import { checkParams, id, pageArgs, pageFields, pageOf, paramsArgs, record, type ReadTool, type ToolContext, type WriteTool } from '../tool.js';
+import { id, pageArgs, pageFields, pageOf, paramsArgs, record, type ReadTool, type ToolContext, type WriteTool } from '../tool.js';
 
 const { 'webhooks.create': create, 'webhooks.delete': remove, 'webhooks.ping': ping, 'webhooks.retrieve': retrieve, 'webhooks.rotateSecret': rotate } = operations;
 
@@ -88,7 +88,8 @@ export const webhookCreate: WriteTool<CreateArgs, { operation: string; would_sen
   preview: z.object({ operation: z.literal(create.name), would_send: z.looseObject({}), would_change: z.string() }),
   result: z.object({ webhook: record(), ...secretResult }),
   async previewOf(args) {
-    checkParams(create, toParams(args));
+    // No checkParams(create, ...) here: the arguments are checked by the create schema's own url and name, and event_types
+    // by the same rule as its items (a non-empty string), so the body toParams makes always passes it.
     return { operation: create.name, would_send: toParams(args), would_change: `a new endpoint "${args.name}" at ${args.url}; its signing secret will be written to a file` };
   },
   async commit(args, { client, signal, secrets }) {
