@@ -93,7 +93,7 @@ function guard(credential: string, allowReplay: boolean): (asked: Asked) => Refu
     return {
       status: 403,
       body: JSON.stringify({ error: allowReplay ? 'this dashboard replays dead letters only' : 'read-only: replay is enabled with createInboxDashboard({ allowReplay: true }) or svc-sdk inbox ui --allow-replay' }),
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
     };
   };
 }
@@ -123,11 +123,12 @@ async function boardQueue(queue: Queue<EntryData>, allowReplay: boolean) {
   return adapter;
 }
 
-/** `/admin/inbox/` → `/admin/inbox`; `/` stays; a path must start with `/`. */
+/** `/admin/inbox/` → `/admin/inbox`; `/` (or only slashes) is `/`; a path must start with `/`. */
 function basePathOf(basePath: string | undefined): string {
   const path = basePath ?? '/';
   if (!path.startsWith('/')) throw new TypeError(`[svc-sdk] createInboxDashboard: basePath must start with / (got ${JSON.stringify(path)})`);
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+  // The trailing slashes trimmed; the root, trimmed to nothing, is '/' again.
+  return path.replace(/\/+$/, '') || '/';
 }
 
 function checkCredential(credential: unknown): asserts credential is string {
