@@ -4,7 +4,8 @@
 // basePath as given (a trailing slash, several, none, the root, the default) normalised to the one
 // the page's <base href> and the replay routes are worked out from.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bullmqInbox, createInboxDashboard, serveInboxDashboard, type BullmqInbox } from '../../src/inbox/index.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
@@ -154,6 +155,25 @@ describe.skipIf(!hasRedis)('the inbox dashboard on the wire: its refusals and it
     }
   });
 
+  test('options left out (a JavaScript caller): refused with what is missing, not a TypeError of its own', async () => {
+    await expect(createInboxDashboard(inbox, undefined as never)).rejects.toThrow(/^\[svc-sdk\] createInboxDashboard: credential must be a secret of at least 16 characters/);
+  });
+
+  test('an entry whose stored body is not a delivery (edited by hand) is listed with its body as stored', async () => {
+    const raw = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'wire-raw', warn: () => {}, acceptNoPersistence: true });
+    const queue = new Queue('wire-raw', { connection: { host: '127.0.0.1', port: redis.port } });
+    try {
+      await queue.add('document.uploaded', { body: 'not a delivery {', receivedAt: Date.UTC(2026, 0, 2) }, { jobId: 'd_hand_1' });
+      const dashboard = await mount(raw, 'hono', '/ops', '/ops');
+      const listed = JSON.parse((await dashboard.ask('/ops/api/queues?activeQueue=wire-raw&status=waiting&page=1', { authorization: TOKEN })).body) as { queues: Array<{ name: string; jobs: Array<{ name: string; data: unknown }> }> };
+      const [job] = listed.queues.find((one) => one.name === 'wire-raw')?.jobs ?? [];
+      expect(job).toMatchObject({ name: 'document.uploaded · delivery_id hand_1', data: { delivery: 'not a delivery {', receivedAt: '2026-01-02T00:00:00.000Z' } });
+    } finally {
+      await queue.close();
+      await raw.close();
+    }
+  });
+
   test('a basePath that does not start with / is refused, saying what it got', async () => {
     for (const basePath of ['ops/inbox', '', ' /ops']) {
       await expect(createInboxDashboard(inbox, { framework: 'hono', basePath, credential: CREDENTIAL })).rejects.toThrow(`[svc-sdk] createInboxDashboard: basePath must start with / (got ${JSON.stringify(basePath)})`);
@@ -169,8 +189,31 @@ describe.skipIf(!hasRedis)('the inbox dashboard on the wire: its refusals and it
       const page = await fromResponse(await fetch(served.url, { headers: { authorization: TOKEN } }));
       expect([page.status, baseHrefOf(page.body)]).toEqual([200, '/']);
       expect(await fromResponse(await fetch(`${served.url}nothing/here`, { headers: { authorization: TOKEN } }))).toEqual({ status: 404, contentType: 'text/plain', challenge: null, body: 'not found' });
+      // A path bull-board cannot decode fails in its router: a plain-text 500 that says nothing of it.
+      expect(await fromResponse(await fetch(`${served.url}queue/%E0%A4%A`, { headers: { authorization: TOKEN } }))).toEqual({ status: 500, contentType: 'text/plain', challenge: null, body: 'dashboard failed' });
     } finally {
       await served.close();
     }
   });
+
+  test('served alone: a port already taken is a rejection of serveInboxDashboard, and close() ends a request still arriving', async () => {
+    const first = await serveInboxDashboard(inbox, { credential: CREDENTIAL });
+    try {
+      const port = Number(new URL(first.url).port);
+      await expect(serveInboxDashboard(inbox, { credential: CREDENTIAL, port })).rejects.toThrow(/EADDRINUSE/);
+      // A client that sent half its request: close() does not wait for the rest (Node's headers timeout is a minute).
+      const socket = connect(port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write(`GET /api/queues HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ${TOKEN}\r\n`);
+      const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.on('error', () => {});
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      await first.close();
+      await ended;
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await first.close();
+    }
+  }, 20_000);
 });
