@@ -93,7 +93,7 @@ function guard(credential: string, allowReplay: boolean): (asked: Asked) => Refu
     return {
       status: 403,
       body: JSON.stringify({ error: allowReplay ? 'this dashboard replays dead letters only' : 'read-only: replay is enabled with createInboxDashboard({ allowReplay: true }) or svc-sdk inbox ui --allow-replay' }),
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
     };
   };
 }
@@ -114,7 +114,8 @@ async function boardQueue(queue: Queue<EntryData>, allowReplay: boolean) {
     description: 'svc-sdk webhook inbox: one entry per delivery_id; failed = dead letters',
   });
   // The list shows each job's name: the kind and the delivery_id (the job id is it, with a prefix).
-  adapter.setFormatter('name', (job: Job<EntryData>) => `${job.name} · delivery_id ${deliveryIdOf(job.id ?? '')}`);
+  // Every inbox job has its id (its delivery's): bull-board lists jobs read from the queue.
+  adapter.setFormatter('name', (job: Job<EntryData>) => `${job.name} · delivery_id ${deliveryIdOf(job.id as string)}`);
   // The data: the delivery as received, read, and when it was stored (not the digest: nothing to read there).
   adapter.setFormatter('data', (data: EntryData) => {
     const event = readWebhookEvent(data.body);
@@ -123,11 +124,12 @@ async function boardQueue(queue: Queue<EntryData>, allowReplay: boolean) {
   return adapter;
 }
 
-/** `/admin/inbox/` → `/admin/inbox`; `/` stays; a path must start with `/`. */
+/** `/admin/inbox/` → `/admin/inbox`; `/` (or only slashes) is `/`; a path must start with `/`. */
 function basePathOf(basePath: string | undefined): string {
   const path = basePath ?? '/';
   if (!path.startsWith('/')) throw new TypeError(`[svc-sdk] createInboxDashboard: basePath must start with / (got ${JSON.stringify(path)})`);
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+  // The trailing slashes trimmed; the root, trimmed to nothing, is '/' again.
+  return path.replace(/\/+$/, '') || '/';
 }
 
 function checkCredential(credential: unknown): asserts credential is string {
@@ -171,8 +173,9 @@ export async function createInboxDashboard<F extends keyof InboxDashboards>(inbo
     createBullBoard({ queues, serverAdapter: serverAdapter as unknown as BoardAdapter, options: title });
     const board = serverAdapter.getRouter() as InboxDashboards['express'];
     const middleware: InboxDashboards['express'] = (request, response, next) => {
-      const path = (request as { path?: string }).path ?? new URL(request.url ?? '/', 'http://x').pathname;
-      const refusal = check({ method: request.method ?? 'GET', path, authorization: request.headers.authorization });
+      // Express gives the path within its mount; a plain http server (serveInboxDashboard) the URL, and always a method.
+      const path = (request as { path?: string }).path ?? new URL(request.url as string, 'http://x').pathname;
+      const refusal = check({ method: request.method as string, path, authorization: request.headers.authorization });
       if (!refusal) return board(request, response, next);
       response.writeHead(refusal.status, refusal.headers).end(refusal.body);
     };
@@ -186,7 +189,8 @@ export async function createInboxDashboard<F extends keyof InboxDashboards>(inbo
     // A Hono app of the adapter's own Hono (not one this library would import): the guard first, then the board.
     const app = new (board.constructor as new () => typeof board)();
     app.use('*', async (context, next) => {
-      const path = new URL(context.req.url).pathname.slice(basePath === '/' ? 0 : basePath.length) || '/';
+      // Only matched against the retry routes, which an empty path (the dashboard's own root) is not either.
+      const path = new URL(context.req.url).pathname.slice(basePath === '/' ? 0 : basePath.length);
       const refusal = check({ method: context.req.method, path, authorization: context.req.header('authorization') });
       if (refusal) return new Response(refusal.body, { status: refusal.status, headers: refusal.headers });
       await next();
@@ -202,7 +206,7 @@ export async function createInboxDashboard<F extends keyof InboxDashboards>(inbo
     const guarded: InboxDashboards['fastify'] = (instance, pluginOptions, done) => {
       const scope = instance as { addHook(name: 'onRequest', hook: (request: { method: string; url: string; headers: Record<string, string | undefined> }, reply: { code(status: number): { headers(h: Record<string, string>): { send(body: string): void } } }, next: () => void) => void): void };
       scope.addHook('onRequest', (request, reply, next) => {
-        const path = new URL(request.url, 'http://x').pathname.slice(basePath === '/' ? 0 : basePath.length) || '/';
+        const path = new URL(request.url, 'http://x').pathname.slice(basePath === '/' ? 0 : basePath.length);
         const refusal = check({ method: request.method, path, authorization: request.headers.authorization });
         if (!refusal) return next();
         reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
