@@ -178,12 +178,16 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     const worker = inbox.process(() => {});
     opened.push(worker);
     await worker.ready();
-    const server = await serve(toNodeListener(createWebhookHandler({ secret: SECRET, inbox })));
+    // The refused put reaches onError (asserted below), not the default console.error and its stack trace.
+    const failures: Array<[error: unknown, deliveryId: string]> = [];
+    const onError = (error: unknown, event: { delivery_id: string }) => void failures.push([error, event.delivery_id]);
+    const server = await serve(toNodeListener(createWebhookHandler({ secret: SECRET, inbox, onError })));
     try {
       expect((await deliver(server.url, envelope('before'))).status).toBe(200);
       await inboxes.admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
       await sleep(150);
       expect(await deliver(server.url, envelope('while-evicting'))).toEqual({ status: 500, body: { error: 'inbox_failed' } });
+      expect(failures.map(([error, id]) => [(error as Error).message, id])).toEqual([[expect.stringMatching(/maxmemory-policy allkeys-lru.*noeviction/), 'while-evicting']]);
       await expect(inbox.put(entry('direct'))).rejects.toThrow(/maxmemory-policy allkeys-lru.*noeviction/);
       // The running worker says so too (it keeps draining what is stored).
       await until(() => lines.some((line) => /maxmemory-policy allkeys-lru/.test(line)), 3000);
