@@ -100,7 +100,10 @@ export function queueOf(inbox: BullmqInbox): Queue<EntryData> | undefined {
 }
 
 /** The durability check refused this Redis's configuration: no retry helps until it is changed. */
-class NotDurableError extends Error {}
+class NotDurableError extends Error {
+  // Named so a log line says what refused, not a bare `Error:`.
+  override name = 'NotDurableError';
+}
 
 /**
  * A durable webhook inbox on Redis through BullMQ. Before it stores anything it reads the Redis

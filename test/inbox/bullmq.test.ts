@@ -224,6 +224,8 @@ describe.skipIf(!hasRedis)('bullmqInbox checks the Redis it stores into', () => 
     const inbox = bullmqInbox({ connection: { port: server.port }, warn, acceptNoPersistence: true });
     try {
       await expect(inbox.put(entry())).rejects.toThrow(/maxmemory-policy allkeys-lru.*set maxmemory-policy noeviction/);
+      // A log line names the refusal, not a bare `Error:`.
+      await expect(inbox.put(entry())).rejects.toMatchObject({ name: 'NotDurableError' });
       const worker = inbox.process(() => {});
       await expect(worker.ready()).rejects.toThrow(/noeviction/);
       // And said where an operator looks: the worker stopped, with the refusal.
