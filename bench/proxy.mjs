@@ -22,6 +22,13 @@
 //   bench/per-call-cpu.mjs measures the SDK's part without the network, on the CPU clock.
 // - The same SDK call routed by Node's own proxy support (the SDK adds no dispatcher): the proxy
 //   option's own cost, the SDK's per-call work being in both.
+// - What the proxy itself adds, the hop: each side's proxied call less its own direct call to a twin
+//   server (its port in NO_PROXY, so Node's fetch goes direct; the SDK with `proxy: false`, on undici's
+//   fetch and a direct Agent, as its proxy option is on undici's fetch and a ProxyAgent). Judged: Node's
+//   proxied fetch plus what the SDK's hop costs beyond Node's, over Node's proxied fetch (round by
+//   round): the bound on the part the proxy support decides, the SDK's per-call work (the same with and
+//   without a proxy: the cross-check) left out. On loopback a hop is tens of µs, within one round's
+//   noise, so only the full run's medians are read from this.
 // Noise: a second proxy-option client of this build is one more case (A/A): on a loaded machine two
 // identical clients differed by up to 1.3× through the proxy at 16 at once (the first made the slower),
 // so a before/after within ± 0.3× is not read from here; bench/per-call-cpu.mjs measures it on the CPU clock.
@@ -125,15 +132,20 @@ if (!process.env.BENCH_PROXY) {
     console.error('bench/proxy.mjs: skipped: apt-get install tinyproxy');
     process.exit(0);
   }
+  // The twin server the proxied process reaches directly (NO_PROXY names its port): started here, before
+  // that process, since Node reads NO_PROXY when it starts.
+  const twin = await startLoopbackServer();
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-proxy-'));
   const port = await freePort();
   writeFileSync(join(dir, 'tinyproxy.conf'), [`Port ${port}`, 'Listen 127.0.0.1', 'Allow 127.0.0.1', 'MaxClients 400', 'LogLevel Critical'].join('\n'));
   const proxy = spawn('tinyproxy', ['-d', '-c', join(dir, 'tinyproxy.conf')], { stdio: 'ignore' });
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const env = { ...process.env, BENCH_PROXY: `http://127.0.0.1:${port}`, HTTP_PROXY: `http://127.0.0.1:${port}`, NODE_USE_ENV_PROXY: '1' };
+  const env = { ...process.env, BENCH_PROXY: `http://127.0.0.1:${port}`, HTTP_PROXY: `http://127.0.0.1:${port}`, NODE_USE_ENV_PROXY: '1', BENCH_DIRECT: twin.url };
   for (const name of ['http_proxy', 'https_proxy', 'HTTPS_PROXY', 'NO_PROXY', 'no_proxy']) delete env[name];
+  env.NO_PROXY = new URL(twin.url).host;
   const run = spawnSync(process.execPath, [new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit', env });
   proxy.kill();
+  twin.stop();
   rmSync(dir, { recursive: true, force: true });
   process.exit(run.status ?? 1);
 }
@@ -144,6 +156,9 @@ try {
   const viaOption = new Client({ ...options, proxy: process.env.BENCH_PROXY });
   const again = new Client({ ...options, proxy: process.env.BENCH_PROXY }); // the A/A case: the same build, a client of its own
   const viaNode = new Client(options); // NODE_USE_ENV_PROXY: Node's fetch routes it, the SDK adds no dispatcher
+  // The direct twins of the hop comparison: the SDK on undici's fetch with a direct Agent, Node's fetch by NO_PROXY.
+  const direct = new Client({ apiKey: API_KEY, baseUrl: process.env.BENCH_DIRECT, proxy: false });
+  const directUrl = `${process.env.BENCH_DIRECT}/api/v1/rooms`;
   const baseline = await importBaseline();
   const beforeOption = baseline && new baseline.Client({ ...options, proxy: process.env.BENCH_PROXY });
   const url = `${server.url}/api/v1/rooms`;
@@ -152,6 +167,8 @@ try {
   const floor = "ky's floor, routed by Node";
   const option = 'svc-sdk GET, proxy option (undici ProxyAgent + its fetch)';
   const routedByNode = 'svc-sdk GET, routed by Node (HTTP_PROXY, NODE_USE_ENV_PROXY=1)';
+  const fairDirect = "Node's fetch doing the SDK's work, direct (NO_PROXY)";
+  const sdkDirect = 'svc-sdk GET, direct (proxy: false: undici fetch + Agent)';
   const calls = {
     [bare]: async () => (await (await fetch(url, { headers })).json()).data,
     [fair]: () => fairFetch(url),
@@ -160,9 +177,19 @@ try {
     [`A/A: ${option}, a second client`]: () => again.request({ method: 'GET', path: '/rooms' }),
     ...(beforeOption && { [baselineName(option)]: () => beforeOption.request({ method: 'GET', path: '/rooms' }) }),
     [routedByNode]: () => viaNode.request({ method: 'GET', path: '/rooms' }),
+    [fairDirect]: () => fairFetch(directUrl),
+    [sdkDirect]: () => direct.request({ method: 'GET', path: '/rooms' }),
   };
+  const hops = [];
   const rows = [];
   for (const { concurrency, measured } of await measure(calls, fair)) {
+    // The hop, round by round: each side's proxied µs less its direct µs, measured in the same round.
+    const hopOf = (proxied, directly) => measured.get(proxied).samples.map((value, round) => value - measured.get(directly).samples[round]);
+    const sdkHop = hopOf(option, sdkDirect);
+    const nodeHop = hopOf(fair, fairDirect);
+    const fairSamples = measured.get(fair).samples;
+    const routeRatio = median(sdkHop.map((value, round) => (fairSamples[round] + value - nodeHop[round]) / fairSamples[round]));
+    hops.push([concurrency, fixed(median(nodeHop), 1), fixed(median(sdkHop), 1), `${times(routeRatio)} ${verdict(routeRatio <= TARGET)}`]);
     for (const [name, { micros }] of measured) {
       const sdk = name.includes('svc-sdk');
       const overFair = ratioOf(measured, name, fair);
@@ -181,6 +208,8 @@ try {
   }
   console.log('Through tinyproxy:\n');
   console.log(table(['at once', 'case', 'µs per call', 'vs bare proxied fetch', `vs proxied fetch doing the SDK's work (≤ ${TARGET}×)`, "vs ky's floor", `vs the SDK routed by Node (≤ ${TARGET}×)`], rows));
+  console.log("\nWhat the proxy adds (the hop: a proxied call less the same side's direct call, in the same round):\n");
+  console.log(table(['at once', "Node's fetch: µs the hop adds", 'svc-sdk proxy option: µs the hop adds', `Node's proxied fetch with the SDK's hop instead of its own, over Node's (≤ ${TARGET}×)`], hops));
 } finally {
   server.stop();
 }
