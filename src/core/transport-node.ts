@@ -6,7 +6,8 @@
  * so the two always match, whatever undici Node's own fetch is built on. A dispatcher of the
  * caller's goes to the runtime's fetch, and must come from the undici major that fetch is built on.
  */
-import { UndiciMismatchError } from './errors.js';
+import { readFileSync } from 'node:fs';
+import { SvcError, UndiciMismatchError } from './errors.js';
 import { runtime } from '../shared/runtime.js';
 import { bundledTrust, shownProxy, type Transport, type TransportSettings } from './transport.js';
 
@@ -31,13 +32,43 @@ async function loadUndici(): Promise<Undici> {
   }
 }
 
-/** The installed undici's version, read from its package.json. */
-async function installedVersion(): Promise<string | undefined> {
+/** The installed undici's version, read from its package.json; undefined where that cannot be read (a bundle without it). */
+function installedVersion(): Promise<string | undefined> {
+  return import('undici/package.json', { with: { type: 'json' } }).then((manifest: { default: { version: string } }) => manifest.default.version, () => undefined);
+}
+
+/** The parts of node:tls the trusted certificates are read from. Node before 22.15 has no getCACertificates. */
+export interface CertificateStores {
+  readonly rootCertificates: readonly string[];
+  readonly getCACertificates?: ((type: 'default' | 'system') => string[]) | undefined;
+}
+
+/**
+ * The certificates a connection trusts under the `ca` option, which replaces Node's default store: that store
+ * first (its bundled CAs and NODE_EXTRA_CA_CERTS), then the option's certificates or the system store. A Node
+ * without tls.getCACertificates (before 22.15) cannot read the system store, so `'system'` is refused there,
+ * and its rootCertificates are the bundled CAs alone, so NODE_EXTRA_CA_CERTS's file is read here.
+ *
+ * @param ca The option's certificates, or `'system'`.
+ * @param tls node:tls as this runtime has it (a test passes an older Node's).
+ * @param env The environment naming NODE_EXTRA_CA_CERTS.
+ * @internal Exported for its tests.
+ */
+export function trustedCertificates(ca: readonly string[] | 'system', tls: CertificateStores, env: Readonly<Record<string, string | undefined>>): string[] {
+  if (tls.getCACertificates) return [...tls.getCACertificates('default'), ...(ca === 'system' ? tls.getCACertificates('system') : ca)];
+  if (ca === 'system') {
+    throw new SvcError("[svc-sdk] ca: 'system' needs Node 22.15 or newer (tls.getCACertificates reads the system store): upgrade Node, or pass the system's CA file as ca, e.g. readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8')");
+  }
+  return [...tls.rootCertificates, ...extraCertificates(env.NODE_EXTRA_CA_CERTS), ...ca];
+}
+
+/** The file NODE_EXTRA_CA_CERTS names, or none when it is unset or cannot be read (Node warned of that when it started, and trusts none of it either). */
+function extraCertificates(file: string | undefined): string[] {
+  if (!file) return [];
   try {
-    const manifest = (await import('undici/package.json', { with: { type: 'json' } })) as { default: { version: string } };
-    return manifest.default.version;
+    return [readFileSync(file, 'utf8')];
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -48,15 +79,10 @@ async function trustOf(settings: TransportSettings): Promise<{ tls: Record<strin
   let trust = bundled;
   if (settings.ca !== undefined) {
     const { default: nodeTls } = await import('node:tls');
-    // Node's default store holds its bundled roots and NODE_EXTRA_CA_CERTS: a `ca` of our own replaces it, so it is added back.
-    const defaults = typeof nodeTls.getCACertificates === 'function' ? nodeTls.getCACertificates('default') : [...nodeTls.rootCertificates];
-    if (settings.ca === 'system') {
-      tls.ca = [...defaults, ...nodeTls.getCACertificates('system')];
-      trust = `the system store besides ${bundled}`;
-    } else {
-      tls.ca = [...defaults, ...settings.ca];
-      trust = `the ca option (${settings.ca.length} certificate${settings.ca.length === 1 ? '' : 's'}) besides ${bundled}`;
-    }
+    tls.ca = trustedCertificates(settings.ca, nodeTls, settings.env);
+    trust = settings.ca === 'system'
+      ? `the system store besides ${bundled}`
+      : `the ca option (${settings.ca.length} certificate${settings.ca.length === 1 ? '' : 's'}) besides ${bundled}`;
   }
   if (settings.cert !== undefined) {
     tls.cert = settings.cert;

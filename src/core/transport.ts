@@ -16,7 +16,7 @@ export interface TransportOptions {
    * `false` to go direct whatever the environment says. Default: `HTTPS_PROXY` / `HTTP_PROXY` (either
    * case), with `NO_PROXY`'s exceptions, matched as Node's own fetch does. Needs the `undici` package
    * of the runtime's major (Node 22: 6, Node 24: 7, Node 26: 8) unless Node routes fetch itself
-   * (`NODE_USE_ENV_PROXY=1`) and no other option here is set.
+   * (`NODE_USE_ENV_PROXY=1` on Node 22.21 or 24 and later) and no other option here is set.
    */
   proxy?: string | false | undefined;
   /**
@@ -82,10 +82,23 @@ function envProxy(env: Readonly<Record<string, string | undefined>>): boolean {
   return Boolean(env.https_proxy || env.HTTPS_PROXY || env.http_proxy || env.HTTP_PROXY);
 }
 
-/** Whether Node itself routes fetch through the environment's proxies (`NODE_USE_ENV_PROXY=1`, `--use-env-proxy`). */
+/**
+ * Whether the fetch of Node `version` reads the proxy variables under `NODE_USE_ENV_PROXY=1`: Node 24 on, and 22
+ * from 22.21 (the backport). Node 23 and 22 before 22.21 ignore the variable, so the SDK routes the call itself there.
+ * (`--use-env-proxy` needs no such check: a Node without it refuses to start with it.)
+ *
+ * @param version Node's version (`22.14.0`), or `undefined` off Node.
+ */
+function readsEnvProxy(version: string | undefined): boolean {
+  // Off Node, String(undefined) is no version: NaN, and no.
+  const [major, minor] = String(version).split('.').map(Number) as [number, number];
+  return major === 22 ? minor >= 21 : major >= 24;
+}
+
+/** Whether Node itself routes fetch through the environment's proxies (`NODE_USE_ENV_PROXY=1` where it reads it, `--use-env-proxy`). */
 function nodeRoutesEnv(env: Readonly<Record<string, string | undefined>>): boolean {
   const execArgv = (globalThis as { process?: { execArgv?: string[] } }).process?.execArgv ?? [];
-  return env.NODE_USE_ENV_PROXY === '1' || execArgv.includes('--use-env-proxy');
+  return (env.NODE_USE_ENV_PROXY === '1' && readsEnvProxy(runtime.node)) || execArgv.includes('--use-env-proxy');
 }
 
 /**

@@ -22,6 +22,8 @@ export interface Runtime {
   deno: boolean;
   /** The version of the undici Node's fetch is built on (`process.versions.undici`); `undefined` elsewhere. */
   undici: string | undefined;
+  /** Node's version (`process.versions.node`, `24.11.0`); `undefined` elsewhere. */
+  node: string | undefined;
 }
 
 /** Reads the runtime from the globals each one defines (no global is required to exist). */
@@ -38,6 +40,7 @@ export function detectRuntime(scope: Record<string, unknown> = globalThis as unk
     bun,
     deno,
     undici: typeof versions?.undici === 'string' ? versions.undici : undefined,
+    node: typeof versions?.node === 'string' ? versions.node : undefined,
   };
 }
 

@@ -119,6 +119,23 @@ describe('the route and trust a connect failure names', () => {
     }
   });
 
+  // Measured with NODE_USE_ENV_PROXY=1 and a closed HTTP_PROXY: Node 22.14, 22.20 and 23.11 fetched the origin direct; 22.21, 24.0 and 24.21 did not.
+  it.each([
+    ['22.14.0', false],
+    ['22.20.0', false],
+    ['22.21.0', true],
+    ['23.11.0', false],
+    ['24.0.0', true],
+    ['26.1.0', true],
+    [undefined, false],
+  ])('NODE_USE_ENV_PROXY=1 under Node %s: Node routes fetch itself (%s), else the SDK takes HTTPS_PROXY on a dispatcher of its own', async (node, nodeRoutes) => {
+    environment({ NODE_USE_ENV_PROXY: '1', HTTPS_PROXY: `http://127.0.0.1:${closedProxy}` });
+    useRuntime({ node });
+    expect(await failure({})).toContain(
+      nodeRoutes ? "(route: through the environment's proxy (Node's NODE_USE_ENV_PROXY);" : `(route: through HTTPS_PROXY http://127.0.0.1:${closedProxy}; trust:`,
+    );
+  });
+
   it('proxy: false where nothing routes fetch: no transport, the runtime\'s words alone', async () => {
     environment({ HTTPS_PROXY: `http://127.0.0.1:${closedProxy}` });
     expect(await failure({ proxy: false })).not.toContain('route:');

@@ -27,3 +27,12 @@ export function checkLine(check: Check, colour: boolean): string {
   const fix = check.fix === undefined ? '' : `; fix: ${check.fix}`;
   return `${colour ? MARKS[check.status] : PLAIN[check.status]} ${check.name.padEnd(8)} ${escapeControl(check.text + fix)}`;
 }
+
+/** `12 h`, `5 min`, `10 min 3 s`, `0.4 s`: a duration as the clock line says it (its sign dropped). */
+export function duration(ms: number): string {
+  const seconds = Math.abs(ms) / 1000;
+  if (seconds < 10) return `${Number(seconds.toFixed(1))} s`;
+  const whole = Math.round(seconds);
+  if (whole % 3600 === 0) return `${whole / 3600} h`;
+  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min${whole % 60 ? ` ${whole % 60} s` : ''}`;
+}

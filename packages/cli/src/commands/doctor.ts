@@ -9,7 +9,7 @@ import { httpUrlFlag, integerFlag, parseCommandArgs, stringFlag } from '../args.
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { targetOf, watchConnections } from '../doctor-connections.js';
 import { networkChecks, type ServiceTarget } from '../doctor-network.js';
-import { checkLine, fail, pass, skip, type Check } from '../doctor-report.js';
+import { checkLine, duration, fail, pass, skip, type Check } from '../doctor-report.js';
 import { println } from '../signals.js';
 import { escapeControl } from '../terminal-text.js';
 
@@ -185,7 +185,7 @@ async function serviceChecks(options: DoctorOptions, io: CliIO): Promise<Check[]
 function keyProblem(options: DoctorOptions): Check | undefined {
   if (options.apiKey === undefined) return fail('key', 'no API key: SVC_API_KEY is not set', 'export SVC_API_KEY=vdr_… (the key the developer portal issued), or pass --api-key');
   try {
-    new Client({ apiKey: options.apiKey, baseUrl: options.baseUrl.href, fetch: () => Promise.reject(new Error('unused')) });
+    new Client({ apiKey: options.apiKey, baseUrl: options.baseUrl.href });
     return undefined;
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
@@ -201,7 +201,7 @@ async function read(client: Client): Promise<Answer> {
     return { status: response.status, statusText: response.statusText, date: response.headers.get('date'), sentAt, answeredAt: Date.now() };
   } catch (error) {
     const answeredAt = Date.now();
-    if (error instanceof APIError && error.status !== undefined) return { status: error.status, date: error.headers.get('date'), sentAt, answeredAt };
+    if (error instanceof APIError) return { status: error.status, date: error.headers.get('date'), sentAt, answeredAt };
     return { failure: error, sentAt, answeredAt };
   }
 }
@@ -209,7 +209,7 @@ async function read(client: Client): Promise<Answer> {
 function keyLine(answer: Answer, reached: boolean, options: DoctorOptions): Check {
   const call = `GET /api/v1${READ_PATH}`;
   if (answer.status === undefined) {
-    return reached ? fail('key', `no answer: ${describeFetchFailure(answer.failure, options.timeoutMs).replace(/^\[svc-sdk\] /, '')}`, 'raise --timeout, or try again: the service may be down') : skip('key', 'the service was not reached');
+    return reached ? fail('key', `no answer: ${describeFetchFailure(answer.failure, options.timeoutMs)}`, 'raise --timeout, or try again: the service may be down') : skip('key', 'the service was not reached');
   }
   const status = `${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
   if (answer.status >= 200 && answer.status < 300) return pass('key', `accepted (${call} answered ${status})`);
@@ -217,15 +217,6 @@ function keyLine(answer: Answer, reached: boolean, options: DoctorOptions): Chec
   if (answer.status === 403) return fail('key', `not allowed to read: ${call} answered 403`, 'ask for a key with read access');
   if (answer.status === 404) return fail('key', `${call} answered 404`, 'check SVC_BASE_URL: it is the service\'s base URL, without /api/v1 (the SDK appends it)');
   return fail('key', `${call} answered ${status}`, answer.status >= 500 ? 'the service is failing: try again later' : 'see the status');
-}
-
-/** `12 h`, `5 min`, `10 min 3 s`, `0.4 s`: a duration as the clock line says it. */
-function duration(ms: number): string {
-  const seconds = Math.abs(ms) / 1000;
-  if (seconds < 10) return `${Number(seconds.toFixed(1))} s`;
-  const whole = Math.round(seconds);
-  if (whole % 3600 === 0) return `${whole / 3600} h`;
-  return whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min${whole % 60 ? ` ${whole % 60} s` : ''}`;
 }
 
 /** This clock against the service's `Date` (whole seconds: its middle second is taken, ± the round trip). */
