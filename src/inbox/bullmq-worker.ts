@@ -8,6 +8,7 @@
 // BullMQ sets attempts and backoff per job, when it is added; here they are the worker's
 // (`process(on, { attempts, backoff })`), so a job is added with attempts it never spends and a
 // custom backoff, and the worker ends it with an UnrecoverableError on its last attempt.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Backoffs, DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type BackoffOptions, type ConnectionOptions, type Job, type MinimalJob, type WorkerOptions } from 'bullmq';
 import { readWebhookEvent, type WebhookEvent } from '../webhooks/events.js';
 import { deadLetterOf, type EntryData } from './bullmq-entries.js';
@@ -186,7 +187,7 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
   );
   worker.on('error', (error) => troubleLog.report(`[svc-sdk] inbox worker: ${messageOf(error)}`));
   worker.on('failed', (job, error) => {
-    if (!job || error?.name !== 'UnrecoverableError') return;
+    if (!job || error.name !== 'UnrecoverableError') return;
     // Dead without `on` having thrown it: its body edited, or its worker dead too often.
     if (!toldDead.has(error)) log.report(`[svc-sdk] inbox worker: delivery ${deliveryIdOf(job.id as string)} (${job.name}) is now a dead letter: ${deadLetterOf(job).lastError}`);
     if (!onDeadLetter) return;
@@ -199,9 +200,8 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
     }
   });
 
-  let closed = false;
-  let running = false;
-  let retry: { timer: ReturnType<typeof setTimeout>; wake: () => void } | undefined;
+  // Aborted by close(): it ends a wait for Redis at once (its timer with it).
+  const closed = new AbortController();
   let recheck: ReturnType<typeof setInterval> | undefined;
   // Runs once Redis passed the durability check. A Redis that cannot be reached yet (a worker
   // started while it restarts) is asked again, 1 s later and then up to every 30 s, until it
@@ -212,21 +212,18 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
         await parts.ready();
         break;
       } catch (error) {
-        if (parts.isRefusal(error) || closed) {
+        if (parts.isRefusal(error) || closed.signal.aborted) {
           warn(messageOf(error));
           throw error;
         }
         warn(`[svc-sdk] inbox worker: Redis could not be checked (${messageOf(error)}); trying again in ${waitMs / 1000} s`);
-        await new Promise<void>((wake) => (retry = { timer: setTimeout(wake, waitMs), wake }));
-        retry = undefined;
+        await sleep(waitMs, undefined, { signal: closed.signal }).catch(() => undefined);
       }
     }
-    if (closed) throw new Error('[svc-sdk] inbox worker: closed before it started');
-    running = true;
+    if (closed.signal.aborted) throw new Error('[svc-sdk] inbox worker: closed before it started');
     // Asked again while running: a policy switched to evicting keys is said (rate-limited). The
     // worker keeps draining what is stored: stopping would not keep those deliveries from eviction.
     recheck = setInterval(() => void parts.ready(true).catch((error: unknown) => troubleLog.report(messageOf(error))), parts.durabilityCheckMs);
-    recheck.unref();
     void worker.run().catch((error: unknown) => warn(`[svc-sdk] inbox worker stopped: ${messageOf(error)}`));
   })();
   // Awaited by ready(); a refusal is reported there and by the warning, not as an unhandled rejection.
@@ -234,15 +231,10 @@ export function startWorker(parts: WorkerInboxParts, on: BullmqInboxHandler, opt
 
   let closing: Promise<void> | undefined;
   const close = async () => {
-    closed = true;
-    if (retry) {
-      clearTimeout(retry.timer);
-      retry.wake();
-    }
+    closed.abort();
     clearInterval(recheck);
+    // BullMQ's close() resolves whatever Redis does (what fails is emitted as 'error'), for a worker that never ran as well.
     const stopping = worker.close();
-    // A worker that never ran has nothing to finish, nor any failure counted: closing it while Redis is down (BullMQ then rejects) is not a failure.
-    if (!running) return stopping.catch(() => undefined);
     const grace = setTimeout(() => {
       for (const run of runs) {
         run.controller.abort(new Error('[svc-sdk] inbox worker: closed, closeGraceMs passed: this delivery runs again on another worker'));

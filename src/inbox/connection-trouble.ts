@@ -19,12 +19,11 @@ export function describeConnection(connection: ConnectionOptions): string {
 function passwordOf(connection: ConnectionOptions): string | undefined {
   const options = connection as { url?: unknown; password?: unknown };
   if (typeof options.password === 'string' && options.password) return options.password;
-  if (typeof options.url !== 'string') return undefined;
   try {
-    const password = decodeURIComponent(new URL(options.url).password);
+    const password = decodeURIComponent(new URL(options.url as string).password);
     return password || undefined;
   } catch {
-    return undefined;
+    // No URL (`new URL(undefined)` throws as well), or one that does not parse: no password in it.
   }
 }
 

@@ -367,14 +367,19 @@ describe.skipIf(!hasRedis)('bullmqInbox when Redis goes away after it connected,
   }, 40_000);
 
   test('a worker closed while it waits for Redis stops at once, and never runs', async () => {
-    const inbox = await connectedThenDown('closed-while-down');
+    const lines: string[] = [];
+    const inbox = await connectedThenDown('closed-while-down', (line) => void lines.push(line));
     const worker = inbox.process(() => {});
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Closed in its second wait (2 s): the wait ends with the close, not when its timer would have.
+      await until(() => lines.some((line) => /inbox worker: Redis could not be checked .*; trying again in 2 s/.test(line)), 5000);
       const closing = Date.now();
       await worker.close();
       await expect(worker.ready()).rejects.toThrow();
-      expect(Date.now() - closing).toBeLessThan(1000);
+      expect(Date.now() - closing).toBeLessThan(500);
+      // Its connections' trouble meanwhile: one line, and what was counted said at the close, though it never ran.
+      expect(lines.filter((line) => /^\[svc-sdk\] inbox worker: connect ECONNREFUSED/.test(line))).toHaveLength(1);
+      expect(lines.at(-1)).toMatch(/^\[svc-sdk\] inbox worker: \d+ more failures? in the last 10 s, not shown \(failureLogIntervalMs\)$/);
     } finally {
       // Closed once reconnected: BullMQ's own close() sends QUIT, which fails fast while Redis is down.
       await redis.restart();

@@ -6,10 +6,10 @@
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { bullmqInbox, createInboxDashboard, serveInboxDashboard, type BullmqInbox } from '../../src/inbox/index.js';
-import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
-import { entry } from './support.js';
+import { onRedisInbox } from './on-redis.js';
+import { hasRedis, reportMissingRedis } from './redis.js';
 
 reportMissingRedis();
 
@@ -85,22 +85,11 @@ async function mount(inbox: BullmqInbox, framework: 'express' | 'hono' | 'fastif
 const baseHrefOf = (html: string) => /<base href="([^"]*)"/.exec(html)?.[1];
 
 describe.skipIf(!hasRedis)('the inbox dashboard on the wire: its refusals and its base path, in every framework', () => {
-  let redis: TestRedis;
-  let inbox: BullmqInbox;
-  beforeAll(async () => {
-    redis = await startTestRedis([]);
-    inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'wire', warn: () => {}, acceptNoPersistence: true });
-    await inbox.put(entry('w1'));
-  });
-  afterAll(async () => {
-    await inbox?.close();
-    await redis?.stop();
-    redis?.remove();
-  });
+  const wire = onRedisInbox('wire', 'w1');
 
   for (const framework of ['express', 'hono', 'fastify'] as const) {
     test(`${framework}: no, a bare or a wrong credential gets the same 401 (plain text, a Basic challenge); a change gets a JSON 403`, async () => {
-      const dashboard = await mount(inbox, framework, '/ops/inbox', '/ops/inbox');
+      const dashboard = await mount(wire.inbox, framework, '/ops/inbox', '/ops/inbox');
       try {
         const unauthorized = { status: 401, contentType: 'text/plain; charset=utf-8', challenge: CHALLENGE, body: SIGN_IN };
         for (const authorization of [undefined, '', 'Bearer', 'Basic', 'Bearer ', `Basic ${Buffer.from(`ops:${CREDENTIAL}x`).toString('base64')}`]) {
@@ -123,7 +112,7 @@ describe.skipIf(!hasRedis)('the inbox dashboard on the wire: its refusals and it
 
     test(`${framework}: a basePath with a trailing slash (or several) is the same dashboard: its page's <base href>, and replay still passes`, async () => {
       for (const basePath of ['/ops/inbox/', '/ops/inbox///']) {
-        const dashboard = await mount(inbox, framework, '/ops/inbox', basePath, true);
+        const dashboard = await mount(wire.inbox, framework, '/ops/inbox', basePath, true);
         try {
           const page = await dashboard.ask(framework === 'hono' ? '/ops/inbox' : '/ops/inbox/', { authorization: TOKEN });
           expect([page.status, baseHrefOf(page.body)], `basePath ${basePath}`).toEqual([200, '/ops/inbox/']);
@@ -136,14 +125,14 @@ describe.skipIf(!hasRedis)('the inbox dashboard on the wire: its refusals and it
           await dashboard.close();
         }
       }
-      expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+      expect(await wire.inbox.stats()).toMatchObject({ waiting: 1 });
     });
   }
 
   test('mounted at the root, with basePath / or none: the page is based at /', async () => {
     for (const framework of ['express', 'hono', 'fastify'] as const) {
       for (const basePath of ['/', undefined]) {
-        const dashboard = await mount(inbox, framework, '/', basePath, true);
+        const dashboard = await mount(wire.inbox, framework, '/', basePath, true);
         try {
           const page = await dashboard.ask('/', { authorization: TOKEN });
           expect([page.status, baseHrefOf(page.body)], `${framework}, basePath ${String(basePath)}`).toEqual([200, '/']);
@@ -156,12 +145,12 @@ describe.skipIf(!hasRedis)('the inbox dashboard on the wire: its refusals and it
   });
 
   test('options left out (a JavaScript caller): refused with what is missing, not a TypeError of its own', async () => {
-    await expect(createInboxDashboard(inbox, undefined as never)).rejects.toThrow(/^\[svc-sdk\] createInboxDashboard: credential must be a secret of at least 16 characters/);
+    await expect(createInboxDashboard(wire.inbox, undefined as never)).rejects.toThrow(/^\[svc-sdk\] createInboxDashboard: credential must be a secret of at least 16 characters/);
   });
 
   test('an entry whose stored body is not a delivery (edited by hand) is listed with its body as stored', async () => {
-    const raw = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'wire-raw', warn: () => {}, acceptNoPersistence: true });
-    const queue = new Queue('wire-raw', { connection: { host: '127.0.0.1', port: redis.port } });
+    const raw = bullmqInbox({ connection: { host: '127.0.0.1', port: wire.redis.port }, queue: 'wire-raw', warn: () => {}, acceptNoPersistence: true });
+    const queue = new Queue('wire-raw', { connection: { host: '127.0.0.1', port: wire.redis.port } });
     try {
       await queue.add('document.uploaded', { body: 'not a delivery {', receivedAt: Date.UTC(2026, 0, 2) }, { jobId: 'd_hand_1' });
       const dashboard = await mount(raw, 'hono', '/ops', '/ops');
@@ -176,12 +165,12 @@ describe.skipIf(!hasRedis)('the inbox dashboard on the wire: its refusals and it
 
   test('a basePath that does not start with / is refused, saying what it got', async () => {
     for (const basePath of ['ops/inbox', '', ' /ops']) {
-      await expect(createInboxDashboard(inbox, { framework: 'hono', basePath, credential: CREDENTIAL })).rejects.toThrow(`[svc-sdk] createInboxDashboard: basePath must start with / (got ${JSON.stringify(basePath)})`);
+      await expect(createInboxDashboard(wire.inbox, { framework: 'hono', basePath, credential: CREDENTIAL })).rejects.toThrow(`[svc-sdk] createInboxDashboard: basePath must start with / (got ${JSON.stringify(basePath)})`);
     }
   });
 
   test('served alone: the same 401 and 403, a plain-text 404 off its routes', async () => {
-    const served = await serveInboxDashboard(inbox, { credential: CREDENTIAL });
+    const served = await serveInboxDashboard(wire.inbox, { credential: CREDENTIAL });
     try {
       expect(await fromResponse(await fetch(`${served.url}api/queues`))).toEqual({ status: 401, contentType: 'text/plain; charset=utf-8', challenge: CHALLENGE, body: SIGN_IN });
       const refused = await fromResponse(await fetch(`${served.url}api/queues/wire/add`, { method: 'POST', headers: { authorization: TOKEN } }));
@@ -197,10 +186,10 @@ describe.skipIf(!hasRedis)('the inbox dashboard on the wire: its refusals and it
   });
 
   test('served alone: a port already taken is a rejection of serveInboxDashboard, and close() ends a request still arriving', async () => {
-    const first = await serveInboxDashboard(inbox, { credential: CREDENTIAL });
+    const first = await serveInboxDashboard(wire.inbox, { credential: CREDENTIAL });
     try {
       const port = Number(new URL(first.url).port);
-      await expect(serveInboxDashboard(inbox, { credential: CREDENTIAL, port })).rejects.toThrow(/EADDRINUSE/);
+      await expect(serveInboxDashboard(wire.inbox, { credential: CREDENTIAL, port })).rejects.toThrow(/EADDRINUSE/);
       // A client that sent half its request: close() does not wait for the rest (Node's headers timeout is a minute).
       const socket = connect(port, '127.0.0.1');
       await new Promise<void>((resolve) => socket.once('connect', resolve));

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bullmqInbox, createInboxDashboard, serveInboxDashboard, type BullmqInbox } from '../../src/inbox/index.js';
 import { freePort } from '../webhooks/redis-server.js';
+import { onRedisInbox } from './on-redis.js';
 import { hasRedis, reportMissingRedis, startTestRedis, type TestRedis } from './redis.js';
 import { entry, until } from './support.js';
 
@@ -161,36 +162,25 @@ describe.skipIf(!hasRedis || !canBrowse)('the inbox dashboard in headless Chromi
 });
 
 describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every framework', () => {
-  let redis: TestRedis;
-  let inbox: BullmqInbox;
-  beforeAll(async () => {
-    redis = await startTestRedis([]);
-    inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue: 'board2', warn: () => {}, acceptNoPersistence: true });
-    await inbox.put(entry('x1'));
-  });
-  afterAll(async () => {
-    await inbox?.close();
-    await redis?.stop();
-    redis?.remove();
-  });
+  const board = onRedisInbox('board2', 'x1');
 
   test('a missing or short credential, a basePath without /, an unknown framework, not an inbox: refused when made', async () => {
-    await expect(createInboxDashboard(inbox, { framework: 'express', credential: '' })).rejects.toThrow(/credential must be a secret of at least 16 characters/);
+    await expect(createInboxDashboard(board.inbox, { framework: 'express', credential: '' })).rejects.toThrow(/credential must be a secret of at least 16 characters/);
     // 15 characters, or something with a length of 16 that is not text: refused; 16 characters: accepted.
     for (const credential of ['c'.repeat(15), Array.from({ length: 16 }, () => 'c') as never]) {
-      await expect(createInboxDashboard(inbox, { framework: 'express', credential })).rejects.toThrow(/credential must be a secret of at least 16 characters/);
+      await expect(createInboxDashboard(board.inbox, { framework: 'express', credential })).rejects.toThrow(/credential must be a secret of at least 16 characters/);
     }
-    await expect(createInboxDashboard(inbox, { framework: 'express', credential: 'c'.repeat(16) })).resolves.toBeTypeOf('function');
-    await expect(createInboxDashboard(inbox, { framework: 'express', credential: CREDENTIAL, basePath: 'admin' })).rejects.toThrow(/basePath must start with \//);
-    await expect(createInboxDashboard(inbox, { framework: 'koa' as never, credential: CREDENTIAL })).rejects.toThrow(/framework must be express, fastify or hono/);
+    await expect(createInboxDashboard(board.inbox, { framework: 'express', credential: 'c'.repeat(16) })).resolves.toBeTypeOf('function');
+    await expect(createInboxDashboard(board.inbox, { framework: 'express', credential: CREDENTIAL, basePath: 'admin' })).rejects.toThrow(/basePath must start with \//);
+    await expect(createInboxDashboard(board.inbox, { framework: 'koa' as never, credential: CREDENTIAL })).rejects.toThrow(/framework must be express, fastify or hono/);
     await expect(createInboxDashboard({} as BullmqInbox, { framework: 'express', credential: CREDENTIAL })).rejects.toThrow(/pass the inbox bullmqInbox\(\) made/);
   });
 
   test('express: which credentials sign in, which methods and routes pass, read-only or replaying; the entries named by kind and delivery_id', async () => {
     const express = (await import('express')).default;
     const app = express();
-    app.use('/ro', await createInboxDashboard(inbox, { framework: 'express', basePath: '/ro/', credential: CREDENTIAL }));
-    app.use('/rw', await createInboxDashboard(inbox, { framework: 'express', basePath: '/rw', credential: CREDENTIAL, allowReplay: true }));
+    app.use('/ro', await createInboxDashboard(board.inbox, { framework: 'express', basePath: '/ro/', credential: CREDENTIAL }));
+    app.use('/rw', await createInboxDashboard(board.inbox, { framework: 'express', basePath: '/rw', credential: CREDENTIAL, allowReplay: true }));
     const server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -228,7 +218,7 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
         expect(answer.status).toBe(403);
         expect(await answer.json()).toEqual({ error: 'this dashboard replays dead letters only' });
       }
-      expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+      expect(await board.inbox.stats()).toMatchObject({ waiting: 1 });
       // Each entry: its kind and delivery_id as its name, its body read as the delivery, when it was stored.
       const listed = (await (await ask('/ro/api/queues?activeQueue=board2&status=waiting&page=1', token)).json()) as { queues: Array<{ name: string; jobs: Array<{ name: string; data: { delivery: { delivery_id: string }; receivedAt: string } }> }> };
       const [job] = listed.queues.find((queue) => queue.name === 'board2')?.jobs ?? [];
@@ -246,7 +236,7 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
 
   test('served alone on a host and port of one\'s own: its URL (IPv6 in brackets), the credential and read-only rule, 404 off its routes, and close() ends it', async () => {
     const port = await freePort();
-    const served = await serveInboxDashboard(inbox, { credential: CREDENTIAL, host: '::1', port });
+    const served = await serveInboxDashboard(board.inbox, { credential: CREDENTIAL, host: '::1', port });
     const token = { authorization: `Bearer ${CREDENTIAL}` };
     try {
       expect(served.url).toBe(`http://[::1]:${port}/`);
@@ -266,7 +256,7 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
     const { Hono } = await import('hono');
     type HonoApp = InstanceType<typeof Hono>;
     const app = new Hono();
-    app.route('/ops/inbox', (await createInboxDashboard(inbox, { framework: 'hono', basePath: '/ops/inbox', credential: CREDENTIAL })) as unknown as HonoApp);
+    app.route('/ops/inbox', (await createInboxDashboard(board.inbox, { framework: 'hono', basePath: '/ops/inbox', credential: CREDENTIAL })) as unknown as HonoApp);
     expect((await app.request('/ops/inbox/api/queues')).status).toBe(401);
     const listed = await app.request('/ops/inbox/api/queues?activeQueue=board2&status=waiting&page=1', { headers: { authorization: `Bearer ${CREDENTIAL}` } });
     expect(listed.status).toBe(200);
@@ -274,7 +264,7 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
     expect((await app.request('/ops/inbox/api/queues/board2/empty', { method: 'PUT', headers: { authorization: `Bearer ${CREDENTIAL}` } })).status).toBe(403);
 
     const fastify = (await import('fastify')).default();
-    await fastify.register(await createInboxDashboard(inbox, { framework: 'fastify', basePath: '/ops/inbox', credential: CREDENTIAL }), { prefix: '/ops/inbox' });
+    await fastify.register(await createInboxDashboard(board.inbox, { framework: 'fastify', basePath: '/ops/inbox', credential: CREDENTIAL }), { prefix: '/ops/inbox' });
     try {
       expect((await fastify.inject({ method: 'GET', url: '/ops/inbox/api/queues' })).statusCode).toBe(401);
       const basic = { authorization: `Basic ${Buffer.from(`anyone:${CREDENTIAL}`).toString('base64')}` };
@@ -283,7 +273,7 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
     } finally {
       await fastify.close();
     }
-    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+    expect(await board.inbox.stats()).toMatchObject({ waiting: 1 });
   });
 
   test('hono and fastify replaying, under a base path and at the root: the retry routes pass, other changes do not', async () => {
@@ -292,12 +282,12 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
     type HonoApp = InstanceType<typeof Hono>;
     for (const base of ['/ops/inbox', '/']) {
       const app = new Hono();
-      app.route(base, (await createInboxDashboard(inbox, { framework: 'hono', basePath: base, credential: CREDENTIAL, allowReplay: true })) as unknown as HonoApp);
+      app.route(base, (await createInboxDashboard(board.inbox, { framework: 'hono', basePath: base, credential: CREDENTIAL, allowReplay: true })) as unknown as HonoApp);
       const at = (path: string) => `${base === '/' ? '' : base}${path}`;
       expect((await app.request(at('/api/queues/board2/retry/failed'), { method: 'PUT', headers: token })).status, `hono at ${base}`).not.toBe(403);
       expect((await app.request(at('/api/queues/board2/clean/failed'), { method: 'PUT', headers: token })).status, `hono at ${base}`).toBe(403);
       const fastify = (await import('fastify')).default();
-      const plugin = await createInboxDashboard(inbox, { framework: 'fastify', basePath: base, credential: CREDENTIAL, allowReplay: true });
+      const plugin = await createInboxDashboard(board.inbox, { framework: 'fastify', basePath: base, credential: CREDENTIAL, allowReplay: true });
       await fastify.register(plugin, base === '/' ? {} : { prefix: base });
       try {
         expect((await fastify.inject({ method: 'PUT', url: at('/api/queues/board2/retry/failed'), headers: token })).statusCode, `fastify at ${base}`).not.toBe(403);
@@ -306,6 +296,6 @@ describe.skipIf(!hasRedis)('createInboxDashboard: what it refuses, in every fram
         await fastify.close();
       }
     }
-    expect(await inbox.stats()).toMatchObject({ waiting: 1 });
+    expect(await board.inbox.stats()).toMatchObject({ waiting: 1 });
   });
 });

@@ -1,10 +1,12 @@
 // The set-up the inbox's redis-server tests share: one real redis-server per describe block, an
 // admin client on it, and `open()` for an inbox on a queue of its own (so tests never see each
-// other's deliveries), every inbox and worker a test opened closed after it.
+// other's deliveries), every inbox and worker a test opened closed after it; or, for the dashboard's
+// tests, one inbox with one entry that the whole block shares (onRedisInbox).
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { bullmqInbox, type BullmqInbox } from '../../src/inbox/index.js';
 import { startTestRedis, type TestRedis } from './redis.js';
+import { entry } from './support.js';
 
 /** What `onTestRedis` gives a describe block. */
 export interface InboxOnRedis {
@@ -59,6 +61,42 @@ export function onTestRedis({ args = ['--appendonly', 'yes'], queuePrefix = 'q',
       if (options.queue !== undefined) queue = options.queue;
       opened.push(inbox);
       return inbox;
+    },
+  };
+}
+
+/** What `onRedisInbox` gives a describe block. */
+export interface OneInboxOnRedis {
+  /** The redis-server (started before the block's first test). */
+  readonly redis: TestRedis;
+  /** The block's one inbox, on the queue it was named, holding the one entry from the start. */
+  readonly inbox: BullmqInbox;
+}
+
+/**
+ * For the enclosing describe block (call it there): a redis-server without persistence, one inbox on
+ * `queue` (quiet, `acceptNoPersistence`: the dashboard's tests are not about durability) holding
+ * `entry(deliveryId)`, shared by the block's tests and closed, with the server, after the last.
+ */
+export function onRedisInbox(queue: string, deliveryId: string): OneInboxOnRedis {
+  let redis: TestRedis | undefined;
+  let inbox: BullmqInbox | undefined;
+  beforeAll(async () => {
+    redis = await startTestRedis([]);
+    inbox = bullmqInbox({ connection: { host: '127.0.0.1', port: redis.port }, queue, warn: () => {}, acceptNoPersistence: true });
+    await inbox.put(entry(deliveryId));
+  });
+  afterAll(async () => {
+    await inbox?.close();
+    await redis?.stop();
+    redis?.remove();
+  });
+  return {
+    get redis() {
+      return redis!;
+    },
+    get inbox() {
+      return inbox!;
     },
   };
 }

@@ -122,6 +122,35 @@ describe('failureLog(warn, intervalMs)', () => {
     expect(lines).toHaveLength(4);
   });
 
+  test('a flush starts an interval: a failure after it is said an interval after the flush\'s line, not when the earlier count was due', () => {
+    vi.useFakeTimers();
+    const lines: string[] = [];
+    const log = failureLog((line) => void lines.push(line), 10_000);
+    log.report('first');
+    vi.advanceTimersByTime(1);
+    log.report('counted, due at 10 s');
+    vi.advanceTimersByTime(4_999);
+    log.flush();
+    expect(lines).toEqual(['first', '[svc-sdk] inbox worker: 1 more failure in the last 10 s, not shown (failureLogIntervalMs)']);
+    log.report('counted after the flush');
+    vi.advanceTimersByTime(5_000);
+    expect(lines).toHaveLength(2);
+    vi.advanceTimersByTime(5_000);
+    expect(lines).toHaveLength(3);
+  });
+
+  test('the timer that says the count later never keeps a process alive', () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const lines: string[] = [];
+    const log = failureLog((line) => void lines.push(line), 60_000);
+    const before = timers();
+    log.report('said');
+    log.report('counted');
+    expect(timers()).toBe(before);
+    log.flush();
+    expect(lines).toHaveLength(2);
+  });
+
   test('interval 0 writes every line; a warn that throws changes nothing', () => {
     const lines: string[] = [];
     const log = failureLog((line) => void lines.push(line), 0);
@@ -200,6 +229,15 @@ describe('Redis trouble, explained and redacted', () => {
     expect(error.cause).toBe(refused);
     // And a later failure of another kind is explained by that refusal.
     await expect(watch.bounded('stats', () => Promise.reject(new Error('Stream isn\'t writeable')))).rejects.toThrow(/cannot reach Redis/);
+  });
+
+  test('watchTrouble.bounded: an operation that answered or failed leaves no deadline timer keeping the process alive', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const watch = watchTrouble({ host: 'h', port: 1 }, 60_000);
+    const before = timers();
+    expect(await watch.bounded('stats', async () => 7)).toBe(7);
+    await expect(watch.bounded('stats', () => Promise.reject(new Error('ERR x')))).rejects.toThrow('[svc-sdk] inbox stats: ERR x');
+    expect(timers()).toBe(before);
   });
 });
 

@@ -345,6 +345,52 @@ describe.skipIf(!hasRedis)('inbox workers on a real redis-server', () => {
     expect((await infoCalls()) - before).toBe(1);
   });
 
+  test('each running worker asks Redis again every durabilityCheckMs itself, not served by the check its inbox last cached', async () => {
+    // Three workers of one inbox (as a receiver and its workers share one in a process): the inbox's
+    // cache of a passed check would let them ask once per durabilityCheckMs between them.
+    const inbox = open({ durabilityCheckMs: 200 });
+    const workers = [1, 2, 3].map(() => inbox.process(() => {}));
+    opened.push(...workers);
+    await Promise.all(workers.map((worker) => worker.ready()));
+    const infoCalls = async () => Number(/cmdstat_info:calls=(\d+)/.exec(await inboxes.admin.info('commandstats'))?.[1] ?? 0);
+    const before = await infoCalls();
+    const from = Date.now();
+    await sleep(2000);
+    const asked = (await infoCalls()) - before - 1;
+    // Each on its own interval: about 3 per 200 ms. Served from the cache, at most 1 per 200 ms (and one).
+    expect(asked).toBeGreaterThan((Date.now() - from) / 200 + 2);
+  });
+
+  test('a closed worker leaves no timer behind (its close grace, its checks): a process that closes its workers can exit', async () => {
+    const inbox = open({ durabilityCheckMs: 100 });
+    await inbox.put(entry('then-closed'));
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const seen: string[] = [];
+    const worker = inbox.process((event) => void seen.push(event.delivery_id));
+    await until(() => seen.length === 1);
+    await worker.close();
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
+  test('a worker refused by its Redis, whose ready() nobody awaits, says so and is no unhandled rejection (which ends a Node process)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const lines: string[] = [];
+      const inbox = open({ warn: (line) => void lines.push(line) });
+      await inboxes.admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      opened.push(inbox.process(() => {}));
+      await until(() => lines.some((line) => /maxmemory-policy allkeys-lru/.test(line)));
+      await sleep(100);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await inboxes.admin.config('SET', 'maxmemory-policy', 'noeviction');
+    }
+  });
+
   test('a worker closed right after it was made never runs: ready() says it was closed before it started', async () => {
     const inbox = open();
     await inbox.put(entry('never-run'));
