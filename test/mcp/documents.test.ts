@@ -1,10 +1,11 @@
 // room_documents_upload's edges: the size cap (refused before reading), a folder with nothing
 // sendable, long listings, a link retargeted between preview and commit, a special file.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
 import { MAX_UPLOAD_BYTES } from '../../packages/mcp/src/tools/documents.js';
 import { connected, structured, tempDir, text } from './support.js';
 
@@ -25,9 +26,21 @@ describe('room_documents_upload', () => {
     const result = await upload(t, ['small.txt', 'huge.bin']);
     expect(text(result)).toMatch(new RegExp(`more than ${MAX_UPLOAD_BYTES} bytes in all \\(at ".*huge\\.bin"\\), over what one call sends`));
     expect(process.memoryUsage().rss - started).toBeLessThan(MAX_UPLOAD_BYTES / 2);
-    // Exactly the cap passes the count (only counted here, on the sparse file: its bytes are zeros).
     expect(MAX_UPLOAD_BYTES).toBe(256 * 1024 * 1024);
     await t.close();
+  });
+
+  it('exactly MAX_UPLOAD_BYTES in all passes the preview (a sparse file one byte short, and one byte)', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'small.txt'), 'x');
+    writeFileSync(join(root, 'huge.bin'), '');
+    truncateSync(join(root, 'huge.bin'), MAX_UPLOAD_BYTES - 1);
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const result = await upload(t, ['small.txt', 'huge.bin']);
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(structured(result).preview.total_bytes).toBe(MAX_UPLOAD_BYTES);
+    await t.close();
+    rmSync(root, { recursive: true });
   });
 
   it('a folder holding only what the policy leaves out: nothing to upload, saying why', async () => {
@@ -38,6 +51,15 @@ describe('room_documents_upload', () => {
     expect(text(await upload(t, ['d']))).toMatch(/nothing to upload \(1 file\(s\) left out: ".*\.env" is an \.env file/);
     mkdirSync(join(root, 'empty'));
     expect(text(await upload(t, ['empty']))).toMatch(/paths: nothing to upload$/);
+    await t.close();
+  });
+
+  it('a credential folder named itself is refused outright as a folder (not left out file by file), nothing read', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, '.ssh'));
+    writeFileSync(join(root, '.ssh', 'notes.txt'), 'x');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    expect(text(await upload(t, ['.ssh']))).toMatch(/^\[svc-sdk\] room_documents_upload: paths: "[^"]*\/\.ssh\/" is an SSH folder \(\.ssh\) \(upload rule "ssh"\): not sent\./);
     await t.close();
   });
 
@@ -68,12 +90,108 @@ describe('room_documents_upload', () => {
     t.client.documents.uploadMany = ((room: number, inputs: { file: File }[], options: object) => (types.push(...inputs.map((input) => input.file.type)), uploadMany(room, inputs as never, options as never))) as never;
     const shown = structured(await upload(t, ['a.txt', 'b.zzq'], { room_id: roomId }));
     expect(shown.preview.operation).toBe('documents.uploadMany');
+    expect(shown.preview.excluded).toEqual([]);
     expect(shown.next_step).toMatch(new RegExp(`^To upload "a\\.txt", "b\\.zzq" to room ${roomId}, show this preview`));
     const progress: number[] = [];
     const commit = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { room_id: roomId, paths: ['a.txt', 'b.zzq'], commit_token: shown.commit_token } }, { onprogress: (update) => progress.push(update.progress) });
     expect(structured(commit).result.uploaded.map((file: { path: string }) => file.path).sort()).toEqual([join(root, 'a.txt'), join(root, 'b.zzq')]);
     expect(types).toEqual(['text/plain', '']);
     expect(progress.length).toBeGreaterThan(0);
+    await t.close();
+  });
+
+  it('progress is the bytes sent of the run\'s bytes with "n/m files", at most every 100 ms, and always when the last file settles', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a.txt'), 'alpha');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const { id: roomId } = await t.client.rooms.create({ name: 'R', room_type: 'company_investment' });
+    // The tool's onProgress driven at known times (the reporter reads Date.now once per call); the real run then reports nothing.
+    const uploadMany = t.client.documents.uploadMany.bind(t.client.documents);
+    t.client.documents.uploadMany = ((room: number, inputs: never, { onProgress, ...options }: { onProgress: (progress: object) => void }) => {
+      const at = (now: number, filesDone: number, bytesDone: number) => {
+        vi.spyOn(Date, 'now').mockReturnValueOnce(now);
+        onProgress({ filesDone, filesTotal: 3, bytesDone, bytesSkipped: 0, bytesTotal: 30, bytesPerSecond: 0, elapsedMs: 0 });
+      };
+      at(1_000, 0, 0);
+      at(1_099, 0, 5); // 99 ms after the last sent: held back
+      at(1_100, 1, 10); // 100 ms after: sent
+      at(1_150, 2, 20);
+      at(1_150, 3, 30); // the last file settled: sent at once
+      vi.restoreAllMocks();
+      return uploadMany(room, inputs, options as never);
+    }) as never;
+    const args = { room_id: roomId, paths: ['a.txt'] };
+    const shown = structured(await t.mcp.callTool({ name: 'room_documents_upload', arguments: args }));
+    const progress: object[] = [];
+    const commit = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { ...args, commit_token: shown.commit_token } }, { onprogress: (update) => progress.push(update) });
+    expect(commit.isError).toBeFalsy();
+    expect(progress).toEqual([
+      { progress: 0, total: 30, message: '0/3 files' },
+      { progress: 10, total: 30, message: '1/3 files' },
+      { progress: 30, total: 30, message: '3/3 files' },
+    ]);
+    await t.close();
+  });
+
+  it("each entry's sha256: a file's own SHA-256; a folder's over each file's name, size and SHA-256 in listing order", async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'd', 'sub'), { recursive: true });
+    writeFileSync(join(root, 'd', 'one.txt'), 'first');
+    writeFileSync(join(root, 'd', 'sub', 'two.txt'), 'second!');
+    writeFileSync(join(root, 'single.txt'), 'alone');
+    const sha256 = (data: string) => createHash('sha256').update(data).digest('hex');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const { preview } = structured(await upload(t, ['d', 'single.txt']));
+    const inFolder = (preview.files as { path: string; bytes: number; sha256: string }[]).filter((file) => file.path.startsWith(join(root, 'd')));
+    expect(inFolder.map((file) => file.path).sort()).toEqual([join(root, 'd', 'one.txt'), join(root, 'd', 'sub', 'two.txt')]);
+    const lines = inFolder.map((file) => `${file.path.slice(join(root, 'd').length + 1)}\0${file.bytes}\0${file.sha256}\n`).join('');
+    expect(preview.entries).toEqual([
+      { path: join(root, 'd'), kind: 'folder', files: 2, bytes: 12, sha256: sha256(lines) },
+      { path: join(root, 'single.txt'), kind: 'file', files: 1, bytes: 5, sha256: sha256('alone') },
+    ]);
+    await t.close();
+  });
+
+  it.runIf(process.platform === 'linux')('a preview and its commit leave no file open: every path and file is read through a handle closed after', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'd'));
+    for (let index = 0; index < 30; index++) writeFileSync(join(root, 'd', `f${index}.txt`), `${index}`);
+    const singles = Array.from({ length: 15 }, (_, index) => `s${index}.txt`);
+    for (const name of singles) writeFileSync(join(root, name), name);
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const { id: roomId } = await t.client.rooms.create({ name: 'R', room_type: 'company_investment' });
+    const descriptors = () => readdirSync('/proc/self/fd').length;
+    const before = descriptors();
+    // 16 paths opened, 45 files read, at the preview and again at the commit.
+    const args = { room_id: roomId, paths: ['d', ...singles] };
+    const shown = structured(await t.mcp.callTool({ name: 'room_documents_upload', arguments: args }));
+    expect(descriptors() - before).toBeLessThan(8);
+    const commit = await t.mcp.callTool({ name: 'room_documents_upload', arguments: { ...args, commit_token: shown.commit_token } });
+    expect(structured(commit).result.uploaded).toHaveLength(45);
+    expect(descriptors() - before).toBeLessThan(8);
+    await t.close();
+  });
+
+  it('a folder\'s manifest is one file per room and folder in the state folder: a folder of the same names and bytes is a run of its own', async () => {
+    const root = tempDir();
+    for (const folder of ['a', 'b']) {
+      mkdirSync(join(root, folder));
+      writeFileSync(join(root, folder, 'memo.txt'), 'same memo');
+    }
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    const rooms = [await t.client.rooms.create({ name: 'A', room_type: 'company_investment' }), await t.client.rooms.create({ name: 'B', room_type: 'company_investment' })];
+    const commit = async (roomId: number, folder: string) => {
+      const args = { room_id: roomId, paths: [folder] };
+      const shown = structured(await t.mcp.callTool({ name: 'room_documents_upload', arguments: args }));
+      return structured(await t.mcp.callTool({ name: 'room_documents_upload', arguments: { ...args, commit_token: shown.commit_token } })).result;
+    };
+    expect((await commit(rooms[0]!.id, 'a')).uploaded).toHaveLength(1);
+    expect((await commit(rooms[0]!.id, 'b'))).toMatchObject({ uploaded: [{ path: join(root, 'b', 'memo.txt') }], skipped: [] });
+    expect((await commit(rooms[1]!.id, 'a')).uploaded).toHaveLength(1);
+    expect((await commit(rooms[0]!.id, 'a'))).toMatchObject({ uploaded: [], skipped: [join(root, 'a', 'memo.txt')] });
+    const manifests = readdirSync(join(t.stateDir, 'upload-manifests'));
+    expect(manifests).toHaveLength(3);
+    for (const name of manifests) expect(name).toMatch(/^[0-9a-f]{32}\.jsonl$/);
     await t.close();
   });
 
@@ -176,6 +294,7 @@ describe('room_documents_upload', () => {
     expect((await upload(t, ['one.txt'])).isError).toBeFalsy();
     expect(text(await upload(t, ['two.txt']))).toMatch(/does not exist/);
     expect((await upload(t, [join(second, 'two.txt')])).isError).toBeFalsy();
+    expect(text(await upload(t, ['/etc/hostname']))).toContain(`is outside the folders this server may upload from (${first}, ${second}): move it there`);
     await t.close();
   });
 });

@@ -19,7 +19,7 @@ import {
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, SvcError } from 'svc-sdk';
+import { Client } from 'svc-sdk';
 import type { ActionLedger } from 'svc-sdk/actions';
 import { identifyApiKey, VERSION } from 'svc-sdk/internal';
 import { withinBudget } from './budget.js';
@@ -349,10 +349,9 @@ function refused(tool: string, refusal: CommitRefusal): CallToolResult {
   return errorResult(`[svc-sdk] ${tool}: refused, nothing was changed: ${REFUSALS[refusal]}`);
 }
 
-/** A tool error the model can read: the SDK's own message (it names the request, never the key), redacted; anything else stays generic. */
+/** A tool error the model can read, redacted: a refusal as it is; anything else as failed with its message (the SDK's name the request, never the key). */
 function failure(tool: string, error: unknown, secrets: SecretFiles): CallToolResult {
   if (error instanceof ToolRefusal) return errorResult(secrets.redact(`[svc-sdk] ${tool}: ${error.message}`));
-  if (error instanceof SvcError) return errorResult(secrets.redact(`[svc-sdk] ${tool} failed: ${error.message}`));
   return errorResult(secrets.redact(`[svc-sdk] ${tool} failed: ${error instanceof Error ? error.message : String(error)}`));
 }
 

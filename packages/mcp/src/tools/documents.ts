@@ -175,7 +175,8 @@ async function filesOf(path: string, { policy }: ToolContext): Promise<{ kind: '
   if (!isFolder) return { kind: 'file', files: [{ path, name: basename(path) }], excluded: [] };
   const files: { path: string; name: string }[] = [];
   const excluded: UploadPreview['excluded'] = [];
-  for (const listed of await listFiles(path, [])) {
+  // No manifest to leave out of the listing: this tool's manifests live in the state folder, not in the folders it sends.
+  for (const listed of await listFiles(path, undefined)) {
     const absolute = join(path, listed.path);
     if ('error' in listed) {
       excluded.push({ path: absolute, rule: 'unreadable', message: `"${absolute}" cannot be read or named: ${listed.error instanceof Error ? listed.error.message : String(listed.error)}` });
@@ -197,7 +198,8 @@ async function readChecked(path: string, budget?: { left: number }): Promise<{ s
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    const what = `"${path}" cannot be opened (${(error as { code?: string }).code ?? 'error'})`;
+    // open() rejects with Node's system errors only, and each has a code (ENOENT, ELOOP, EACCES, ENXIO, ...).
+    const what = `"${path}" cannot be opened (${(error as NodeJS.ErrnoException).code})`;
     // In a preview (with a budget) it is a file that cannot be sent; at commit, a file that changed.
     throw budget === undefined ? changed(what) : new ToolRefusal(`paths: ${what}: fix its permissions or leave it out`);
   }
@@ -249,16 +251,17 @@ function manifestPath({ stateDir }: ToolContext, roomId: number, folder: string)
   return join(stateDir, 'upload-manifests', `${key}.jsonl`);
 }
 
-/** An `onProgress` that forwards bytes (or files, when the bytes are unknown) as MCP progress, at most every 100 ms. */
+/**
+ * An `onProgress` that forwards the bytes sent as MCP progress, at most every 100 ms (the last file's settling always).
+ * The commit hands the SDK arrays of Files, whose count and sizes it knows before the run starts: both totals are there.
+ */
 function progressReporter(context: ToolContext): (progress: UploadManyProgress) => void {
   let last = 0;
   return (progress) => {
     const now = Date.now();
-    const done = progress.filesDone === progress.filesTotal;
-    if (!done && now - last < 100) return;
+    if (progress.filesDone !== progress.filesTotal && now - last < 100) return;
     last = now;
-    const bytes = progress.bytesTotal !== undefined;
-    void context.progress(bytes ? progress.bytesDone : progress.filesDone, bytes ? progress.bytesTotal : progress.filesTotal, `${progress.filesDone}/${progress.filesTotal ?? '?'} files`);
+    void context.progress(progress.bytesDone, progress.bytesTotal, `${progress.filesDone}/${progress.filesTotal} files`);
   };
 }
 
