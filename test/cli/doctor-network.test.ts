@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,13 @@ describe('svc-sdk doctor through a proxy it cannot reach', () => {
     expect(line(result, 'tcp')).toMatch(new RegExp(`^fail tcp {6}127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\): nothing listens there; fix: check that the proxy runs at http://127\\.0\\.0\\.1:${port} \\(HTTPS?_PROXY\\), or that this machine may reach it$`));
     expect(line(result, 'connect')).toBe('skip connect  no connection to the proxy');
     expect(line(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
+  });
+
+  it("leaves undici's connection channels as it found them: a long-lived process that runs it does not keep its listeners", async () => {
+    const names = ['undici:client:beforeConnect', 'undici:client:connected', 'undici:client:connectError'];
+    expect(names.map((name) => diagnostics.channel(name).hasSubscribers)).toEqual([false, false, false]);
+    await run(['doctor'], envOf(service.url));
+    expect(names.map((name) => diagnostics.channel(name).hasSubscribers)).toEqual([false, false, false]);
   });
 });
 
