@@ -10,7 +10,8 @@ import { run, type Run } from './support.js';
 
 // The dns, tcp, connect and tls lines of `svc-sdk doctor` for the faults doctor.test.ts does not
 // reach: a proxy whose host does not resolve, a proxy on a closed port, a certificate for another
-// name. In process, against real listeners (or none) on 127.0.0.1.
+// name, certificates named by O or by two CNs or not at all, and undici's channels left unsubscribed.
+// In process, against real listeners (or none) on 127.0.0.1.
 
 const KEY = 'vdr_doctor_net_secret_9a2e';
 
@@ -90,5 +91,23 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor against a certificate for anothe
     expect(line(result, 'tls')).toMatch(/^fail tls {6}.*\(ERR_TLS_CERT_ALTNAME_INVALID\) \(trust: the ca option \(1 certificate\).*\); fix: the certificate is not for 127\.0\.0\.1: check the host in SVC_BASE_URL$/);
     expect(line(result, 'key')).toBe('skip key      the service was not reached');
     expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+
+  it.each([
+    ['/O=svc-sdk test org', 'svc-sdk test org'],
+    ['/CN=first name/CN=second name', 'first name, second name'],
+    ['/C=NL', 'an unnamed subject'],
+  ])('a certificate whose subject is %s is named %s on the tls line', async (subject, shown) => {
+    const keyFile = join(work.dir, 'named-key.pem');
+    const namedCert = join(work.dir, 'named-cert.pem');
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', subject, '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', namedCert], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const named = await serveEmulator({ tls: { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(namedCert, 'utf8') }, apiKey: KEY });
+    try {
+      const result = await run(['doctor', '--ca', namedCert], envOf(named.url));
+      expect(line(result, 'tls')).toMatch(new RegExp(`, a certificate for ${shown} issued by ${shown}, trusted$`));
+    } finally {
+      await named.close();
+    }
   });
 });
