@@ -60,6 +60,17 @@ describe('svc-sdk doctor through a proxy it cannot reach', () => {
     expect(line(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
   });
 
+  it.each([
+    ['a host that does not resolve', 'http://svc-doctor-direct.invalid:4010'],
+    ['a closed port', 'closed'],
+  ])('without a proxy, %s prints no connect line', async (_what, baseUrl) => {
+    const url = baseUrl === 'closed' ? `http://127.0.0.1:${await freePort()}` : baseUrl;
+    const result = await run(['doctor'], envOf(url));
+    expect(result.code).toBe(1);
+    expect(line(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
+    expect(result.stdout).not.toMatch(/^(ok  |fail|skip) connect /m);
+  });
+
   it("leaves undici's connection channels as it found them: a long-lived process that runs it does not keep its listeners", async () => {
     const names = ['undici:client:beforeConnect', 'undici:client:connected', 'undici:client:connectError'];
     expect(names.map((name) => diagnostics.channel(name).hasSubscribers)).toEqual([false, false, false]);
