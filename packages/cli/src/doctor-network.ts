@@ -102,8 +102,9 @@ export function networkChecks(service: ServiceTarget, proxies: readonly ProxyCan
     checks.push(tlsNone);
     return { checks, reached: true };
   }
+  // A code implies an error: codeOf reads it from origin.error.
   const tlsCode = codeOf(origin);
-  if (origin?.error && tlsCode !== undefined) {
+  if (tlsCode !== undefined) {
     const intercepted = proxy ? `; a proxy that intercepts TLS signs with its own CA: trust that one` : '';
     const fix = UNTRUSTED.test(tlsCode)
       ? `trust the CA that signed it: NODE_EXTRA_CA_CERTS=/path/to/ca.pem, or --ca /path/to/ca.pem (the Client's ca option)${intercepted}`
@@ -112,7 +113,7 @@ export function networkChecks(service: ServiceTarget, proxies: readonly ProxyCan
         : /EXPIRED|NOT_YET_VALID/.test(tlsCode)
           ? "check this machine's clock (see the clock line), then tell the service's operators"
           : `check --ca and NODE_EXTRA_CA_CERTS${intercepted}`;
-    checks.push(fail('tls', `${describeFetchFailure(origin.error, timeoutMs)} (trust: ${trust})`, fix));
+    checks.push(fail('tls', `${describeFetchFailure(origin?.error, timeoutMs)} (trust: ${trust})`, fix));
     return { checks, reached: false };
   }
   const socket = origin?.socket;
