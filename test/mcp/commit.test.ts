@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { Client } from 'svc-sdk';
 import { CommitLedger } from '../../packages/mcp/src/commit-tokens.js';
-import { connected, structured, tempDir, text } from './support.js';
+import { API_KEY, connected, structured, tempDir, text } from './support.js';
 
 const DEAL = { name: 'Acme', stage: 'sourcing', asset_class: 'equity' };
 
@@ -46,6 +47,22 @@ describe('every write is preview → commit', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(message);
     expect(text(result)).toContain('nothing was changed');
+    expect(t.writes()).toEqual([]);
+    await t.close();
+  });
+
+  it('a token carried to a server of the same state folder on another service, or with another API key, commits nothing', async () => {
+    const stateDir = tempDir();
+    const t = await connected({ allowWrites: true, stateDir });
+    const token = structured(await t.mcp.callTool({ name: 'deal_create', arguments: DEAL })).commit_token as string;
+    // processes.test.ts does this across processes (dist/, not in the mutation run); here in one.
+    for (const client of [new Client({ apiKey: API_KEY, baseUrl: 'https://other.test', fetch: t.emulator.fetch }), new Client({ apiKey: 'vdr_another_key_of_the_user', baseUrl: 'https://svc.test', fetch: t.emulator.fetch })]) {
+      const elsewhere = await connected({ allowWrites: true, stateDir, client });
+      const result = await elsewhere.mcp.callTool({ name: 'deal_create', arguments: { ...DEAL, commit_token: token } });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/on another service or API key/);
+      await elsewhere.close();
+    }
     expect(t.writes()).toEqual([]);
     await t.close();
   });

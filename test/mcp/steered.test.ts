@@ -176,6 +176,28 @@ describe('upload roots are what the user chose', () => {
     await mcp.close();
     await server.close();
   });
+
+  it('no roots/list goes to a host without the roots capability, nor to one with it when hostRoots is false (HTTP serves with it): the upload tool stays unlisted', async () => {
+    const local = tempDir();
+    for (const [capabilities, hostRoots] of [[{}, undefined], [{ roots: { listChanged: true } }, false]] as const) {
+      const server = createMcpServer({ client: emulatedClient().client, allowWrites: true, stateDir: tempDir(), hostRoots });
+      const mcp = new McpClient({ name: 'roots-host', version: '1.0.0' }, { capabilities });
+      if ('roots' in capabilities) mcp.setRequestHandler('roots/list', async () => ({ roots: [{ uri: pathToFileURL(local).href, name: 'local' }] }));
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      // What the server puts on the wire, read where it leaves: a request the client could only refuse counts too.
+      const sent: string[] = [];
+      const send = serverSide.send.bind(serverSide);
+      serverSide.send = async (message, options) => (sent.push('method' in message ? message.method : 'answer'), send(message, options));
+      await server.connect(serverSide);
+      await mcp.connect(clientSide);
+      await mcp.ping();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sent).not.toContain('roots/list');
+      expect((await mcp.listTools()).tools.map((tool) => tool.name)).not.toContain('room_documents_upload');
+      await mcp.close();
+      await server.close();
+    }
+  });
 });
 
 describe('the commit sends what the preview showed, or nothing', () => {

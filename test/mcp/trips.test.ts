@@ -92,6 +92,10 @@ describe('a tool the server does not list', () => {
     // A tool over the action ledger, on a server without one.
     expect(await call(writes, 'action_wait')).toMatch(/action_wait is not listed by this server: it reads an action ledger: start the server with --actions-redis <url>/);
     await writes.close();
+    // Writes and destructive listed, one destructive tool left out by --no-tool: that, not the flags, is named.
+    const destructive = await connected({ allowWrites: true, allowDestructive: true, excludeTools: ['webhook_delete'] });
+    expect(await call(destructive, 'webhook_delete')).toMatch(/webhook_delete is not listed by this server: the server was started without it \(--tool \/ --no-tool\)/);
+    await destructive.close();
   });
 });
 

@@ -178,7 +178,8 @@ function followHostRoots(server: McpServer, roots: UploadRoots, upload: Register
   const refresh = async () => {
     if (!server.server.getClientCapabilities()?.roots) return;
     const listed = await server.server.listRoots().catch(() => ({ roots: [] }));
-    const folders = listed.roots.filter((root) => root.uri.startsWith('file://')).map((root) => realFolder(fileURLToPath(root.uri)));
+    // No file:// test here: the SDK refuses a roots/list answer with any other URI (the catch above).
+    const folders = listed.roots.map((root) => realFolder(fileURLToPath(root.uri)));
     roots.setHost(folders);
     if (folders.length > 0) upload.enable();
     else upload.disable();
@@ -195,7 +196,7 @@ function explainUnlisted(server: McpServer, options: McpServerOptions, registere
   type Handler = (request: { params: { name: string } }, ctx: unknown) => Promise<unknown>;
   const inner = (server.server as unknown as { _getRequestHandler(method: string): Handler | undefined })._getRequestHandler('tools/call');
   if (inner === undefined) return;
-  server.server.removeRequestHandler('tools/call');
+  // setRequestHandler replaces the SDK's handler (no remove first: it is a Map.set).
   server.server.setRequestHandler('tools/call', (request, ctx) => {
     const why = whyUnlisted(request.params.name, options, registered);
     if (why !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `[svc-sdk] tool ${request.params.name} is not listed by this server: ${why}`);
