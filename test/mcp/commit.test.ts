@@ -142,6 +142,9 @@ describe.each([['2025, elicitation/create', {}]])('where the host can ask, the c
     ['declines', { action: 'decline' as const }],
     ['cancels', { action: 'cancel' as const }],
     ['accepts without confirming', { action: 'accept' as const, content: { confirm: false } }],
+    // A host that sends the form's state along with a decline, or an accept without the form.
+    ['declines with the box still checked', { action: 'decline' as const, content: { confirm: true } }],
+    ['accepts with no form content', { action: 'accept' as const }],
   ])('the user %s: refused, nothing written', async (_case, answer) => {
     const host = withElicitation(answer);
     const t = await connected({ allowWrites: true }, host.options);

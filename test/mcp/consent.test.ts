@@ -54,4 +54,30 @@ describe('consent on the current protocol (input_required)', () => {
     await client.close();
     await handler.close();
   });
+
+  it.each([
+    ['declines', { action: 'decline' }],
+    ['declines with the box still checked', { action: 'decline', content: { confirm: true } }],
+    ['accepts without confirming', { action: 'accept', content: { confirm: false } }],
+    ['accepts with no form content', { action: 'accept' }],
+  ] as const)('the user %s in the real round: refused, nothing written', async (_case, answer) => {
+    const world = emulatedClient();
+    const handler = createMcpHttpHandler({ client: world.client, allowWrites: true, stateDir: tempDir(), credential: false });
+    const client = new McpClient({ name: 'consent', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    let asked = 0;
+    client.setRequestHandler('elicitation/create', async () => {
+      asked += 1;
+      return answer;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(URL_), { fetch: (input, init) => handler.fetch(new Request(input, init)) }));
+    const preview = await client.callTool({ name: 'deal_create', arguments: DEAL });
+    const token = (preview.structuredContent as { commit_token: string }).commit_token;
+    const commit = await client.callTool({ name: 'deal_create', arguments: { ...DEAL, commit_token: token } });
+    expect(asked).toBe(1);
+    expect(commit.isError).toBe(true);
+    expect(JSON.stringify(commit.content)).toMatch(/declined; nothing was changed/);
+    expect(world.writes()).toEqual([]);
+    await client.close();
+    await handler.close();
+  });
 });

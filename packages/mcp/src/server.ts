@@ -327,7 +327,8 @@ async function askUser(server: McpServer, ctx: ServerContext, token: string, mes
     const expected = await ledger.confirmationState(token);
     const answer = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
     if (answer.kind === 'elicit' && ctx.mcpReq.requestState() === expected) {
-      return answer.action === 'accept' && acceptedContent(ctx.mcpReq.inputResponses, 'confirm')?.['confirm'] === true ? 'yes' : 'no';
+      // acceptedContent is the form's content only for an accepted elicitation: a decline or cancel has none.
+      return acceptedContent(ctx.mcpReq.inputResponses, 'confirm')?.['confirm'] === true ? 'yes' : 'no';
     }
     return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message, requestedSchema }) }, requestState: expected }) as unknown as CallToolResult;
   }
