@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { duration } from '../../packages/cli/src/doctor-report.js';
 import { scratch, selfSigned, tools } from '../network/proxies.js';
 import { run, type Run } from './support.js';
+import { doctorEnv } from './doctor-support.js';
 
 // `svc-sdk doctor` against a node:http server on 127.0.0.1 that answers as each test says (a status, a reason, a
 // Date or none, a delay), and each misuse of its command line: the one line each answer makes, word for word. (A refusal's
@@ -66,18 +67,6 @@ const service = (status: number, reason?: string, options: { dateOffsetMs?: numb
     else send();
   });
 
-const envOf = (baseUrl: string, extra: Record<string, string> = {}) => ({
-  SVC_API_KEY: KEY,
-  SVC_BASE_URL: baseUrl,
-  HTTPS_PROXY: '',
-  https_proxy: '',
-  HTTP_PROXY: '',
-  http_proxy: '',
-  NO_PROXY: '',
-  no_proxy: '',
-  ...extra,
-});
-
 /** The line of check `name`. */
 function line(result: Run, name: string): string {
   const found = result.stdout.split('\n').find((text) => new RegExp(`^(ok  |fail|skip) ${name} `).test(text));
@@ -100,7 +89,7 @@ describe("the key line, for each answer of the service's read call", () => {
   ])('%i %s', async (status, reason, expected) => {
     const served = await service(status, reason);
     try {
-      const result = await run(['doctor'], envOf(served.url));
+      const result = await run(['doctor'], doctorEnv(KEY, served.url));
       expect(line(result, 'key')).toBe(expected);
       expect(result.code).toBe(status === 299 ? 0 : 1);
     } finally {
@@ -111,7 +100,7 @@ describe("the key line, for each answer of the service's read call", () => {
   it('a 401 names where the key came from: SVC_API_KEY', async () => {
     const served = await service(401, 'Unauthorized');
     try {
-      const result = await run(['doctor'], envOf(served.url));
+      const result = await run(['doctor'], doctorEnv(KEY, served.url));
       expect(line(result, 'key')).toBe(`fail key      refused: ${READ} answered 401; fix: set SVC_API_KEY to a key this service issued (a key of another deployment is refused)`);
     } finally {
       await served.close();
@@ -124,7 +113,7 @@ describe("the key line, for each answer of the service's read call", () => {
   ])('a key that is not one (%s) fails the key line with the Client\'s reason, and the call is sent with none', async (source, args, env) => {
     const served = await service(401, 'Unauthorized');
     try {
-      const result = await run(['doctor', ...args], envOf(served.url, env));
+      const result = await run(['doctor', ...args], doctorEnv(KEY, served.url, env));
       expect(result.code).toBe(1);
       expect(line(result, 'key')).toMatch(new RegExp(`^fail key {6}${source} is not a key: apiKey .+; fix: set ${source} to the whole key \\(vdr_…\\)$`));
       expect(result.stdout).not.toContain('sk_live_not_ours');
@@ -140,7 +129,7 @@ describe('the clock line', () => {
   it('no Date header: skipped, saying so', async () => {
     const served = await service(200, 'OK', { noDate: true });
     try {
-      const result = await run(['doctor'], envOf(served.url));
+      const result = await run(['doctor'], doctorEnv(KEY, served.url));
       expect(line(result, 'clock')).toBe('skip clock    the service sent no Date header: the clock is not checked');
       expect(result.code).toBe(0);
     } finally {
@@ -151,7 +140,7 @@ describe('the clock line', () => {
   it('2 minutes off, within the 5 minutes receivers allow: passes, naming the difference', async () => {
     const served = await service(200, 'OK', { dateOffsetMs: 120_000 });
     try {
-      const result = await run(['doctor'], envOf(served.url));
+      const result = await run(['doctor'], doctorEnv(KEY, served.url));
       expect(line(result, 'clock')).toMatch(/^ok {3}clock {4}this machine's clock is (1 min 59 s|2 min|2 min 1 s) behind the service's; receivers allow 5 min of skew in svc-sdk\/webhooks' replay window of 12 h \(tolerance\)$/);
       expect(result.code).toBe(0);
     } finally {
@@ -162,7 +151,7 @@ describe('the clock line', () => {
   it('a slow answer widens the margin by half the round trip: 1.2 s there and back is in step within 1.1 s', async () => {
     const served = await service(200, 'OK', { delayMs: 1200 });
     try {
-      const result = await run(['doctor'], envOf(served.url));
+      const result = await run(['doctor'], doctorEnv(KEY, served.url));
       expect(line(result, 'clock')).toMatch(/^ok {3}clock {4}in step with the service's Date \(within 1\.[1-3] s\)/);
     } finally {
       await served.close();
@@ -182,7 +171,7 @@ describe('the webhook line, for each answer of the receiver to an unsigned POST'
     const api = await service(200, 'OK');
     const receiver = await answering((response) => void response.writeHead(status, reason).end());
     try {
-      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], envOf(api.url));
+      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, api.url));
       expect(line(result, 'webhook').startsWith(`${mark} webhook  ${receiver.url}/hooks ${text}`), line(result, 'webhook')).toBe(true);
       expect(result.code).toBe(mark === 'ok  ' ? 0 : 1);
       // An empty JSON object, as a delivery's content type, named as the doctor's.
@@ -199,7 +188,7 @@ describe('the webhook line, for each answer of the receiver to an unsigned POST'
     const api = await service(200, 'OK');
     const receiver = await answering((response) => void response.writeHead(401, 'Unauthorized').end());
     try {
-      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], envOf(api.url));
+      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, api.url));
       expect(result.code, result.stdout).toBe(0);
       // undici would keep an idle connection 4 s; closed by the doctor, they go at once.
       await api.idle(1000);
@@ -237,7 +226,7 @@ describe('the command line', () => {
   });
 
   it('the first line names the service; two failures are counted as such', async () => {
-    const result = await run(['doctor', '--ca', notPem, '--cert', notPem, '--cert-key', notPem, '--webhook-url', 'http://127.0.0.1:1/hooks'], envOf('http://127.0.0.1:1'));
+    const result = await run(['doctor', '--ca', notPem, '--cert', notPem, '--cert-key', notPem, '--webhook-url', 'http://127.0.0.1:1/hooks'], doctorEnv(KEY, 'http://127.0.0.1:1'));
     expect(result.stdout.split('\n')[0]).toBe('svc-sdk doctor: http://127.0.0.1:1/');
     // Every problem of the options, as the Client names them; the webhook's line fails with the same reason rather than crash.
     expect(line(result, 'route')).toBe("fail route    ca must be PEM text (-----BEGIN CERTIFICATE-----…), an array of them, or 'system'; cert and key must be PEM text (-----BEGIN …-----); fix: correct --proxy, --ca or --cert");
@@ -250,7 +239,7 @@ describe('the command line', () => {
     const api = await service(200, 'OK');
     const pem = selfSigned(work.dir);
     try {
-      const result = await run(['doctor', '--ca', 'system', '--cert', pem.certFile, '--cert-key', join(work.dir, 'origin-key.pem')], envOf(api.url));
+      const result = await run(['doctor', '--ca', 'system', '--cert', pem.certFile, '--cert-key', join(work.dir, 'origin-key.pem')], doctorEnv(KEY, api.url));
       expect(line(result, 'trust')).toMatch(/^ok {3}trust {4}the system store besides Node's bundled CAs.*, presenting the cert option$/);
       expect(result.code, result.stdout).toBe(0);
     } finally {

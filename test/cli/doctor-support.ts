@@ -72,3 +72,16 @@ export async function serveReceiver(status = 401): Promise<Served> {
   });
   return serve(server, 'http', requests);
 }
+
+/** The environment of a doctor run: the key, the service, and none of the test machine's proxies. */
+export const doctorEnv = (apiKey: string, baseUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
+  SVC_API_KEY: apiKey,
+  SVC_BASE_URL: baseUrl,
+  HTTPS_PROXY: '',
+  https_proxy: '',
+  HTTP_PROXY: '',
+  http_proxy: '',
+  NO_PROXY: '',
+  no_proxy: '',
+  ...extra,
+});

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../webhooks/redis-server.js';
 import { reportMissing, scratch, selfSigned, startTinyproxy, tools, type RunningProxy } from '../network/proxies.js';
-import { serveEmulator, serveReceiver, serveRefusingProxy, type Served } from './doctor-support.js';
+import { doctorEnv, serveEmulator, serveReceiver, serveRefusingProxy, type Served } from './doctor-support.js';
 import { COMMANDS } from '../../packages/cli/src/commands/index.js';
 import { runCli } from '../../packages/cli/src/run.js';
 import { memoryIO } from '../uploads/upload-many-support.js';
@@ -32,26 +32,13 @@ function noSecrets(result: Run): void {
   expect(all).not.toContain(PROXY_PASSWORD);
 }
 
-/** The environment of a run: the key, the service, and none of the test machine's proxies. */
-const envOf = (baseUrl: string, extra: Record<string, string> = {}) => ({
-  SVC_API_KEY: KEY,
-  SVC_BASE_URL: baseUrl,
-  HTTPS_PROXY: '',
-  https_proxy: '',
-  HTTP_PROXY: '',
-  http_proxy: '',
-  NO_PROXY: '',
-  no_proxy: '',
-  ...extra,
-});
-
 describe('svc-sdk doctor over loopback HTTP', () => {
   let service: Served;
   beforeAll(async () => void (service = await serveEmulator({ apiKey: KEY })));
   afterAll(() => service?.close());
 
   it('passes every check against the emulator, and exits 0', async () => {
-    const result = await run(['doctor'], envOf(service.url));
+    const result = await run(['doctor'], doctorEnv(KEY, service.url));
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(line(result, 'runtime')).toMatch(/^ok {3}runtime {2}Node \d+\.\d+\.\d+ .*svc-sdk \d+\.\d+\.\d+, @svc-sdk\/cli \d+\.\d+\.\d+$/);
     expect(line(result, 'route')).toBe(`ok   route    ${service.url}/ direct`);
@@ -68,14 +55,14 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   });
 
   it.skipIf(!built)('the built bin reads its own version beside dist/ and passes the same checks', async () => {
-    const result = await runBin(['doctor'], envOf(service.url));
+    const result = await runBin(['doctor'], doctorEnv(KEY, service.url));
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(line(result, 'runtime')).toMatch(/, @svc-sdk\/cli \d+\.\d+\.\d+$/);
     noSecrets(result);
   });
 
   it('a wrong key: the key line says 401 and how to fix it; exit 1, the key never printed', async () => {
-    const result = await run(['doctor', '--api-key', `${KEY}_wrong`], envOf(service.url));
+    const result = await run(['doctor', '--api-key', `${KEY}_wrong`], doctorEnv(KEY, service.url));
     expect(result.code).toBe(1);
     expect(line(result, 'key')).toBe('fail key      refused: GET /api/v1/svc/transactions answered 401; fix: set --api-key to a key this service issued (a key of another deployment is refused)');
     expect(line(result, 'tcp')).toMatch(/^ok /);
@@ -86,7 +73,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
 
   it('a closed port: the tcp line fails with ECONNREFUSED and names the port; exit 1', async () => {
     const port = await freePort();
-    const result = await run(['doctor'], envOf(`http://127.0.0.1:${port}`));
+    const result = await run(['doctor'], doctorEnv(KEY, `http://127.0.0.1:${port}`));
     expect(result.code).toBe(1);
     expect(line(result, 'tcp')).toBe(`fail tcp      127.0.0.1:${port}: connection refused (ECONNREFUSED): nothing listens there; fix: check that the service listens on 127.0.0.1:${port} (the port in SVC_BASE_URL); a firewall that drops it needs 127.0.0.1:${port} allowed, or a proxy (HTTPS_PROXY)`);
     expect(line(result, 'key')).toBe('skip key      the service was not reached');
@@ -94,7 +81,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   });
 
   it('a host name that does not resolve: the dns line fails and names the host; exit 1', async () => {
-    const result = await run(['doctor', '--base-url', 'http://svc-doctor-test.invalid:4010'], envOf(service.url));
+    const result = await run(['doctor', '--base-url', 'http://svc-doctor-test.invalid:4010'], doctorEnv(KEY, service.url));
     expect(result.code).toBe(1);
     expect(line(result, 'dns')).toMatch(/^fail dns {6}svc-doctor-test\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\); fix: correct the host in SVC_BASE_URL \(or --base-url\), or check this machine's resolver \(\/etc\/resolv\.conf, the VPN\)$/);
     expect(line(result, 'tcp')).toBe('skip tcp      no address to connect to');
@@ -105,12 +92,12 @@ describe('svc-sdk doctor over loopback HTTP', () => {
     const receiver = await serveReceiver();
     const closed = await freePort();
     try {
-      const down = await run(['doctor', '--webhook-url', `http://127.0.0.1:${closed}/hooks`], envOf(service.url));
+      const down = await run(['doctor', '--webhook-url', `http://127.0.0.1:${closed}/hooks`], doctorEnv(KEY, service.url));
       expect(down.code).toBe(1);
       expect(line(down, 'webhook')).toBe(`fail webhook  http://127.0.0.1:${closed}/hooks is unreachable from here: connection refused (ECONNREFUSED): nothing listens there; fix: start the receiver, or correct --webhook-url (the service delivers to a public https:// URL)`);
       expect(line(down, 'key')).toMatch(/^ok /);
       noSecrets(down);
-      const up = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], envOf(service.url));
+      const up = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, service.url));
       expect(up.code, up.stdout).toBe(0);
       expect(line(up, 'webhook')).toBe(`ok   webhook  ${receiver.url}/hooks is reachable from here: it refused a POST with no valid signature (401 Unauthorized), as a receiver should`);
       expect(receiver.requests).toEqual(['POST /hooks']);
@@ -122,7 +109,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   it('a receiver that accepts an unsigned POST fails the webhook line', async () => {
     const receiver = await serveReceiver(200);
     try {
-      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], envOf(service.url));
+      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, service.url));
       expect(result.code).toBe(1);
       expect(line(result, 'webhook')).toBe(`fail webhook  ${receiver.url}/hooks accepted a POST with no valid signature (200 OK); fix: verify every delivery (svc-sdk/webhooks: createWebhookHandler or verifyWebhook) and answer 4xx to a bad signature`);
     } finally {
@@ -133,7 +120,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   it('a receiver failing on an unsigned POST (500) fails the webhook line: it should refuse it with a 4xx', async () => {
     const receiver = await serveReceiver(500);
     try {
-      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], envOf(service.url));
+      const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, service.url));
       expect(result.code).toBe(1);
       expect(line(result, 'webhook')).toBe(`fail webhook  ${receiver.url}/hooks answered 500 Internal Server Error to an unsigned POST; fix: check the receiver's logs: it should answer 4xx to a bad signature, not fail`);
     } finally {
@@ -142,7 +129,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   });
 
   it('on a terminal the marks are a green ✓ and a red ✗', async () => {
-    const memory = memoryIO(cliEnv(envOf(service.url, { NO_COLOR: '' })), true);
+    const memory = memoryIO(cliEnv(doctorEnv(KEY, service.url, { NO_COLOR: '' })), true);
     const code = await runCli(['doctor', '--api-key', `${KEY}_wrong`], memory.io, COMMANDS);
     await new Promise((resolve) => setImmediate(resolve));
     expect(code).toBe(1);
@@ -151,7 +138,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   });
 
   it('no key at all: the key line says so, and the network and the clock are still checked', async () => {
-    const result = await run(['doctor'], { ...envOf(service.url), SVC_API_KEY: '' });
+    const result = await run(['doctor'], { ...doctorEnv(KEY, service.url), SVC_API_KEY: '' });
     expect(result.code).toBe(1);
     expect(line(result, 'key')).toBe('fail key      no API key: SVC_API_KEY is not set; fix: export SVC_API_KEY=vdr_… (the key the developer portal issued), or pass --api-key');
     expect(line(result, 'clock')).toMatch(/^ok /);
@@ -165,7 +152,7 @@ describe('svc-sdk doctor against a service that never answers', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
     try {
-      const result = await run(['doctor', '--timeout', '300', '--webhook-url', `http://127.0.0.1:${port}/hooks`], envOf(`http://127.0.0.1:${port}`));
+      const result = await run(['doctor', '--timeout', '300', '--webhook-url', `http://127.0.0.1:${port}/hooks`], doctorEnv(KEY, `http://127.0.0.1:${port}`));
       expect(result.code).toBe(1);
       expect(line(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${port}`);
       expect(line(result, 'key')).toBe('fail key      no answer: GET /api/v1/svc/transactions timed out after 300 ms: raise `timeout` or try again; fix: raise --timeout, or try again: the service may be down');
@@ -191,7 +178,7 @@ describe('svc-sdk doctor against a clock 10 minutes off', () => {
   });
 
   it('the service 10 minutes ahead: receivers here refuse every delivery (future_timestamp); exit 1', async () => {
-    const result = await run(['doctor'], envOf(ahead.url));
+    const result = await run(['doctor'], doctorEnv(KEY, ahead.url));
     expect(result.code).toBe(1);
     expect(line(result, 'clock')).toMatch(/^fail clock {4}this machine's clock is (9 min 59 s|10 min|10 min 1 s) behind the service's: receivers here see each delivery .+ in the future and refuse it \(future_timestamp: they allow 5 min\); fix: synchronise this machine's clock \(timedatectl set-ntp true, or chrony \/ ntpd\)$/);
     expect(line(result, 'key')).toMatch(/^ok /);
@@ -199,7 +186,7 @@ describe('svc-sdk doctor against a clock 10 minutes off', () => {
   });
 
   it('the service 10 minutes behind: the replay window shrinks by as much; exit 1', async () => {
-    const result = await run(['doctor'], envOf(behind.url));
+    const result = await run(['doctor'], doctorEnv(KEY, behind.url));
     expect(result.code).toBe(1);
     expect(line(result, 'clock')).toMatch(/^fail clock {4}this machine's clock is (9 min 59 s|10 min|10 min 1 s) ahead of the service's: receivers here see each delivery .+ older: the 12 h replay window \(tolerance\) shrinks by as much; fix: synchronise/);
   });
@@ -222,7 +209,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
   });
 
   it('passes every check with the origin\'s CA given as --ca: the tls line names the protocol and the certificate', async () => {
-    const result = await run(['doctor', '--ca', certFile], envOf(service.url));
+    const result = await run(['doctor', '--ca', certFile], doctorEnv(KEY, service.url));
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(line(result, 'trust')).toMatch(/^ok {3}trust {4}the ca option \(1 certificate\) besides Node's bundled CAs/);
     expect(line(result, 'tls')).toMatch(/^ok {3}tls {6}TLSv1\.[23], a certificate for svc-sdk test origin issued by svc-sdk test origin, trusted$/);
@@ -237,7 +224,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
     expect(made.status, made.stderr).toBe(0);
     const hostile = await serveEmulator({ tls: { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(hostileCert, 'utf8') }, apiKey: KEY });
     try {
-      const result = await run(['doctor', '--ca', hostileCert], envOf(hostile.url));
+      const result = await run(['doctor', '--ca', hostileCert], doctorEnv(KEY, hostile.url));
       expect(result.code, result.stdout).toBe(0);
       expect(line(result, 'tls')).toMatch(/, a certificate for evil\\x1b\[2Jorigin issued by evil\\x1b\[2Jorigin, trusted$/);
       expect(result.stdout).not.toContain('\x1b');
@@ -247,7 +234,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
   });
 
   it('a CA that is not trusted: the tls line fails and its fix names NODE_EXTRA_CA_CERTS and --ca; exit 1', async () => {
-    const result = await run(['doctor'], envOf(service.url));
+    const result = await run(['doctor'], doctorEnv(KEY, service.url));
     expect(result.code).toBe(1);
     expect(line(result, 'tls')).toMatch(/^fail tls {6}TLS failed: .+ \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\) \(trust: Node's bundled CAs.*\); fix: trust the CA that signed it: NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem, or --ca \/path\/to\/ca\.pem \(the Client's ca option\)$/);
     expect(line(result, 'tcp')).toMatch(/^ok /);
@@ -262,7 +249,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
 
     it('HTTPS_PROXY with a password: the route names it redacted, connect passes, every check passes', async () => {
       const withPassword = proxy.url.replace('http://', `http://doctor:${PROXY_PASSWORD}@`);
-      const result = await run(['doctor', '--ca', certFile], envOf(service.url, { HTTPS_PROXY: withPassword }));
+      const result = await run(['doctor', '--ca', certFile], doctorEnv(KEY, service.url, { HTTPS_PROXY: withPassword }));
       expect(result.code, result.stdout + result.stderr).toBe(0);
       expect(line(result, 'route')).toBe(`ok   route    ${service.url}/ through HTTPS_PROXY http://[redacted]@127.0.0.1:${proxy.port}`);
       expect(line(result, 'dns')).toBe(`ok   dns      127.0.0.1 is an address: no lookup (the proxy resolves 127.0.0.1)`);
@@ -274,7 +261,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
     });
 
     it('NO_PROXY naming the service: the route is direct, and says NO_PROXY', async () => {
-      const result = await run(['doctor', '--ca', certFile], envOf(service.url, { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }));
+      const result = await run(['doctor', '--ca', certFile], doctorEnv(KEY, service.url, { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }));
       expect(result.code, result.stdout).toBe(0);
       expect(line(result, 'route')).toBe(`ok   route    ${service.url}/ direct (NO_PROXY: 127.0.0.1)`);
       expect(result.stdout).not.toMatch(/ connect /);
@@ -285,7 +272,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
     const refusing = await serveRefusingProxy();
     try {
       const withPassword = refusing.url.replace('http://', `http://doctor:${PROXY_PASSWORD}@`);
-      const result = await run(['doctor', '--ca', certFile], envOf(service.url, { HTTPS_PROXY: withPassword }));
+      const result = await run(['doctor', '--ca', certFile], doctorEnv(KEY, service.url, { HTTPS_PROXY: withPassword }));
       expect(result.code).toBe(1);
       expect(line(result, 'route')).toBe(`ok   route    ${service.url}/ through HTTPS_PROXY http://[redacted]@127.0.0.1:${refusing.port}`);
       expect(line(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${refusing.port}`);
@@ -294,11 +281,11 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
       expect(refusing.requests[0]).toMatch(new RegExp(`^CONNECT 127\\.0\\.0\\.1:${service.port} Basic `));
       noSecrets(result);
       // --proxy names it as the option's; --no-proxy goes direct whatever HTTPS_PROXY says.
-      const option = await run(['doctor', '--ca', certFile, '--proxy', withPassword], envOf(service.url));
+      const option = await run(['doctor', '--ca', certFile, '--proxy', withPassword], doctorEnv(KEY, service.url));
       expect(line(option, 'route')).toBe(`ok   route    ${service.url}/ through the proxy option http://[redacted]@127.0.0.1:${refusing.port}`);
       expect(line(option, 'connect')).toMatch(/^fail connect {2}the proxy refused to tunnel/);
       noSecrets(option);
-      const direct = await run(['doctor', '--ca', certFile, '--no-proxy'], envOf(service.url, { HTTPS_PROXY: withPassword }));
+      const direct = await run(['doctor', '--ca', certFile, '--no-proxy'], doctorEnv(KEY, service.url, { HTTPS_PROXY: withPassword }));
       expect(direct.code, direct.stdout).toBe(0);
       expect(line(direct, 'route')).toBe(`ok   route    ${service.url}/ direct`);
     } finally {
