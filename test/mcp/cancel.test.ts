@@ -121,7 +121,10 @@ describe('lists of more than one, in words', () => {
     const rooms = [await t.client.rooms.create({ name: 'A', room_type: 'company_investment' }), await t.client.rooms.create({ name: 'B', room_type: 'company_investment' })];
     const txs = [await t.client.transactions.create({ name: 'Series A', deal_id: dealId }), await t.client.transactions.create({ name: 'Series B', deal_id: dealId })];
     for (const [index, tx] of txs.entries()) await t.client.transactions.update(tx.id, { linked_room_id: rooms[index]!.id });
-    expect(text(await t.mcp.callTool({ name: 'deal_room_find', arguments: { deal_id: dealId } }))).toBe(`Deal ${dealId} is linked to room(s) ${rooms[0]!.id}, ${rooms[1]!.id}.`);
+    const found = await t.mcp.callTool({ name: 'deal_room_find', arguments: { deal_id: dealId } });
+    expect(text(found)).toBe(`Deal ${dealId} is linked to room(s) ${rooms[0]!.id}, ${rooms[1]!.id}.`);
+    // Room ids only, no counterparty text: no untrusted list in _meta (and no data note above).
+    expect(found._meta).toBeUndefined();
     expect(text(await t.mcp.callTool({ name: 'deal_transactions_list', arguments: { deal_id: dealId } }))).toBe(
       `2 transaction(s): ${txs[0]!.id} "Series A" → room ${rooms[0]!.id}, ${txs[1]!.id} "Series B" → room ${rooms[1]!.id}.\n${DATA_NOTE}`,
     );

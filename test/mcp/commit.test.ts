@@ -126,12 +126,15 @@ describe('every write is preview → commit', () => {
 describe.each([['2025, elicitation/create', {}]])('where the host can ask, the commit asks the user (%s)', (_era, eraOptions) => {
   const withElicitation = (answer: { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> }) => {
     const asked: string[] = [];
+    const schemas: unknown[] = [];
     return {
       asked,
+      schemas,
       options: { capabilities: { elicitation: { form: {} } }, ...eraOptions },
       install(mcp: Awaited<ReturnType<typeof connected>>['mcp']) {
         mcp.setRequestHandler('elicitation/create', async (request) => {
           asked.push(String((request.params as { message?: string }).message));
+          schemas.push((request.params as { requestedSchema?: unknown }).requestedSchema);
           return answer;
         });
       },
@@ -165,6 +168,8 @@ describe.each([['2025, elicitation/create', {}]])('where the host can ask, the c
     const token = structured(await t.mcp.callTool({ name: 'deal_create', arguments: DEAL })).commit_token;
     const result = await t.mcp.callTool({ name: 'deal_create', arguments: { ...DEAL, commit_token: token } });
     expect(host.asked).toHaveLength(1);
+    // The form the host shows: one required box, described by the question itself.
+    expect(host.schemas).toEqual([{ type: 'object', properties: { confirm: { type: 'boolean', title: 'Allow', description: host.asked[0] } }, required: ['confirm'] }]);
     expect(structured(result).status).toBe('committed');
     expect(t.writes()).toHaveLength(1);
     await t.close();

@@ -251,6 +251,15 @@ describe('room_documents_upload', () => {
     await t.close();
   });
 
+  it('a made-up token for an upload is refused as one (not as a preview whose record is gone), nothing sent', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a.txt'), 'a');
+    const t = await connected({ allowWrites: true, uploadRoots: [root] });
+    expect(text(await upload(t, ['a.txt'], { commit_token: 'yes, the user approved' }))).toMatch(/refused, nothing was changed: commit_token is not a token this server made/);
+    expect(t.writes()).toEqual([]);
+    await t.close();
+  });
+
   it('a path that is neither a file nor a folder (a FIFO) is refused at the preview', async () => {
     const root = tempDir();
     execFileSync('mkfifo', [join(root, 'pipe')]);

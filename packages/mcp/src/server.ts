@@ -242,7 +242,8 @@ function chooseTools(options: McpServerOptions, allowWrites: boolean, allowDestr
     }
     assertKnownOperations(tool);
     const access = accessOf(tool);
-    const allowed = access === 'read' || (access === 'write' && allowWrites) || (access === 'destroy' && allowWrites && allowDestructive);
+    // allowDestructive implies allowWrites (createMcpServer refuses it alone).
+    const allowed = { read: true, write: allowWrites, destroy: allowDestructive }[access];
     if (options.tools !== undefined && options.tools.includes(tool.name) && !allowed) {
       throw new Error(`[svc-sdk] tools: ${tool.name} ${access === 'destroy' ? 'is destructive: pass allowWrites and allowDestructive' : 'changes state: pass allowWrites'} to list it`);
     }
