@@ -18,6 +18,13 @@ describe('createMcpServer({ actions: ledger })', () => {
     expect((await without.mcp.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('action_'))).toEqual([]);
     await without.close();
     await expect(connected({ tools: ['action_wait'] })).rejects.toThrow(/action_wait reads an action ledger: pass actions/);
+    // With a ledger, `tools` and `excludeTools` choose among its tools as among the others.
+    const chosen = await connected({ actions: createActionLedger(), tools: ['webhook_list', 'action_wait'] });
+    expect((await chosen.mcp.listTools()).tools.map((tool) => tool.name)).toEqual(['webhook_list', 'action_wait']);
+    await chosen.close();
+    const excluded = await connected({ actions: createActionLedger(), excludeTools: ['action_wait'] });
+    expect((await excluded.mcp.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('action_'))).toEqual(['action_pending_list']);
+    await excluded.close();
   });
 
   it('action_pending_list lists what waits for the GP, filtered by kind; action_wait resolves with the decision once recorded', async () => {
