@@ -165,12 +165,16 @@ describe.each([['2025, elicitation/create', {}]])('where the host can ask, the c
     const host = withElicitation({ action: 'accept', content: { confirm: true } });
     const t = await connected({ allowWrites: true }, host.options);
     host.install(t.mcp);
-    const token = structured(await t.mcp.callTool({ name: 'deal_create', arguments: DEAL })).commit_token;
+    const preview = await t.mcp.callTool({ name: 'deal_create', arguments: DEAL });
+    // The counterparty fields, named where each result holds them.
+    expect(preview._meta).toEqual({ 'svc-sdk/untrusted': ['preview.deal.*'] });
+    const token = structured(preview).commit_token;
     const result = await t.mcp.callTool({ name: 'deal_create', arguments: { ...DEAL, commit_token: token } });
     expect(host.asked).toHaveLength(1);
     // The form the host shows: one required box, described by the question itself.
     expect(host.schemas).toEqual([{ type: 'object', properties: { confirm: { type: 'boolean', title: 'Allow', description: host.asked[0] } }, required: ['confirm'] }]);
     expect(structured(result).status).toBe('committed');
+    expect(result._meta).toEqual({ 'svc-sdk/untrusted': ['result.deal.*'] });
     expect(t.writes()).toHaveLength(1);
     await t.close();
   });
