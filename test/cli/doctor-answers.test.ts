@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { duration } from '../../packages/cli/src/doctor-report.js';
 import { scratch, selfSigned, tools } from '../network/proxies.js';
-import { run, type Run } from './support.js';
-import { doctorEnv } from './doctor-support.js';
+import { run } from './support.js';
+import { doctorEnv, doctorLine } from './doctor-support.js';
 
 // `svc-sdk doctor` against a node:http server on 127.0.0.1 that answers as each test says (a status, a reason, a
 // Date or none, a delay), and each misuse of its command line: the one line each answer makes, word for word. (A refusal's
@@ -67,13 +67,6 @@ const service = (status: number, reason?: string, options: { dateOffsetMs?: numb
     else send();
   });
 
-/** The line of check `name`. */
-function line(result: Run, name: string): string {
-  const found = result.stdout.split('\n').find((text) => new RegExp(`^(ok  |fail|skip) ${name} `).test(text));
-  if (found === undefined) throw new Error(`no ${name} line in:\n${result.stdout}${result.stderr}`);
-  return found;
-}
-
 const READ = 'GET /api/v1/svc/transactions';
 
 describe("the key line, for each answer of the service's read call", () => {
@@ -90,7 +83,7 @@ describe("the key line, for each answer of the service's read call", () => {
     const served = await service(status, reason);
     try {
       const result = await run(['doctor'], doctorEnv(KEY, served.url));
-      expect(line(result, 'key')).toBe(expected);
+      expect(doctorLine(result, 'key')).toBe(expected);
       expect(result.code).toBe(status === 299 ? 0 : 1);
     } finally {
       await served.close();
@@ -101,7 +94,7 @@ describe("the key line, for each answer of the service's read call", () => {
     const served = await service(401, 'Unauthorized');
     try {
       const result = await run(['doctor'], doctorEnv(KEY, served.url));
-      expect(line(result, 'key')).toBe(`fail key      refused: ${READ} answered 401; fix: set SVC_API_KEY to a key this service issued (a key of another deployment is refused)`);
+      expect(doctorLine(result, 'key')).toBe(`fail key      refused: ${READ} answered 401; fix: set SVC_API_KEY to a key this service issued (a key of another deployment is refused)`);
     } finally {
       await served.close();
     }
@@ -115,10 +108,10 @@ describe("the key line, for each answer of the service's read call", () => {
     try {
       const result = await run(['doctor', ...args], doctorEnv(KEY, served.url, env));
       expect(result.code).toBe(1);
-      expect(line(result, 'key')).toMatch(new RegExp(`^fail key {6}${source} is not a key: apiKey .+; fix: set ${source} to the whole key \\(vdr_…\\)$`));
+      expect(doctorLine(result, 'key')).toMatch(new RegExp(`^fail key {6}${source} is not a key: apiKey .+; fix: set ${source} to the whole key \\(vdr_…\\)$`));
       expect(result.stdout).not.toContain('sk_live_not_ours');
       expect(served.requests.map((request) => request.headers.authorization)).not.toContain('Bearer sk_live_not_ours');
-      expect(line(result, 'clock')).toMatch(/^ok /);
+      expect(doctorLine(result, 'clock')).toMatch(/^ok /);
     } finally {
       await served.close();
     }
@@ -130,7 +123,7 @@ describe('the clock line', () => {
     const served = await service(200, 'OK', { noDate: true });
     try {
       const result = await run(['doctor'], doctorEnv(KEY, served.url));
-      expect(line(result, 'clock')).toBe('skip clock    the service sent no Date header: the clock is not checked');
+      expect(doctorLine(result, 'clock')).toBe('skip clock    the service sent no Date header: the clock is not checked');
       expect(result.code).toBe(0);
     } finally {
       await served.close();
@@ -141,7 +134,7 @@ describe('the clock line', () => {
     const served = await service(200, 'OK', { dateOffsetMs: 120_000 });
     try {
       const result = await run(['doctor'], doctorEnv(KEY, served.url));
-      expect(line(result, 'clock')).toMatch(/^ok {3}clock {4}this machine's clock is (1 min 59 s|2 min|2 min 1 s) behind the service's; receivers allow 5 min of skew in svc-sdk\/webhooks' replay window of 12 h \(tolerance\)$/);
+      expect(doctorLine(result, 'clock')).toMatch(/^ok {3}clock {4}this machine's clock is (1 min 59 s|2 min|2 min 1 s) behind the service's; receivers allow 5 min of skew in svc-sdk\/webhooks' replay window of 12 h \(tolerance\)$/);
       expect(result.code).toBe(0);
     } finally {
       await served.close();
@@ -152,7 +145,7 @@ describe('the clock line', () => {
     const served = await service(200, 'OK', { delayMs: 1200 });
     try {
       const result = await run(['doctor'], doctorEnv(KEY, served.url));
-      expect(line(result, 'clock')).toMatch(/^ok {3}clock {4}in step with the service's Date \(within 1\.[1-3] s\)/);
+      expect(doctorLine(result, 'clock')).toMatch(/^ok {3}clock {4}in step with the service's Date \(within 1\.[1-3] s\)/);
     } finally {
       await served.close();
     }
@@ -172,7 +165,7 @@ describe('the webhook line, for each answer of the receiver to an unsigned POST'
     const receiver = await answering((response) => void response.writeHead(status, reason).end());
     try {
       const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, api.url));
-      expect(line(result, 'webhook').startsWith(`${mark} webhook  ${receiver.url}/hooks ${text}`), line(result, 'webhook')).toBe(true);
+      expect(doctorLine(result, 'webhook').startsWith(`${mark} webhook  ${receiver.url}/hooks ${text}`), doctorLine(result, 'webhook')).toBe(true);
       expect(result.code).toBe(mark === 'ok  ' ? 0 : 1);
       // An empty JSON object, as a delivery's content type, named as the doctor's.
       expect(receiver.requests).toEqual([
@@ -229,8 +222,8 @@ describe('the command line', () => {
     const result = await run(['doctor', '--ca', notPem, '--cert', notPem, '--cert-key', notPem, '--webhook-url', 'http://127.0.0.1:1/hooks'], doctorEnv(KEY, 'http://127.0.0.1:1'));
     expect(result.stdout.split('\n')[0]).toBe('svc-sdk doctor: http://127.0.0.1:1/');
     // Every problem of the options, as the Client names them; the webhook's line fails with the same reason rather than crash.
-    expect(line(result, 'route')).toBe("fail route    ca must be PEM text (-----BEGIN CERTIFICATE-----…), an array of them, or 'system'; cert and key must be PEM text (-----BEGIN …-----); fix: correct --proxy, --ca or --cert");
-    expect(line(result, 'webhook')).toMatch(/^fail webhook {2}http:\/\/127\.0\.0\.1:1\/hooks is unreachable from here: \[svc-sdk\] new Client\(\): .*ca must be PEM text/);
+    expect(doctorLine(result, 'route')).toBe("fail route    ca must be PEM text (-----BEGIN CERTIFICATE-----…), an array of them, or 'system'; cert and key must be PEM text (-----BEGIN …-----); fix: correct --proxy, --ca or --cert");
+    expect(doctorLine(result, 'webhook')).toMatch(/^fail webhook {2}http:\/\/127\.0\.0\.1:1\/hooks is unreachable from here: \[svc-sdk\] new Client\(\): .*ca must be PEM text/);
     expect(result.stdout).toMatch(/\n2 checks failed\n$/);
     expect(result.code).toBe(1);
   });
@@ -240,7 +233,7 @@ describe('the command line', () => {
     const pem = selfSigned(work.dir);
     try {
       const result = await run(['doctor', '--ca', 'system', '--cert', pem.certFile, '--cert-key', join(work.dir, 'origin-key.pem')], doctorEnv(KEY, api.url));
-      expect(line(result, 'trust')).toMatch(/^ok {3}trust {4}the system store besides Node's bundled CAs.*, presenting the cert option$/);
+      expect(doctorLine(result, 'trust')).toMatch(/^ok {3}trust {4}the system store besides Node's bundled CAs.*, presenting the cert option$/);
       expect(result.code, result.stdout).toBe(0);
     } finally {
       await api.close();

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../webhooks/redis-server.js';
 import { scratch, tools } from '../network/proxies.js';
-import { serveEmulator, type Served } from './doctor-support.js';
-import { run, type Run } from './support.js';
+import { doctorEnv, doctorLine, serveEmulator, type Served } from './doctor-support.js';
+import { run } from './support.js';
 
 // The dns, tcp, connect and tls lines of `svc-sdk doctor` for the faults doctor.test.ts does not
 // reach: a proxy whose host does not resolve, a proxy on a closed port, a certificate for another
@@ -15,24 +15,8 @@ import { run, type Run } from './support.js';
 
 const KEY = 'vdr_doctor_net_secret_9a2e';
 
-/** The line of check `name` (plain output: not a terminal). */
-function line(result: Run, name: string): string {
-  const found = result.stdout.split('\n').find((text) => new RegExp(`^(ok  |fail|skip) ${name} `).test(text));
-  if (found === undefined) throw new Error(`no ${name} line in:\n${result.stdout}${result.stderr}`);
-  return found;
-}
-
-/** The environment of a run: the key, the service, and `proxy` as every proxy variable ('' for none). */
-const envOf = (baseUrl: string, proxy = '') => ({
-  SVC_API_KEY: KEY,
-  SVC_BASE_URL: baseUrl,
-  HTTPS_PROXY: proxy,
-  https_proxy: '',
-  HTTP_PROXY: proxy,
-  http_proxy: '',
-  NO_PROXY: '',
-  no_proxy: '',
-});
+/** The environment of a run: the key, the service, and `proxy` as HTTPS_PROXY and HTTP_PROXY (none by default). */
+const envOf = (baseUrl: string, proxy = '') => doctorEnv(KEY, baseUrl, { HTTPS_PROXY: proxy, HTTP_PROXY: proxy });
 
 describe('svc-sdk doctor through a proxy it cannot reach', () => {
   let service: Served;
@@ -42,22 +26,22 @@ describe('svc-sdk doctor through a proxy it cannot reach', () => {
   it("a proxy host that does not resolve: the dns line names the proxy's host and its variable; connect is skipped", async () => {
     const result = await run(['doctor'], envOf(service.url, 'http://svc-doctor-proxy.invalid:3128'));
     expect(result.code).toBe(1);
-    expect(line(result, 'route')).toMatch(/^ok {3}route {4}http:\/\/127\.0\.0\.1:\d+\/ through HTTPS?_PROXY http:\/\/svc-doctor-proxy\.invalid:3128/);
-    expect(line(result, 'dns')).toMatch(/^fail dns {6}the proxy's host svc-doctor-proxy\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\); fix: correct the proxy's host in HTTPS?_PROXY, or check this machine's resolver \(\/etc\/resolv\.conf, the VPN\)$/);
-    expect(line(result, 'tcp')).toBe('skip tcp      no address to connect to');
-    expect(line(result, 'connect')).toBe('skip connect  no proxy to ask');
-    expect(line(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
-    expect(line(result, 'key')).toBe('skip key      the service was not reached');
+    expect(doctorLine(result, 'route')).toMatch(/^ok {3}route {4}http:\/\/127\.0\.0\.1:\d+\/ through HTTPS?_PROXY http:\/\/svc-doctor-proxy\.invalid:3128/);
+    expect(doctorLine(result, 'dns')).toMatch(/^fail dns {6}the proxy's host svc-doctor-proxy\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\); fix: correct the proxy's host in HTTPS?_PROXY, or check this machine's resolver \(\/etc\/resolv\.conf, the VPN\)$/);
+    expect(doctorLine(result, 'tcp')).toBe('skip tcp      no address to connect to');
+    expect(doctorLine(result, 'connect')).toBe('skip connect  no proxy to ask');
+    expect(doctorLine(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
+    expect(doctorLine(result, 'key')).toBe('skip key      the service was not reached');
   });
 
   it('a proxy on a closed port: the tcp line names the proxy and its variable; connect is skipped', async () => {
     const port = await freePort();
     const result = await run(['doctor'], envOf(service.url, `http://127.0.0.1:${port}`));
     expect(result.code).toBe(1);
-    expect(line(result, 'dns')).toBe(`ok   dns      127.0.0.1 is an address: no lookup (the proxy resolves 127.0.0.1)`);
-    expect(line(result, 'tcp')).toMatch(new RegExp(`^fail tcp {6}127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\): nothing listens there; fix: check that the proxy runs at http://127\\.0\\.0\\.1:${port} \\(HTTPS?_PROXY\\), or that this machine may reach it$`));
-    expect(line(result, 'connect')).toBe('skip connect  no connection to the proxy');
-    expect(line(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
+    expect(doctorLine(result, 'dns')).toBe(`ok   dns      127.0.0.1 is an address: no lookup (the proxy resolves 127.0.0.1)`);
+    expect(doctorLine(result, 'tcp')).toMatch(new RegExp(`^fail tcp {6}127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\): nothing listens there; fix: check that the proxy runs at http://127\\.0\\.0\\.1:${port} \\(HTTPS?_PROXY\\), or that this machine may reach it$`));
+    expect(doctorLine(result, 'connect')).toBe('skip connect  no connection to the proxy');
+    expect(doctorLine(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
   });
 
   it.each([
@@ -67,7 +51,7 @@ describe('svc-sdk doctor through a proxy it cannot reach', () => {
     const url = baseUrl === 'closed' ? `http://127.0.0.1:${await freePort()}` : baseUrl;
     const result = await run(['doctor'], envOf(url));
     expect(result.code).toBe(1);
-    expect(line(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
+    expect(doctorLine(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
     expect(result.stdout).not.toMatch(/^(ok {2}|fail|skip) connect /m);
   });
 
@@ -98,9 +82,9 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor against a certificate for anothe
   it('a trusted certificate that does not name the host: the tls line says ALTNAME and to check the host; exit 1', async () => {
     const result = await run(['doctor', '--ca', certFile], envOf(service.url));
     expect(result.code).toBe(1);
-    expect(line(result, 'tcp')).toMatch(/^ok /);
-    expect(line(result, 'tls')).toMatch(/^fail tls {6}.*\(ERR_TLS_CERT_ALTNAME_INVALID\) \(trust: the ca option \(1 certificate\).*\); fix: the certificate is not for 127\.0\.0\.1: check the host in SVC_BASE_URL$/);
-    expect(line(result, 'key')).toBe('skip key      the service was not reached');
+    expect(doctorLine(result, 'tcp')).toMatch(/^ok /);
+    expect(doctorLine(result, 'tls')).toMatch(/^fail tls {6}.*\(ERR_TLS_CERT_ALTNAME_INVALID\) \(trust: the ca option \(1 certificate\).*\); fix: the certificate is not for 127\.0\.0\.1: check the host in SVC_BASE_URL$/);
+    expect(doctorLine(result, 'key')).toBe('skip key      the service was not reached');
     expect(result.stdout + result.stderr).not.toContain(KEY);
   });
 
@@ -116,7 +100,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor against a certificate for anothe
     const named = await serveEmulator({ tls: { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(namedCert, 'utf8') }, apiKey: KEY });
     try {
       const result = await run(['doctor', '--ca', namedCert], envOf(named.url));
-      expect(line(result, 'tls')).toMatch(new RegExp(`, a certificate for ${shown} issued by ${shown}, trusted$`));
+      expect(doctorLine(result, 'tls')).toMatch(new RegExp(`, a certificate for ${shown} issued by ${shown}, trusted$`));
     } finally {
       await named.close();
     }

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createEmulator } from '../../src/testing/index.js';
+import type { Run } from './support.js';
 
 /** A server on a free port of 127.0.0.1: its URL and a close that drops open connections. */
 export interface Served {
@@ -85,3 +86,10 @@ export const doctorEnv = (apiKey: string, baseUrl: string, extra: Record<string,
   no_proxy: '',
   ...extra,
 });
+
+/** The line of check `name` in a doctor run's plain output (not a terminal); throws, showing the output, when there is none. */
+export function doctorLine(result: Run, name: string): string {
+  const found = result.stdout.split('\n').find((text) => new RegExp(`^(ok  |fail|skip) ${name} `).test(text));
+  if (found === undefined) throw new Error(`no ${name} line in:\n${result.stdout}${result.stderr}`);
+  return found;
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../webhooks/redis-server.js';
 import { reportMissing, scratch, selfSigned, startTinyproxy, tools, type RunningProxy } from '../network/proxies.js';
-import { doctorEnv, serveEmulator, serveReceiver, serveRefusingProxy, type Served } from './doctor-support.js';
+import { doctorEnv, doctorLine, serveEmulator, serveReceiver, serveRefusingProxy, type Served } from './doctor-support.js';
 import { COMMANDS } from '../../packages/cli/src/commands/index.js';
 import { runCli } from '../../packages/cli/src/run.js';
 import { memoryIO } from '../uploads/upload-many-support.js';
@@ -17,13 +17,6 @@ import { built, cliEnv, run, runBin, type Run } from './support.js';
 
 const KEY = 'vdr_doctor_secret_key_4f1c';
 const PROXY_PASSWORD = 'pr0xy-s3cret';
-
-/** The line of check `name` (plain output: not a terminal). */
-function line(result: Run, name: string): string {
-  const found = result.stdout.split('\n').find((text) => new RegExp(`^(ok  |fail|skip) ${name} `).test(text));
-  if (found === undefined) throw new Error(`no ${name} line in:\n${result.stdout}${result.stderr}`);
-  return found;
-}
 
 /** Asserts nothing secret was printed. */
 function noSecrets(result: Run): void {
@@ -40,14 +33,14 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   it('passes every check against the emulator, and exits 0', async () => {
     const result = await run(['doctor'], doctorEnv(KEY, service.url));
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(line(result, 'runtime')).toMatch(/^ok {3}runtime {2}Node \d+\.\d+\.\d+ .*svc-sdk \d+\.\d+\.\d+, @svc-sdk\/cli \d+\.\d+\.\d+$/);
-    expect(line(result, 'route')).toBe(`ok   route    ${service.url}/ direct`);
-    expect(line(result, 'trust')).toMatch(/^ok {3}trust {4}Node's bundled CAs/);
-    expect(line(result, 'dns')).toBe('ok   dns      127.0.0.1 is an address: no lookup');
-    expect(line(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${service.port}`);
-    expect(line(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
-    expect(line(result, 'key')).toBe('ok   key      accepted (GET /api/v1/svc/transactions answered 200 OK)');
-    expect(line(result, 'clock')).toMatch(/^ok {3}clock {4}in step with the service's Date \(within [\d.]+ s\); receivers allow 5 min of skew in svc-sdk\/webhooks' replay window of 12 h \(tolerance\)$/);
+    expect(doctorLine(result, 'runtime')).toMatch(/^ok {3}runtime {2}Node \d+\.\d+\.\d+ .*svc-sdk \d+\.\d+\.\d+, @svc-sdk\/cli \d+\.\d+\.\d+$/);
+    expect(doctorLine(result, 'route')).toBe(`ok   route    ${service.url}/ direct`);
+    expect(doctorLine(result, 'trust')).toMatch(/^ok {3}trust {4}Node's bundled CAs/);
+    expect(doctorLine(result, 'dns')).toBe('ok   dns      127.0.0.1 is an address: no lookup');
+    expect(doctorLine(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${service.port}`);
+    expect(doctorLine(result, 'tls')).toBe('skip tls      the service URL is http://: no TLS to check');
+    expect(doctorLine(result, 'key')).toBe('ok   key      accepted (GET /api/v1/svc/transactions answered 200 OK)');
+    expect(doctorLine(result, 'clock')).toMatch(/^ok {3}clock {4}in step with the service's Date \(within [\d.]+ s\); receivers allow 5 min of skew in svc-sdk\/webhooks' replay window of 12 h \(tolerance\)$/);
     expect(result.stdout).toMatch(/every check passed\n$/);
     expect(result.stdout).not.toContain('\x1b[');
     expect(service.requests).toContain('GET /api/v1/svc/transactions');
@@ -57,15 +50,15 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   it.skipIf(!built)('the built bin reads its own version beside dist/ and passes the same checks', async () => {
     const result = await runBin(['doctor'], doctorEnv(KEY, service.url));
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(line(result, 'runtime')).toMatch(/, @svc-sdk\/cli \d+\.\d+\.\d+$/);
+    expect(doctorLine(result, 'runtime')).toMatch(/, @svc-sdk\/cli \d+\.\d+\.\d+$/);
     noSecrets(result);
   });
 
   it('a wrong key: the key line says 401 and how to fix it; exit 1, the key never printed', async () => {
     const result = await run(['doctor', '--api-key', `${KEY}_wrong`], doctorEnv(KEY, service.url));
     expect(result.code).toBe(1);
-    expect(line(result, 'key')).toBe('fail key      refused: GET /api/v1/svc/transactions answered 401; fix: set --api-key to a key this service issued (a key of another deployment is refused)');
-    expect(line(result, 'tcp')).toMatch(/^ok /);
+    expect(doctorLine(result, 'key')).toBe('fail key      refused: GET /api/v1/svc/transactions answered 401; fix: set --api-key to a key this service issued (a key of another deployment is refused)');
+    expect(doctorLine(result, 'tcp')).toMatch(/^ok /);
     expect(result.stdout).toMatch(/1 check failed\n$/);
     noSecrets(result);
     expect(result.stdout + result.stderr).not.toContain(`${KEY}_wrong`);
@@ -75,16 +68,16 @@ describe('svc-sdk doctor over loopback HTTP', () => {
     const port = await freePort();
     const result = await run(['doctor'], doctorEnv(KEY, `http://127.0.0.1:${port}`));
     expect(result.code).toBe(1);
-    expect(line(result, 'tcp')).toBe(`fail tcp      127.0.0.1:${port}: connection refused (ECONNREFUSED): nothing listens there; fix: check that the service listens on 127.0.0.1:${port} (the port in SVC_BASE_URL); a firewall that drops it needs 127.0.0.1:${port} allowed, or a proxy (HTTPS_PROXY)`);
-    expect(line(result, 'key')).toBe('skip key      the service was not reached');
+    expect(doctorLine(result, 'tcp')).toBe(`fail tcp      127.0.0.1:${port}: connection refused (ECONNREFUSED): nothing listens there; fix: check that the service listens on 127.0.0.1:${port} (the port in SVC_BASE_URL); a firewall that drops it needs 127.0.0.1:${port} allowed, or a proxy (HTTPS_PROXY)`);
+    expect(doctorLine(result, 'key')).toBe('skip key      the service was not reached');
     noSecrets(result);
   });
 
   it('a host name that does not resolve: the dns line fails and names the host; exit 1', async () => {
     const result = await run(['doctor', '--base-url', 'http://svc-doctor-test.invalid:4010'], doctorEnv(KEY, service.url));
     expect(result.code).toBe(1);
-    expect(line(result, 'dns')).toMatch(/^fail dns {6}svc-doctor-test\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\); fix: correct the host in SVC_BASE_URL \(or --base-url\), or check this machine's resolver \(\/etc\/resolv\.conf, the VPN\)$/);
-    expect(line(result, 'tcp')).toBe('skip tcp      no address to connect to');
+    expect(doctorLine(result, 'dns')).toMatch(/^fail dns {6}svc-doctor-test\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\); fix: correct the host in SVC_BASE_URL \(or --base-url\), or check this machine's resolver \(\/etc\/resolv\.conf, the VPN\)$/);
+    expect(doctorLine(result, 'tcp')).toBe('skip tcp      no address to connect to');
     noSecrets(result);
   });
 
@@ -94,12 +87,12 @@ describe('svc-sdk doctor over loopback HTTP', () => {
     try {
       const down = await run(['doctor', '--webhook-url', `http://127.0.0.1:${closed}/hooks`], doctorEnv(KEY, service.url));
       expect(down.code).toBe(1);
-      expect(line(down, 'webhook')).toBe(`fail webhook  http://127.0.0.1:${closed}/hooks is unreachable from here: connection refused (ECONNREFUSED): nothing listens there; fix: start the receiver, or correct --webhook-url (the service delivers to a public https:// URL)`);
-      expect(line(down, 'key')).toMatch(/^ok /);
+      expect(doctorLine(down, 'webhook')).toBe(`fail webhook  http://127.0.0.1:${closed}/hooks is unreachable from here: connection refused (ECONNREFUSED): nothing listens there; fix: start the receiver, or correct --webhook-url (the service delivers to a public https:// URL)`);
+      expect(doctorLine(down, 'key')).toMatch(/^ok /);
       noSecrets(down);
       const up = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, service.url));
       expect(up.code, up.stdout).toBe(0);
-      expect(line(up, 'webhook')).toBe(`ok   webhook  ${receiver.url}/hooks is reachable from here: it refused a POST with no valid signature (401 Unauthorized), as a receiver should`);
+      expect(doctorLine(up, 'webhook')).toBe(`ok   webhook  ${receiver.url}/hooks is reachable from here: it refused a POST with no valid signature (401 Unauthorized), as a receiver should`);
       expect(receiver.requests).toEqual(['POST /hooks']);
     } finally {
       await receiver.close();
@@ -111,7 +104,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
     try {
       const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, service.url));
       expect(result.code).toBe(1);
-      expect(line(result, 'webhook')).toBe(`fail webhook  ${receiver.url}/hooks accepted a POST with no valid signature (200 OK); fix: verify every delivery (svc-sdk/webhooks: createWebhookHandler or verifyWebhook) and answer 4xx to a bad signature`);
+      expect(doctorLine(result, 'webhook')).toBe(`fail webhook  ${receiver.url}/hooks accepted a POST with no valid signature (200 OK); fix: verify every delivery (svc-sdk/webhooks: createWebhookHandler or verifyWebhook) and answer 4xx to a bad signature`);
     } finally {
       await receiver.close();
     }
@@ -122,7 +115,7 @@ describe('svc-sdk doctor over loopback HTTP', () => {
     try {
       const result = await run(['doctor', '--webhook-url', `${receiver.url}/hooks`], doctorEnv(KEY, service.url));
       expect(result.code).toBe(1);
-      expect(line(result, 'webhook')).toBe(`fail webhook  ${receiver.url}/hooks answered 500 Internal Server Error to an unsigned POST; fix: check the receiver's logs: it should answer 4xx to a bad signature, not fail`);
+      expect(doctorLine(result, 'webhook')).toBe(`fail webhook  ${receiver.url}/hooks answered 500 Internal Server Error to an unsigned POST; fix: check the receiver's logs: it should answer 4xx to a bad signature, not fail`);
     } finally {
       await receiver.close();
     }
@@ -140,8 +133,8 @@ describe('svc-sdk doctor over loopback HTTP', () => {
   it('no key at all: the key line says so, and the network and the clock are still checked', async () => {
     const result = await run(['doctor'], { ...doctorEnv(KEY, service.url), SVC_API_KEY: '' });
     expect(result.code).toBe(1);
-    expect(line(result, 'key')).toBe('fail key      no API key: SVC_API_KEY is not set; fix: export SVC_API_KEY=vdr_… (the key the developer portal issued), or pass --api-key');
-    expect(line(result, 'clock')).toMatch(/^ok /);
+    expect(doctorLine(result, 'key')).toBe('fail key      no API key: SVC_API_KEY is not set; fix: export SVC_API_KEY=vdr_… (the key the developer portal issued), or pass --api-key');
+    expect(doctorLine(result, 'clock')).toMatch(/^ok /);
   });
 });
 
@@ -154,10 +147,10 @@ describe('svc-sdk doctor against a service that never answers', () => {
     try {
       const result = await run(['doctor', '--timeout', '300', '--webhook-url', `http://127.0.0.1:${port}/hooks`], doctorEnv(KEY, `http://127.0.0.1:${port}`));
       expect(result.code).toBe(1);
-      expect(line(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${port}`);
-      expect(line(result, 'key')).toBe('fail key      no answer: GET /api/v1/svc/transactions timed out after 300 ms: raise `timeout` or try again; fix: raise --timeout, or try again: the service may be down');
-      expect(line(result, 'clock')).toBe('skip clock    no answer, so no Date header to compare');
-      expect(line(result, 'webhook')).toBe(`fail webhook  http://127.0.0.1:${port}/hooks is unreachable from here: timed out: no answer within 300 ms; fix: start the receiver, or correct --webhook-url (the service delivers to a public https:// URL)`);
+      expect(doctorLine(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${port}`);
+      expect(doctorLine(result, 'key')).toBe('fail key      no answer: GET /api/v1/svc/transactions timed out after 300 ms: raise `timeout` or try again; fix: raise --timeout, or try again: the service may be down');
+      expect(doctorLine(result, 'clock')).toBe('skip clock    no answer, so no Date header to compare');
+      expect(doctorLine(result, 'webhook')).toBe(`fail webhook  http://127.0.0.1:${port}/hooks is unreachable from here: timed out: no answer within 300 ms; fix: start the receiver, or correct --webhook-url (the service delivers to a public https:// URL)`);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
@@ -180,15 +173,15 @@ describe('svc-sdk doctor against a clock 10 minutes off', () => {
   it('the service 10 minutes ahead: receivers here refuse every delivery (future_timestamp); exit 1', async () => {
     const result = await run(['doctor'], doctorEnv(KEY, ahead.url));
     expect(result.code).toBe(1);
-    expect(line(result, 'clock')).toMatch(/^fail clock {4}this machine's clock is (9 min 59 s|10 min|10 min 1 s) behind the service's: receivers here see each delivery .+ in the future and refuse it \(future_timestamp: they allow 5 min\); fix: synchronise this machine's clock \(timedatectl set-ntp true, or chrony \/ ntpd\)$/);
-    expect(line(result, 'key')).toMatch(/^ok /);
+    expect(doctorLine(result, 'clock')).toMatch(/^fail clock {4}this machine's clock is (9 min 59 s|10 min|10 min 1 s) behind the service's: receivers here see each delivery .+ in the future and refuse it \(future_timestamp: they allow 5 min\); fix: synchronise this machine's clock \(timedatectl set-ntp true, or chrony \/ ntpd\)$/);
+    expect(doctorLine(result, 'key')).toMatch(/^ok /);
     noSecrets(result);
   });
 
   it('the service 10 minutes behind: the replay window shrinks by as much; exit 1', async () => {
     const result = await run(['doctor'], doctorEnv(KEY, behind.url));
     expect(result.code).toBe(1);
-    expect(line(result, 'clock')).toMatch(/^fail clock {4}this machine's clock is (9 min 59 s|10 min|10 min 1 s) ahead of the service's: receivers here see each delivery .+ older: the 12 h replay window \(tolerance\) shrinks by as much; fix: synchronise/);
+    expect(doctorLine(result, 'clock')).toMatch(/^fail clock {4}this machine's clock is (9 min 59 s|10 min|10 min 1 s) ahead of the service's: receivers here see each delivery .+ older: the 12 h replay window \(tolerance\) shrinks by as much; fix: synchronise/);
   });
 });
 
@@ -211,9 +204,9 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
   it('passes every check with the origin\'s CA given as --ca: the tls line names the protocol and the certificate', async () => {
     const result = await run(['doctor', '--ca', certFile], doctorEnv(KEY, service.url));
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(line(result, 'trust')).toMatch(/^ok {3}trust {4}the ca option \(1 certificate\) besides Node's bundled CAs/);
-    expect(line(result, 'tls')).toMatch(/^ok {3}tls {6}TLSv1\.[23], a certificate for svc-sdk test origin issued by svc-sdk test origin, trusted$/);
-    expect(line(result, 'key')).toMatch(/^ok /);
+    expect(doctorLine(result, 'trust')).toMatch(/^ok {3}trust {4}the ca option \(1 certificate\) besides Node's bundled CAs/);
+    expect(doctorLine(result, 'tls')).toMatch(/^ok {3}tls {6}TLSv1\.[23], a certificate for svc-sdk test origin issued by svc-sdk test origin, trusted$/);
+    expect(doctorLine(result, 'key')).toMatch(/^ok /);
     noSecrets(result);
   });
 
@@ -226,7 +219,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
     try {
       const result = await run(['doctor', '--ca', hostileCert], doctorEnv(KEY, hostile.url));
       expect(result.code, result.stdout).toBe(0);
-      expect(line(result, 'tls')).toMatch(/, a certificate for evil\\x1b\[2Jorigin issued by evil\\x1b\[2Jorigin, trusted$/);
+      expect(doctorLine(result, 'tls')).toMatch(/, a certificate for evil\\x1b\[2Jorigin issued by evil\\x1b\[2Jorigin, trusted$/);
       expect(result.stdout).not.toContain('\x1b');
     } finally {
       await hostile.close();
@@ -236,9 +229,9 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
   it('a CA that is not trusted: the tls line fails and its fix names NODE_EXTRA_CA_CERTS and --ca; exit 1', async () => {
     const result = await run(['doctor'], doctorEnv(KEY, service.url));
     expect(result.code).toBe(1);
-    expect(line(result, 'tls')).toMatch(/^fail tls {6}TLS failed: .+ \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\) \(trust: Node's bundled CAs.*\); fix: trust the CA that signed it: NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem, or --ca \/path\/to\/ca\.pem \(the Client's ca option\)$/);
-    expect(line(result, 'tcp')).toMatch(/^ok /);
-    expect(line(result, 'key')).toBe('skip key      the service was not reached');
+    expect(doctorLine(result, 'tls')).toMatch(/^fail tls {6}TLS failed: .+ \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\) \(trust: Node's bundled CAs.*\); fix: trust the CA that signed it: NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem, or --ca \/path\/to\/ca\.pem \(the Client's ca option\)$/);
+    expect(doctorLine(result, 'tcp')).toMatch(/^ok /);
+    expect(doctorLine(result, 'key')).toBe('skip key      the service was not reached');
     noSecrets(result);
   });
 
@@ -251,11 +244,11 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
       const withPassword = proxy.url.replace('http://', `http://doctor:${PROXY_PASSWORD}@`);
       const result = await run(['doctor', '--ca', certFile], doctorEnv(KEY, service.url, { HTTPS_PROXY: withPassword }));
       expect(result.code, result.stdout + result.stderr).toBe(0);
-      expect(line(result, 'route')).toBe(`ok   route    ${service.url}/ through HTTPS_PROXY http://[redacted]@127.0.0.1:${proxy.port}`);
-      expect(line(result, 'dns')).toBe(`ok   dns      127.0.0.1 is an address: no lookup (the proxy resolves 127.0.0.1)`);
-      expect(line(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${proxy.port}`);
-      expect(line(result, 'connect')).toBe(`ok   connect  the proxy tunnels to 127.0.0.1:${service.port}`);
-      expect(line(result, 'tls')).toMatch(/^ok /);
+      expect(doctorLine(result, 'route')).toBe(`ok   route    ${service.url}/ through HTTPS_PROXY http://[redacted]@127.0.0.1:${proxy.port}`);
+      expect(doctorLine(result, 'dns')).toBe(`ok   dns      127.0.0.1 is an address: no lookup (the proxy resolves 127.0.0.1)`);
+      expect(doctorLine(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${proxy.port}`);
+      expect(doctorLine(result, 'connect')).toBe(`ok   connect  the proxy tunnels to 127.0.0.1:${service.port}`);
+      expect(doctorLine(result, 'tls')).toMatch(/^ok /);
       expect(proxy.log()).toMatch(new RegExp(`CONNECT 127\\.0\\.0\\.1:${service.port}`));
       noSecrets(result);
     });
@@ -263,7 +256,7 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
     it('NO_PROXY naming the service: the route is direct, and says NO_PROXY', async () => {
       const result = await run(['doctor', '--ca', certFile], doctorEnv(KEY, service.url, { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }));
       expect(result.code, result.stdout).toBe(0);
-      expect(line(result, 'route')).toBe(`ok   route    ${service.url}/ direct (NO_PROXY: 127.0.0.1)`);
+      expect(doctorLine(result, 'route')).toBe(`ok   route    ${service.url}/ direct (NO_PROXY: 127.0.0.1)`);
       expect(result.stdout).not.toMatch(/ connect /);
     });
   });
@@ -274,20 +267,20 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor over loopback HTTPS', () => {
       const withPassword = refusing.url.replace('http://', `http://doctor:${PROXY_PASSWORD}@`);
       const result = await run(['doctor', '--ca', certFile], doctorEnv(KEY, service.url, { HTTPS_PROXY: withPassword }));
       expect(result.code).toBe(1);
-      expect(line(result, 'route')).toBe(`ok   route    ${service.url}/ through HTTPS_PROXY http://[redacted]@127.0.0.1:${refusing.port}`);
-      expect(line(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${refusing.port}`);
-      expect(line(result, 'connect')).toBe(`fail connect  the proxy refused to tunnel to 127.0.0.1:${service.port} (it answered 403 to CONNECT); fix: ask the proxy's administrators to allow CONNECT to 127.0.0.1:${service.port}, or add 127.0.0.1 to NO_PROXY if it is reachable directly`);
-      expect(line(result, 'tls')).toBe('skip tls      no tunnel');
+      expect(doctorLine(result, 'route')).toBe(`ok   route    ${service.url}/ through HTTPS_PROXY http://[redacted]@127.0.0.1:${refusing.port}`);
+      expect(doctorLine(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${refusing.port}`);
+      expect(doctorLine(result, 'connect')).toBe(`fail connect  the proxy refused to tunnel to 127.0.0.1:${service.port} (it answered 403 to CONNECT); fix: ask the proxy's administrators to allow CONNECT to 127.0.0.1:${service.port}, or add 127.0.0.1 to NO_PROXY if it is reachable directly`);
+      expect(doctorLine(result, 'tls')).toBe('skip tls      no tunnel');
       expect(refusing.requests[0]).toMatch(new RegExp(`^CONNECT 127\\.0\\.0\\.1:${service.port} Basic `));
       noSecrets(result);
       // --proxy names it as the option's; --no-proxy goes direct whatever HTTPS_PROXY says.
       const option = await run(['doctor', '--ca', certFile, '--proxy', withPassword], doctorEnv(KEY, service.url));
-      expect(line(option, 'route')).toBe(`ok   route    ${service.url}/ through the proxy option http://[redacted]@127.0.0.1:${refusing.port}`);
-      expect(line(option, 'connect')).toMatch(/^fail connect {2}the proxy refused to tunnel/);
+      expect(doctorLine(option, 'route')).toBe(`ok   route    ${service.url}/ through the proxy option http://[redacted]@127.0.0.1:${refusing.port}`);
+      expect(doctorLine(option, 'connect')).toMatch(/^fail connect {2}the proxy refused to tunnel/);
       noSecrets(option);
       const direct = await run(['doctor', '--ca', certFile, '--no-proxy'], doctorEnv(KEY, service.url, { HTTPS_PROXY: withPassword }));
       expect(direct.code, direct.stdout).toBe(0);
-      expect(line(direct, 'route')).toBe(`ok   route    ${service.url}/ direct`);
+      expect(doctorLine(direct, 'route')).toBe(`ok   route    ${service.url}/ direct`);
     } finally {
       await refusing.close();
     }
@@ -327,7 +320,7 @@ describe('svc-sdk doctor on the command line', () => {
       // Read, but not PEM: the Client's own check of `ca`, as the route line.
       const notPem = await run(['doctor', '--ca', join(work.dir, 'present.pem')], { SVC_BASE_URL: 'http://127.0.0.1:1' });
       expect(notPem.code).toBe(1);
-      expect(line(notPem, 'route')).toMatch(/^fail route {4}ca must be PEM text \(-----BEGIN CERTIFICATE-----…\), an array of them, or 'system'; fix: correct --proxy, --ca or --cert$/);
+      expect(doctorLine(notPem, 'route')).toMatch(/^fail route {4}ca must be PEM text \(-----BEGIN CERTIFICATE-----…\), an array of them, or 'system'; fix: correct --proxy, --ca or --cert$/);
     } finally {
       work.remove();
     }
