@@ -14,6 +14,8 @@
 export { VERSION } from './core/version.js';
 /** The operation table: the MCP server's tools name its entries, take their arguments from its params schemas and are gated by its effects. */
 export { operations } from './operations.js';
+/** What the params schemas' refinements mean in JSON Schema (an id is an integer above 0): the MCP server's tool arguments say it. */
+export { jsonSchemaFacts } from './schemas/common.js';
 /** One operation of the table: its method, path, params schema and flags. */
 export type { Operation, OperationEffect } from './core/types.js';
 /** The per-user state folder rule (manifests, secret files): where it is, and how it is made (0700, a link or a wider mode refused). */

@@ -2,6 +2,7 @@
 // from zod/mini. zod/mini schemas carry no `~standard.jsonSchema`, and the SDK's fallback for zod
 // prints a warning, so the JSON Schema is made here, once, and trimmed to what every model host
 // accepts: no `$schema` (some hosts reject the keyword), the rest is JSON Schema 2020-12.
+import { jsonSchemaFacts } from 'svc-sdk/internal';
 import * as z from 'zod/mini';
 
 /** A JSON Schema object. */
@@ -20,9 +21,13 @@ export interface ToolSchema<T> {
   readonly json: JsonSchema;
 }
 
-/** Wraps a zod/mini object schema for a tool: validation by zod, the JSON Schema from `z.toJSONSchema` without `$schema`. */
+/**
+ * Wraps a zod/mini object schema for a tool: validation by zod, the JSON Schema from `z.toJSONSchema` without
+ * `$schema`, with what the library's refinements mean (an id is an integer above 0), which zod cannot see in them.
+ */
 export function toolSchema<T>(schema: z.ZodMiniType<T>): ToolSchema<T> {
-  const { $schema: _dropped, ...json } = trim(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema);
+  const override = ({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): void => void Object.assign(jsonSchema, factsOf(zodSchema));
+  const { $schema: _dropped, ...json } = trim(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', override }) as JsonSchema);
   return {
     '~standard': {
       version: 1,
@@ -36,6 +41,15 @@ export function toolSchema<T>(schema: z.ZodMiniType<T>): ToolSchema<T> {
     },
     json,
   };
+}
+
+/** The library's JSON Schema facts of `schema`, or of the schema it was derived from (a copy with a description has the id's as its parent). */
+function factsOf(schema: z.core.$ZodType): Readonly<Record<string, unknown>> | undefined {
+  for (let from: z.core.$ZodType | undefined = schema; from; from = from._zod.parent) {
+    const facts = jsonSchemaFacts.get(from);
+    if (facts) return facts;
+  }
+  return undefined;
 }
 
 /** Safe-integer bounds zod writes on every integer: they tell a model nothing and cost tokens. */
