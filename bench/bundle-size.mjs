@@ -12,7 +12,7 @@ import { baselineRef } from './lib/baseline.mjs';
 
 // The zod/mini features the client's schemas use, through `import * as z` (tree-shaken).
 const zodMiniUse = `import * as z from 'zod/mini';
-export const schema = z.looseObject({ a: z.string().check(z.minLength(1)), b: z.optional(z.int().check(z.positive())), c: z.array(z.number()), d: z.nullable(z.string()) });
+export const schema = z.looseObject({ a: z.string().check(z.refine((value) => value !== '')), b: z.optional(z.number().check(z.refine(Number.isSafeInteger, { abort: true }))), c: z.array(z.number()), d: z.nullable(z.string()) });
 export const other = z.object({ e: z.null(), f: z.string().check(z.refine((value) => value !== '')) });
 export const parse = z.safeParse;`;
 
