@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 
 /**
  * What the refinements of a schema made here mean in JSON Schema, by schema: what the MCP server's
- * tools advertise for their arguments (its z.toJSONSchema `override` adds them). @internal
+ * tools advertise for their arguments (its z.toJSONSchema `override` adds them).
  */
 export const jsonSchemaFacts = new WeakMap<object, Readonly<Record<string, unknown>>>();
 
