@@ -12,7 +12,9 @@ export * from './webhooks/index.node.js';
 // it; and registered as a loader (a dynamic import), so a Client that never calls uploadMany does not load it.
 import { useFileSystem } from './uploads/file-system.js';
 useFileSystem(async () => (await import('./uploads/file-system-node.js')).nodeFileSystem);
-// Proxies and certificates (Client options proxy, ca, cert, key, dispatcher; HTTPS_PROXY) are made by
-// undici, an optional peer: registered here, so the web entry's bundle never names it.
+// Proxies and certificates (Client options proxy, ca, cert, key, dispatcher; HTTPS_PROXY): Node's rules
+// for them, and the dispatcher undici (an optional peer) makes, loaded with the first attempt that needs
+// it. Registered here, so the web entry's bundle carries neither (its runtimes' fetch has its own settings).
 import { useTransport } from './core/transport.js';
-useTransport(() => import('./core/transport-node.js'));
+import { defaultRoute, settingsOf } from './core/transport-settings-node.js';
+useTransport({ settingsOf, defaultRoute, load: () => import('./core/transport-node.js') });

@@ -47,6 +47,6 @@ export { redactUrl } from './shared/redact.js';
 /** A client's route and trust from options and a named environment, with a fetch that takes it (`svc-sdk doctor`). */
 export { resolveNetwork, type NetworkRoute } from './core/network-route.js';
 /** A proxy a route may go through, as `resolveNetwork` lists them. */
-export type { ProxyCandidate } from './core/transport.js';
+export type { ProxyCandidate } from './core/transport-settings-node.js';
 /** The receivers' replay window: the default `tolerance` and how far ahead of the clock a delivery may be. */
 export { DEFAULT_MAX_RECORDS, DEFAULT_MCP_MAX_BODY_BYTES, DEFAULT_TOLERANCE_MS, DEFAULT_UPLOAD_CONCURRENCY, FUTURE_SKEW_MS, MAX_PAGE_SIZE, MAX_UPLOAD_CONCURRENCY } from './shared/limits.js';

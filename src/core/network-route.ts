@@ -3,7 +3,8 @@
  * settings a `Client` makes from its options (transport.ts), made from an environment the tool
  * names rather than `process.env`, with the fetch that takes that route. Node only (svc-sdk/internal).
  */
-import { bundledTrust, proxyCandidates, runtimeRoute, transportOf, type ProxyCandidate, type TransportOptions } from './transport.js';
+import type { TransportOptions } from './transport.js';
+import { bundledTrust, proxyCandidates, runtimeRoute, settingsOf, type ProxyCandidate } from './transport-settings-node.js';
 import { createTransport } from './transport-node.js';
 
 /** What a client of these options would go through: its fetch, the words for its route and trust, and the proxies it may use. */
@@ -29,7 +30,7 @@ export interface NetworkRoute {
  */
 export async function resolveNetwork(options: TransportOptions, env: Readonly<Record<string, string | undefined>>): Promise<NetworkRoute> {
   const proxies = proxyCandidates(options, env);
-  let settings = transportOf(options, env);
+  let settings = settingsOf(options, env);
   if (settings === undefined) {
     const route = runtimeRoute(env);
     const runtimeFetch = { fetch: globalThis.fetch, route, trust: bundledTrust(env), proxies: route === 'direct' ? [] : proxies, close: async () => {} };

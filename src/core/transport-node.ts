@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { SvcError, UndiciMismatchError } from './errors.js';
 import { runtime } from '../shared/runtime.js';
-import { bundledTrust, shownProxy, type Transport, type TransportSettings } from './transport.js';
+import type { Transport, TransportSettings } from './transport.js';
+import { bundledTrust, shownProxy } from './transport-settings-node.js';
 
 export type { Transport } from './transport.js';
 
