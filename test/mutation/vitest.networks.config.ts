@@ -16,4 +16,6 @@ export default narrowedConfig([
   'test/network/undici-missing.test.ts',
   'test/network/undici-manifest-unreadable.test.ts',
   'test/network/trusted-certificates.test.ts',
+  'test/network/no-proxy.test.ts',
+  'test/client/web-transport.test.ts',
 ]);
