@@ -25,6 +25,15 @@ const TCP_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNR
 const UNTRUSTED = /SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY|CERT_UNTRUSTED|CERT_SIGNATURE_FAILURE/;
 
 const codeOf = (connection: Connection | undefined) => connection?.error?.code;
+/**
+ * The last connection to `target` that ended (connected or failed), else the last one begun: undici tries
+ * again a connection that failed on the socket (a proxy that drops the tunnel) until the request times out,
+ * its last try cut off before it ended; the failures before it say what went wrong.
+ */
+const lastTo = (connections: readonly Connection[], target: string) => {
+  const attempts = connections.filter((connection) => connection.target === target);
+  return attempts.findLast((connection) => connection.socket || connection.error) ?? attempts.at(-1);
+};
 const cn = (name: PeerCertificate['subject']) => {
   const value = name?.CN ?? name?.O;
   return Array.isArray(value) ? value.join(', ') : (value ?? 'an unnamed subject');
@@ -37,8 +46,8 @@ const cn = (name: PeerCertificate['subject']) => {
 export function networkChecks(service: ServiceTarget, proxies: readonly ProxyCandidate[], noProxy: string | undefined, observed: Observed, trust: string): { checks: Check[]; reached: boolean } {
   const { connections, failure, timeoutMs } = observed;
   const proxy = proxies.find((candidate) => candidate.host !== service.target && connections.some((connection) => connection.target === candidate.host));
-  const origin = [...connections].reverse().find((connection) => connection.target === service.target);
-  const hop = proxy ? [...connections].reverse().find((connection) => connection.target === proxy.host) : origin;
+  const origin = lastTo(connections, service.target);
+  const hop = proxy ? lastTo(connections, proxy.host) : origin;
   const shownUrl = `${service.url.origin}/`;
   const route = proxy
     ? pass('route', `${shownUrl} through ${proxy.source} ${proxy.shown}`)
