@@ -33,16 +33,19 @@ export function targetOf(hostname: string, port: string | number, protocol: stri
   return `${hostname}:${String(port) || (protocol === 'https:' ? '443' : '80')}`;
 }
 
-/** Records the connections opened while `run` runs, to the given targets only (other work of the process is not ours). */
-export async function watchConnections<T>(targets: readonly string[], run: () => Promise<T>): Promise<{ result: T; connections: Connection[] }> {
+/**
+ * Records the connections opened while `run` runs: every one, as the reader looks up the service's and its
+ * proxies' by target (another of the process's connections meanwhile is listed, and never read).
+ */
+export async function watchConnections<T>(run: () => Promise<T>): Promise<{ result: T; connections: Connection[] }> {
   const connections: Connection[] = [];
   const key = ({ connectParams: at }: ConnectMessage) => targetOf(at.hostname, at.port, at.protocol);
-  const ours = (message: ConnectMessage) => targets.includes(key(message));
   const open = (message: ConnectMessage) => [...connections].reverse().find((seen) => seen.target === key(message) && !seen.socket && !seen.error);
   const before = (raw: unknown) => {
     const message = raw as ConnectMessage;
-    if (ours(message)) connections.push({ target: key(message), hostname: message.connectParams.hostname, protocol: message.connectParams.protocol });
+    connections.push({ target: key(message), hostname: message.connectParams.hostname, protocol: message.connectParams.protocol });
   };
+  // None open: a connection begun before the doctor subscribed (other work of a long-lived process).
   const connected = (raw: unknown) => {
     const seen = open(raw as ConnectMessage);
     if (seen) seen.socket = (raw as ConnectMessage).socket;

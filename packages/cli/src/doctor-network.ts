@@ -20,8 +20,9 @@ export interface Observed {
   readonly timeoutMs: number;
 }
 
-const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
-const TCP_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ECONNRESET']);
+// Asked of a connection's code, which is undefined until it fails.
+const DNS_CODES: ReadonlySet<string | undefined> = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
+const TCP_CODES: ReadonlySet<string | undefined> = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ECONNRESET']);
 const UNTRUSTED = /SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY|CERT_UNTRUSTED|CERT_SIGNATURE_FAILURE/;
 
 const codeOf = (connection: Connection | undefined) => connection?.error?.code;
@@ -67,7 +68,7 @@ export function networkChecks(service: ServiceTarget, proxies: readonly ProxyCan
   }
   const hopName = proxy ? `the proxy's host ${hop.hostname}` : hop.hostname;
   const hopCode = codeOf(hop);
-  if (hopCode !== undefined && DNS_CODES.has(hopCode)) {
+  if (DNS_CODES.has(hopCode)) {
     const fix = proxy
       ? `correct the proxy's host in ${proxy.source}, or check this machine's resolver (/etc/resolv.conf, the VPN)`
       : `correct the host in SVC_BASE_URL (or --base-url), or check this machine's resolver (/etc/resolv.conf, the VPN)`;
@@ -81,7 +82,7 @@ export function networkChecks(service: ServiceTarget, proxies: readonly ProxyCan
   checks.push(pass('dns', proxy ? `${resolved} (the proxy resolves ${service.url.hostname})` : resolved));
 
   const hopTimedOut = hop.socket === undefined && hop.error === undefined;
-  if ((hopCode !== undefined && TCP_CODES.has(hopCode)) || hopTimedOut) {
+  if (TCP_CODES.has(hopCode) || hopTimedOut) {
     const why = hopTimedOut ? `no connection within ${timeoutMs} ms` : describeFetchFailure(hop.error, timeoutMs);
     const fix = proxy
       ? `check that the proxy runs at ${proxy.shown} (${proxy.source}), or that this machine may reach it`

@@ -172,8 +172,7 @@ async function serviceChecks(options: DoctorOptions, io: CliIO): Promise<Check[]
     const service: ServiceTarget = { url: options.baseUrl, target: targetOf(options.baseUrl.hostname, options.baseUrl.port, options.baseUrl.protocol) };
     const keyCheck = keyProblem(options);
     const client = new Client({ apiKey: keyCheck ? NO_KEY : options.apiKey, baseUrl: options.baseUrl.href, fetch: network.fetch, timeout: options.timeoutMs, maxRetries: 0, retryBudget: false, logLevel: 'off' });
-    const targets = [service.target, ...network.proxies.map((proxy) => proxy.host)];
-    const { result: answer, connections } = await watchConnections(targets, () => read(client));
+    const { result: answer, connections } = await watchConnections(() => read(client));
     const noProxy = io.env.no_proxy || io.env.NO_PROXY;
     const { checks, reached } = networkChecks(service, network.proxies, noProxy, { connections, failure: answer.failure, timeoutMs: options.timeoutMs }, network.trust);
     checks.push(keyCheck ?? keyLine(answer, reached, options), clockLine(answer));
