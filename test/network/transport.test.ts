@@ -157,7 +157,7 @@ describe('resolveNetwork(options, env): the proxies and route a tool reads (svc-
     ['the proxy option over a variable', { proxy: 'http://proxy.example:3128' }, proxied, [{ source: 'the proxy option', shown: 'http://proxy.example:3128', host: 'proxy.example:3128' }]],
     ['an http:// proxy without a port', { proxy: 'http://proxy.example' }, {}, [{ source: 'the proxy option', shown: 'http://proxy.example', host: 'proxy.example:80' }]],
     ['an https:// proxy without a port', { proxy: 'https://proxy.example' }, {}, [{ source: 'the proxy option', shown: 'https://proxy.example', host: 'proxy.example:443' }]],
-    ['proxy: false', { proxy: false }, proxied, []],
+    ['proxy: false', { proxy: false as const }, proxied, []],
     ['a dispatcher of the caller\'s', { dispatcher: new Agent() }, proxied, []],
     ['every variable, lower case first, an empty one left out', {}, { https_proxy: 'http://a.example:1', HTTPS_PROXY: 'http://b.example:2', http_proxy: '', HTTP_PROXY: 'http://d.example:4' }, [
       { source: 'https_proxy', shown: 'http://a.example:1', host: 'a.example:1' },
