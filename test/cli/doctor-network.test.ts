@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../webhooks/redis-server.js';
-import { scratch, tools } from '../network/proxies.js';
+import { scratch, selfSigned, tools } from '../network/proxies.js';
 import { doctorEnv, doctorLine, serveEmulator, serveRefusingProxy, serveTunnellingProxy, serveUnaccepting, type Served } from './doctor-support.js';
 import { run } from './support.js';
 
@@ -82,6 +83,12 @@ describe('svc-sdk doctor through a proxy it cannot reach', () => {
       clearTimeout(cut);
       await silent.close();
     }
+  });
+
+  it('NO_PROXY set but no proxy: the route is direct, and does not name NO_PROXY (nothing it exempts from)', async () => {
+    const result = await run(['doctor'], { ...envOf(service.url), NO_PROXY: '127.0.0.1' });
+    expect(result.code, result.stdout).toBe(0);
+    expect(doctorLine(result, 'route')).toBe(`ok   route    ${service.url}/ direct`);
   });
 
   it('a proxy set for the service\'s own host:port, which NO_PROXY exempts: the route is direct, not through the proxy', async () => {
@@ -180,6 +187,22 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor against a certificate for anothe
       expect(doctorLine(result, 'tls')).toMatch(/^fail tls {6}.*\(CERT_HAS_EXPIRED\) \(trust: the ca option \(1 certificate\).*\); fix: check this machine's clock \(see the clock line\), then tell the service's operators$/);
     } finally {
       await served.close();
+    }
+  });
+
+  it('a service that completes the handshake but never answers: tls passes, and the key line says no answer came', async () => {
+    const made = selfSigned(work.dir);
+    const mute = createHttpsServer(made, () => undefined);
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const { port } = mute.address() as AddressInfo;
+    try {
+      const result = await run(['doctor', '--timeout', '300', '--ca', made.certFile], envOf(`https://127.0.0.1:${port}`));
+      expect(result.code).toBe(1);
+      expect(doctorLine(result, 'tls')).toMatch(/^ok {3}tls {6}TLSv1\.[23], a certificate for svc-sdk test origin issued by svc-sdk test origin, trusted$/);
+      expect(doctorLine(result, 'key')).toBe('fail key      no answer: GET /api/v1/svc/transactions timed out after 300 ms: raise `timeout` or try again; fix: raise --timeout, or try again: the service may be down');
+    } finally {
+      mute.closeAllConnections();
+      await new Promise((resolve) => mute.close(resolve));
     }
   });
 

@@ -3,6 +3,8 @@
 // own fetch and the undici package both publish to. The doctor reads its route and its DNS, TCP,
 // CONNECT and TLS steps from them instead of re-deciding NO_PROXY or redoing a handshake on its own.
 import diagnostics from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 
 /** One connection attempt: to where (`host:port`, the scheme's port filled in), and how it ended. */
 export interface Connection {
@@ -10,7 +12,9 @@ export interface Connection {
   readonly hostname: string;
   readonly protocol: string;
   /** The socket once connected (a TLSSocket for https, after its handshake). */
-  socket?: { remoteAddress?: string; remotePort?: number; encrypted?: boolean; getProtocol?: () => string | null; getPeerCertificate?: () => PeerCertificate } | undefined;
+  socket?: Socket | undefined;
+  /** The handshake's protocol and the peer's certificate, read when it connected (a socket the request's end destroyed names neither). */
+  tls?: { protocol: string; certificate: PeerCertificate } | undefined;
   /** Why it failed. */
   error?: (Error & { code?: string; address?: string }) | undefined;
 }
@@ -47,8 +51,11 @@ export async function watchConnections<T>(run: () => Promise<T>): Promise<{ resu
   };
   // None open: a connection begun before the doctor subscribed (other work of a long-lived process).
   const connected = (raw: unknown) => {
+    const { socket } = raw as ConnectMessage;
     const seen = open(raw as ConnectMessage);
-    if (seen) seen.socket = (raw as ConnectMessage).socket;
+    if (!seen) return;
+    seen.socket = socket;
+    if (socket instanceof TLSSocket) seen.tls = { protocol: socket.getProtocol() ?? 'TLS', certificate: socket.getPeerCertificate() as PeerCertificate };
   };
   const failed = (raw: unknown) => {
     const seen = open(raw as ConnectMessage);
