@@ -44,7 +44,7 @@ export function targetOf(hostname: string, port: string | number, protocol: stri
 export async function watchConnections<T>(run: () => Promise<T>): Promise<{ result: T; connections: Connection[] }> {
   const connections: Connection[] = [];
   const key = ({ connectParams: at }: ConnectMessage) => targetOf(at.hostname, at.port, at.protocol);
-  const open = (message: ConnectMessage) => [...connections].reverse().find((seen) => seen.target === key(message) && !seen.socket && !seen.error);
+  const open = (message: ConnectMessage) => connections.findLast((seen) => seen.target === key(message) && !seen.socket && !seen.error);
   const before = (raw: unknown) => {
     const message = raw as ConnectMessage;
     connections.push({ target: key(message), hostname: message.connectParams.hostname, protocol: message.connectParams.protocol });
