@@ -4,10 +4,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../webhooks/redis-server.js';
 import { scratch, selfSigned, tools } from '../network/proxies.js';
-import { doctorEnv, doctorLine, serveEmulator, serveRefusingProxy, serveTunnellingProxy, serveUnaccepting, type Served } from './doctor-support.js';
+import { doctorEnv, doctorLine, serveDelaying, serveEmulator, serveRefusingProxy, serveTunnellingProxy, serveUnaccepting, type Served } from './doctor-support.js';
 import { run } from './support.js';
 
 // The dns, tcp, connect and tls lines of `svc-sdk doctor` for the faults doctor.test.ts does not
@@ -261,6 +262,41 @@ describe.skipIf(!tools.openssl)('svc-sdk doctor against a certificate for anothe
         await new Promise((resolve) => silent.close(resolve));
       }
     });
+  });
+
+  it("another work's connections in the same process, begun before the doctor or during it, are not taken for the doctor's", async () => {
+    const made = selfSigned(work.dir);
+    const origin = await serveEmulator({ tls: made, apiKey: KEY });
+    // The other work's service has a certificate of its own: taken for the doctor's, it would name it on the tls line.
+    const otherKey = join(work.dir, 'other-work-key.pem');
+    const otherCert = join(work.dir, 'other-work-cert.pem');
+    const madeOther = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=another work', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', otherKey, '-out', otherCert], { encoding: 'utf8' });
+    expect(madeOther.status, madeOther.stderr).toBe(0);
+    const other = await serveEmulator({ tls: { key: readFileSync(otherKey, 'utf8'), cert: readFileSync(otherCert, 'utf8') } });
+    const never = await serveUnaccepting();
+    const agent = new Agent({ connect: { ca: [made.cert, readFileSync(otherCert, 'utf8')] } });
+    const others = new AbortController();
+    const otherFetch = (url: string) => void undiciFetch(url, { dispatcher: agent, signal: others.signal }).catch(() => undefined);
+    let begun = 0;
+    const counted = () => void begun++;
+    // Begun before the doctor subscribes, one shakes hands (at 0.6 s) and one is dropped (at 1 s) while it listens.
+    const connecting = await serveDelaying(other.port, 600, { onConnection: counted });
+    const dropped = await serveDelaying(other.port, 1000, { drop: true, onConnection: counted });
+    // The doctor's own connection shakes hands at 1.5 s; once it begins, another one begins, and never completes.
+    const slow = await serveDelaying(origin.port, 1500, { onConnection: () => otherFetch(`http://127.0.0.1:${never.port}/`) });
+    try {
+      otherFetch(`${connecting.url}/`);
+      otherFetch(`${dropped.url}/`);
+      await vi.waitFor(() => expect(begun).toBe(2));
+      const result = await run(['doctor', '--ca', made.certFile], envOf(slow.url));
+      expect(result.code, result.stdout).toBe(0);
+      expect(doctorLine(result, 'tcp')).toBe(`ok   tcp      connected to 127.0.0.1:${slow.port}`);
+      expect(doctorLine(result, 'tls')).toMatch(/^ok {3}tls {6}TLSv1\.[23], a certificate for svc-sdk test origin issued by svc-sdk test origin, trusted$/);
+    } finally {
+      others.abort();
+      await agent.destroy();
+      await Promise.all([slow.close(), connecting.close(), dropped.close(), never.close(), other.close(), origin.close()]);
+    }
   });
 
   it.each([

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createEmulator } from '../../src/testing/index.js';
 import type { Run } from './support.js';
 
@@ -85,6 +85,36 @@ export async function serveTunnellingProxy(): Promise<Served> {
     client.on('error', () => upstream.destroy());
   });
   return serve(server, 'http', requests);
+}
+
+/**
+ * A relay on 127.0.0.1 that holds each connection `ms` before it passes it on to `port` (or, with `drop`, closes it
+ * then): an https:// connection through it completes its handshake, or fails, that late. `onConnection` is told of each.
+ */
+export async function serveDelaying(port: number, ms: number, options: { drop?: boolean; onConnection?: () => void } = {}): Promise<Served> {
+  const held = new Set<Socket>();
+  const server = createNetServer((client) => {
+    held.add(client);
+    client.on('error', () => undefined);
+    options.onConnection?.();
+    setTimeout(() => {
+      if (options.drop) return void client.destroy();
+      const upstream = connect(port, '127.0.0.1', () => void upstream.pipe(client).pipe(upstream));
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    }, ms).unref();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relayPort = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${relayPort}`,
+    port: relayPort,
+    requests: [],
+    close: () => new Promise((resolve) => {
+      for (const socket of held) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
 }
 
 /**
