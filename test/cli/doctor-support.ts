@@ -1,9 +1,12 @@
 // The servers `svc-sdk doctor` is tested against, on 127.0.0.1: the emulator served over real HTTP
 // or HTTPS (its fetch behind node:http / node:https, its Date header shifted when a test asks), a
-// proxy that refuses every CONNECT, and a receiver that refuses unsigned POSTs.
+// proxy that refuses every CONNECT, one that tunnels them, a listener that never accepts, and a
+// receiver that refuses unsigned POSTs.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createEmulator } from '../../src/testing/index.js';
 import type { Run } from './support.js';
 
@@ -49,8 +52,8 @@ export async function serveEmulator(options: { tls?: { key: string; cert: string
   return { ...served, close: async () => (await close(), emulator.close()) };
 }
 
-/** An HTTP proxy that answers every CONNECT with 403 (a corporate proxy's policy), and records what it was asked. */
-export async function serveRefusingProxy(): Promise<Served> {
+/** An HTTP proxy that answers every CONNECT with `status` (403: a corporate proxy's policy), and records what it was asked. */
+export async function serveRefusingProxy(status = 403): Promise<Served> {
   const requests: string[] = [];
   const server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
@@ -58,9 +61,95 @@ export async function serveRefusingProxy(): Promise<Served> {
   });
   server.on('connect', (request: IncomingMessage, socket) => {
     requests.push(`CONNECT ${request.url} ${request.headers['proxy-authorization'] ?? ''}`);
-    socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+    socket.end(`HTTP/1.1 ${status} Refused\r\ncontent-length: 0\r\n\r\n`);
   });
   return serve(server, 'http', requests);
+}
+
+/**
+ * An HTTP proxy that tunnels every CONNECT to its target, as tinyproxy does, except that a target it
+ * cannot reach drops the client's connection instead of answering 502 (as some proxies do).
+ */
+export async function serveTunnellingProxy(): Promise<Served> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => void response.writeHead(405).end());
+  server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
+    requests.push(`CONNECT ${request.url}`);
+    const [host, port] = request.url!.split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client).pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  return serve(server, 'http', requests);
+}
+
+/**
+ * A relay on 127.0.0.1 that holds each connection `ms` before it passes it on to `port` (or, with `drop`, closes it
+ * then): an https:// connection through it completes its handshake, or fails, that late. `onConnection` is told of each.
+ */
+export async function serveDelaying(port: number, ms: number, options: { drop?: boolean; onConnection?: () => void } = {}): Promise<Served> {
+  const held = new Set<Socket>();
+  const server = createNetServer((client) => {
+    held.add(client);
+    client.on('error', () => undefined);
+    options.onConnection?.();
+    setTimeout(() => {
+      if (options.drop) return void client.destroy();
+      const upstream = connect(port, '127.0.0.1', () => void upstream.pipe(client).pipe(upstream));
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    }, ms).unref();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relayPort = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${relayPort}`,
+    port: relayPort,
+    requests: [],
+    close: () => new Promise((resolve) => {
+      for (const socket of held) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/**
+ * A port on 127.0.0.1 whose connections never complete: a listener (in a child process whose event
+ * loop is then blocked, so it accepts none) with its one-place queue filled, so the kernel answers no
+ * further SYN, as a firewall that drops packets does.
+ */
+export async function serveUnaccepting(): Promise<{ port: number; /** Ends the listener (a second call does nothing more). */ close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', `
+    const server = require('node:net').createServer();
+    server.listen(0, '127.0.0.1', 0, () => {
+      process.stdout.write(server.address().port + '\\n');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+    });
+  `], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  const port = Number(String(line).trim());
+  // Fill the queue: connect until one connection does not complete within 200 ms.
+  const fillers: Socket[] = [];
+  for (;;) {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    fillers.push(socket);
+    const connected = await Promise.race([once(socket, 'connect').then(() => true), new Promise((resolve) => setTimeout(resolve, 200, false))]);
+    if (!connected) break;
+  }
+  const exited = once(child, 'exit');
+  return {
+    port,
+    close: async () => {
+      for (const socket of fillers) socket.destroy();
+      child.kill();
+      await exited;
+    },
+  };
 }
 
 /** A webhook receiver that refuses every request without a valid signature (all of them) with 401. */

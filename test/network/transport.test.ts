@@ -3,13 +3,14 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { APIConnectionError, Client, UndiciMismatchError, ValidationError } from '../../src/index.node.js';
+import { resolveNetwork } from '../../src/internal.js';
 import { useRuntime } from '../support/runtime.js';
 import { freePort } from '../webhooks/redis-server.js';
 import { reportMissing, scratch, selfSigned, startOrigin, startTinyproxy, tools, type RunningProxy } from './proxies.js';
 
 // The transport as a caller sees it: the words a connect failure names its route and trust with, for
 // every option and environment that sets them (a refused port on loopback: no proxy needed), which
-// settings make no transport at all, the options refused, and, with tinyproxy, that a client's calls
+// settings make no transport at all, the proxies and route resolveNetwork lists for a tool, the options refused, and, with tinyproxy, that a client's calls
 // share their tunnels (keep-alive through the proxy) rather than opening one CONNECT each.
 
 const API_KEY = 'vdr_transport_test';
@@ -145,6 +146,48 @@ describe('the route and trust a connect failure names', () => {
     environment({ NODE_USE_ENV_PROXY: '1', HTTPS_PROXY: `http://127.0.0.1:${closedProxy}` });
     useRuntime({ nodeFetch: false });
     expect(await failure({})).not.toContain('route:');
+  });
+});
+
+describe('resolveNetwork(options, env): the proxies and route a tool reads (svc-sdk doctor)', () => {
+  const proxied = { HTTPS_PROXY: 'http://corp:s3cret@proxy.example:3128' };
+  it.each([
+    ['no option, no variable', {}, {}, []],
+    ['the proxy option, with credentials', { proxy: 'http://corp:s3cret@proxy.example:3128' }, {}, [{ source: 'the proxy option', shown: 'http://[redacted]@proxy.example:3128', host: 'proxy.example:3128' }]],
+    ['the proxy option over a variable', { proxy: 'http://proxy.example:3128' }, proxied, [{ source: 'the proxy option', shown: 'http://proxy.example:3128', host: 'proxy.example:3128' }]],
+    ['an http:// proxy without a port', { proxy: 'http://proxy.example' }, {}, [{ source: 'the proxy option', shown: 'http://proxy.example', host: 'proxy.example:80' }]],
+    ['an https:// proxy without a port', { proxy: 'https://proxy.example' }, {}, [{ source: 'the proxy option', shown: 'https://proxy.example', host: 'proxy.example:443' }]],
+    ['proxy: false', { proxy: false as const }, proxied, []],
+    ['a dispatcher of the caller\'s', { dispatcher: new Agent() }, proxied, []],
+    ['every variable, lower case first, an empty one left out', {}, { https_proxy: 'http://a.example:1', HTTPS_PROXY: 'http://b.example:2', http_proxy: '', HTTP_PROXY: 'http://d.example:4' }, [
+      { source: 'https_proxy', shown: 'http://a.example:1', host: 'a.example:1' },
+      { source: 'HTTPS_PROXY', shown: 'http://b.example:2', host: 'b.example:2' },
+      { source: 'HTTP_PROXY', shown: 'http://d.example:4', host: 'd.example:4' },
+    ]],
+  ])('%s: its proxies', async (_, options, env, proxies) => {
+    const network = await resolveNetwork(options, env);
+    try {
+      expect(network.proxies).toEqual(proxies);
+    } finally {
+      await network.close();
+    }
+  });
+
+  it.each([
+    ['no variable', {}, 'direct', []],
+    ['NODE_USE_ENV_PROXY=1 without a proxy variable', { NODE_USE_ENV_PROXY: '1' }, 'direct', []],
+    ['NODE_USE_ENV_PROXY=1 with HTTPS_PROXY, where Node reads it', { NODE_USE_ENV_PROXY: '1', ...proxied }, "through the environment's proxy (Node's NODE_USE_ENV_PROXY)", [
+      { source: 'HTTPS_PROXY', shown: 'http://[redacted]@proxy.example:3128', host: 'proxy.example:3128' },
+    ]],
+  ])('no option, %s: the route is %s', async (_, env, route, proxies) => {
+    useRuntime({ node: '24.0.0' });
+    const network = await resolveNetwork({}, env);
+    try {
+      expect(network.route).toBe(route);
+      expect(network.proxies).toEqual(proxies);
+    } finally {
+      await network.close();
+    }
   });
 });
 

@@ -3,6 +3,8 @@
 // own fetch and the undici package both publish to. The doctor reads its route and its DNS, TCP,
 // CONNECT and TLS steps from them instead of re-deciding NO_PROXY or redoing a handshake on its own.
 import diagnostics from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 
 /** One connection attempt: to where (`host:port`, the scheme's port filled in), and how it ended. */
 export interface Connection {
@@ -10,7 +12,9 @@ export interface Connection {
   readonly hostname: string;
   readonly protocol: string;
   /** The socket once connected (a TLSSocket for https, after its handshake). */
-  socket?: { remoteAddress?: string; remotePort?: number; encrypted?: boolean; getProtocol?: () => string | null; getPeerCertificate?: () => PeerCertificate } | undefined;
+  socket?: Socket | undefined;
+  /** The handshake's protocol and the peer's certificate, read when it connected (a socket the request's end destroyed names neither). */
+  tls?: { protocol: string; certificate: PeerCertificate } | undefined;
   /** Why it failed. */
   error?: (Error & { code?: string; address?: string }) | undefined;
 }
@@ -33,19 +37,25 @@ export function targetOf(hostname: string, port: string | number, protocol: stri
   return `${hostname}:${String(port) || (protocol === 'https:' ? '443' : '80')}`;
 }
 
-/** Records the connections opened while `run` runs, to the given targets only (other work of the process is not ours). */
-export async function watchConnections<T>(targets: readonly string[], run: () => Promise<T>): Promise<{ result: T; connections: Connection[] }> {
+/**
+ * Records the connections opened while `run` runs: every one, as the reader looks up the service's and its
+ * proxies' by target (another of the process's connections meanwhile is listed, and never read).
+ */
+export async function watchConnections<T>(run: () => Promise<T>): Promise<{ result: T; connections: Connection[] }> {
   const connections: Connection[] = [];
   const key = ({ connectParams: at }: ConnectMessage) => targetOf(at.hostname, at.port, at.protocol);
-  const ours = (message: ConnectMessage) => targets.includes(key(message));
-  const open = (message: ConnectMessage) => [...connections].reverse().find((seen) => seen.target === key(message) && !seen.socket && !seen.error);
+  const open = (message: ConnectMessage) => connections.findLast((seen) => seen.target === key(message) && !seen.socket && !seen.error);
   const before = (raw: unknown) => {
     const message = raw as ConnectMessage;
-    if (ours(message)) connections.push({ target: key(message), hostname: message.connectParams.hostname, protocol: message.connectParams.protocol });
+    connections.push({ target: key(message), hostname: message.connectParams.hostname, protocol: message.connectParams.protocol });
   };
+  // None open: a connection begun before the doctor subscribed (other work of a long-lived process).
   const connected = (raw: unknown) => {
+    const { socket } = raw as ConnectMessage;
     const seen = open(raw as ConnectMessage);
-    if (seen) seen.socket = (raw as ConnectMessage).socket;
+    if (!seen) return;
+    seen.socket = socket;
+    if (socket instanceof TLSSocket) seen.tls = { protocol: socket.getProtocol() ?? 'TLS', certificate: socket.getPeerCertificate() as PeerCertificate };
   };
   const failed = (raw: unknown) => {
     const seen = open(raw as ConnectMessage);

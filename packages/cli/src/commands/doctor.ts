@@ -100,8 +100,10 @@ function parseOptions(args: string[], io: CliIO): DoctorOptions {
   if (ca !== undefined) network.ca = ca === 'system' ? 'system' : pemFile(ca, '--ca');
   const cert = stringFlag(parsed, 'cert');
   const certKey = stringFlag(parsed, 'cert-key');
-  if ((cert === undefined) !== (certKey === undefined)) throw new UsageError('--cert and --cert-key go together: pass both for mutual TLS');
-  if (cert !== undefined && certKey !== undefined) Object.assign(network, { cert: pemFile(cert, '--cert'), key: pemFile(certKey, '--cert-key') });
+  if (cert !== undefined || certKey !== undefined) {
+    if (cert === undefined || certKey === undefined) throw new UsageError('--cert and --cert-key go together: pass both for mutual TLS');
+    Object.assign(network, { cert: pemFile(cert, '--cert'), key: pemFile(certKey, '--cert-key') });
+  }
   const webhook = stringFlag(parsed, 'webhook-url');
   const flagKey = stringFlag(parsed, 'api-key');
   return {
@@ -170,8 +172,7 @@ async function serviceChecks(options: DoctorOptions, io: CliIO): Promise<Check[]
     const service: ServiceTarget = { url: options.baseUrl, target: targetOf(options.baseUrl.hostname, options.baseUrl.port, options.baseUrl.protocol) };
     const keyCheck = keyProblem(options);
     const client = new Client({ apiKey: keyCheck ? NO_KEY : options.apiKey, baseUrl: options.baseUrl.href, fetch: network.fetch, timeout: options.timeoutMs, maxRetries: 0, retryBudget: false, logLevel: 'off' });
-    const targets = [service.target, ...network.proxies.map((proxy) => proxy.host)];
-    const { result: answer, connections } = await watchConnections(targets, () => read(client));
+    const { result: answer, connections } = await watchConnections(() => read(client));
     const noProxy = io.env.no_proxy || io.env.NO_PROXY;
     const { checks, reached } = networkChecks(service, network.proxies, noProxy, { connections, failure: answer.failure, timeoutMs: options.timeoutMs }, network.trust);
     checks.push(keyCheck ?? keyLine(answer, reached, options), clockLine(answer));
@@ -212,7 +213,8 @@ function keyLine(answer: Answer, reached: boolean, options: DoctorOptions): Chec
     return reached ? fail('key', `no answer: ${describeFetchFailure(answer.failure, options.timeoutMs)}`, 'raise --timeout, or try again: the service may be down') : skip('key', 'the service was not reached');
   }
   const status = `${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
-  if (answer.status >= 200 && answer.status < 300) return pass('key', `accepted (${call} answered ${status})`);
+  // A fetch status is 200 or more (a 1xx is interim, never the answer).
+  if (answer.status < 300) return pass('key', `accepted (${call} answered ${status})`);
   if (answer.status === 401) return fail('key', `refused: ${call} answered 401`, `set ${options.keySource} to a key this service issued (a key of another deployment is refused)`);
   if (answer.status === 403) return fail('key', `not allowed to read: ${call} answered 403`, 'ask for a key with read access');
   if (answer.status === 404) return fail('key', `${call} answered 404`, 'check SVC_BASE_URL: it is the service\'s base URL, without /api/v1 (the SDK appends it)');
@@ -253,9 +255,10 @@ async function webhookCheck(options: DoctorOptions, io: CliIO): Promise<Check> {
     });
     await response.body?.cancel().catch(() => undefined);
     const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    if (response.status >= 400 && response.status < 500) return pass('webhook', `${shown} is reachable from here: it refused a POST with no valid signature (${status}), as a receiver should`);
-    if (response.status >= 200 && response.status < 300) return fail('webhook', `${shown} accepted a POST with no valid signature (${status})`, 'verify every delivery (svc-sdk/webhooks: createWebhookHandler or verifyWebhook) and answer 4xx to a bad signature');
-    if (response.status >= 300 && response.status < 400) return fail('webhook', `${shown} redirects (${status})`, 'register the URL the redirect points to: deliveries do not follow redirects');
+    // By class, lowest first: a fetch status is 200 or more (a 1xx is interim, never the answer).
+    if (response.status < 300) return fail('webhook', `${shown} accepted a POST with no valid signature (${status})`, 'verify every delivery (svc-sdk/webhooks: createWebhookHandler or verifyWebhook) and answer 4xx to a bad signature');
+    if (response.status < 400) return fail('webhook', `${shown} redirects (${status})`, 'register the URL the redirect points to: deliveries do not follow redirects');
+    if (response.status < 500) return pass('webhook', `${shown} is reachable from here: it refused a POST with no valid signature (${status}), as a receiver should`);
     return fail('webhook', `${shown} answered ${status} to an unsigned POST`, "check the receiver's logs: it should answer 4xx to a bad signature, not fail");
   } catch (error) {
     return fail('webhook', `${shown} is unreachable from here: ${describeFetchFailure(error, options.timeoutMs)}`, 'start the receiver, or correct --webhook-url (the service delivers to a public https:// URL)');
