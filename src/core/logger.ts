@@ -1,4 +1,4 @@
-import { redactUrl } from './failure-text.js';
+import { redactUrl } from '../shared/redact.js';
 import { ValidationError } from './errors.js';
 
 /** How much the client logs: each level includes the ones after it; `'off'` logs nothing. */
