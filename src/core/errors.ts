@@ -225,7 +225,7 @@ export class APIUserAbortError extends SvcError {
   override name = 'APIUserAbortError';
   /** The request method, upper-case. */
   readonly method: string;
-  /** The full request URL. */
+  /** The full request URL, its credentials (`user:password@`, `access_token=…`) shown as `[redacted]`. */
   readonly url: string;
   /** The signal's reason (`signal.reason`): an `AbortError` DOMException by default, whatever was passed to `abort(reason)` otherwise. */
   readonly reason: unknown;
@@ -234,13 +234,13 @@ export class APIUserAbortError extends SvcError {
    * Made by the client when the caller's signal aborted the call; the message carries the reason.
    *
    * @param method The request method, upper-case.
-   * @param url The request URL.
+   * @param url The request URL (its credentials are redacted before it is kept).
    * @param reason The signal's reason (`signal.reason`).
    */
   constructor(method: string, url: string, reason: unknown) {
     super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${describeReason(reason)})`, { cause: reason });
     this.method = method;
-    this.url = url;
+    this.url = redactUrl(url);
     this.reason = reason;
   }
 }
