@@ -51,13 +51,13 @@ describe('detectRuntime', () => {
 
   it('Node is Node\'s fetch; Bun and Deno, which define process.versions.node too, are not', () => {
     const process = { versions: { node: '24.0.0' } };
-    expect(detectRuntime({ process })).toMatchObject({ nodeFetch: true, browser: false, browserPage: false, bun: false, deno: false, node: '24.0.0' });
+    expect(detectRuntime({ process })).toMatchObject({ nodeFetch: true, browser: false, browserPage: false, node: '24.0.0' });
     expect(detectRuntime({}).node).toBeUndefined();
-    expect(detectRuntime({ process, Bun: {} })).toMatchObject({ nodeFetch: false, bun: true });
-    expect(detectRuntime({ process, Deno: {} })).toMatchObject({ nodeFetch: false, deno: true });
+    expect(detectRuntime({ process, Bun: {} })).toMatchObject({ nodeFetch: false, node: '24.0.0' });
+    expect(detectRuntime({ process, Deno: {} })).toMatchObject({ nodeFetch: false, node: '24.0.0' });
   });
 
   it('this test process is Node', () => {
-    expect(detectRuntime()).toEqual({ browserPage: false, browser: false, nodeFetch: true, workerd: false, bun: false, deno: false, undici: process.versions.undici, node: process.versions.node });
+    expect(detectRuntime()).toEqual({ browserPage: false, browser: false, nodeFetch: true, workerd: false, undici: process.versions.undici, node: process.versions.node });
   });
 });
