@@ -1,3 +1,5 @@
+import { parseUrl } from './parse-url.js';
+
 // Why a fetch failed, in words a person acts on. undici rejects every network failure with the same
 // `TypeError: fetch failed`; the reason (a refused connection, a timeout, a TLS failure, an unknown
 // host) is in its `cause`, sometimes an AggregateError of one error per address tried.
@@ -74,7 +76,7 @@ const CLOSED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 export function connectionFailure(error: unknown, url: string, phase: FailurePhase): string | undefined {
   const innermost = innermostMessage(error);
   if (innermost === 'bad port') {
-    const port = /^[a-z]+:\/\/[^/]*:(\d+)/i.exec(url)?.[1] ?? 'this port';
+    const port = parseUrl(url)?.port || 'this port';
     return (
       `fetch refuses to connect to port ${port} (a "bad port" of the Fetch standard, kept for other protocols: 1, 6000, 6665–6669 and more), ` +
       'so nothing was sent: serve the service on another port, such as 8080'
