@@ -45,6 +45,11 @@ describe('detectRuntime', () => {
     expect(detectRuntime({ window: {}, document: {} })).toMatchObject({ browserPage: true, browser: true });
   });
 
+  it('a window without a document (Deno 1 defines one) or a document without a window (a server-side shim) is no page, and no Node', () => {
+    expect(detectRuntime({ window: {} })).toMatchObject({ browserPage: false, browser: false, nodeFetch: false });
+    expect(detectRuntime({ document: {} })).toMatchObject({ browserPage: false, browser: true, nodeFetch: false });
+  });
+
   it('a web worker (importScripts, no document) is a browser, not a page', () => {
     expect(detectRuntime({ importScripts: () => {} })).toMatchObject({ browserPage: false, browser: true });
   });
