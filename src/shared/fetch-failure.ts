@@ -1,5 +1,3 @@
-import { parseUrl } from './parse-url.js';
-
 // Why a fetch failed, in words a person acts on. undici rejects every network failure with the same
 // `TypeError: fetch failed`; the reason (a refused connection, a timeout, a TLS failure, an unknown
 // host) is in its `cause`, sometimes an AggregateError of one error per address tried.
@@ -76,7 +74,8 @@ const CLOSED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 export function connectionFailure(error: unknown, url: string, phase: FailurePhase): string | undefined {
   const innermost = innermostMessage(error);
   if (innermost === 'bad port') {
-    const port = parseUrl(url)?.port || 'this port';
+    // `url` is the request's, which fetch parsed before it refused the port (never a scheme's default, so never empty).
+    const { port } = new URL(url);
     return (
       `fetch refuses to connect to port ${port} (a "bad port" of the Fetch standard, kept for other protocols: 1, 6000, 6665–6669 and more), ` +
       'so nothing was sent: serve the service on another port, such as 8080'
