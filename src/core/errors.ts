@@ -1,6 +1,10 @@
+// The client's errors, and the words of their messages: the request named (`POST /api/v1/rooms`), the
+// service's own reason or a text answer described, where a connection was tried, everything
+// shown through the one redaction rule (shared/redact.ts). Imported as any module is: an error
+// made at any moment says the same.
 import { SvcError } from '../shared/svc-error.js';
 import { parseUrl } from '../shared/parse-url.js';
-import { answerReason, describeReason, redactBody, redactEveryString, redactUrl, unreached } from './failure-text.js';
+import { redactBody, redactEveryString, redactUrl } from '../shared/redact.js';
 import { rateLimitOf, type RateLimitInfo } from './rate-limit.js';
 
 export { SvcError };
@@ -221,7 +225,7 @@ export class APIUserAbortError extends SvcError {
   override name = 'APIUserAbortError';
   /** The request method, upper-case. */
   readonly method: string;
-  /** The full request URL. */
+  /** The full request URL, its credentials (`user:password@`, `access_token=…`) shown as `[redacted]`. */
   readonly url: string;
   /** The signal's reason (`signal.reason`): an `AbortError` DOMException by default, whatever was passed to `abort(reason)` otherwise. */
   readonly reason: unknown;
@@ -230,13 +234,13 @@ export class APIUserAbortError extends SvcError {
    * Made by the client when the caller's signal aborted the call; the message carries the reason.
    *
    * @param method The request method, upper-case.
-   * @param url The request URL.
+   * @param url The request URL (its credentials are redacted before it is kept).
    * @param reason The signal's reason (`signal.reason`).
    */
   constructor(method: string, url: string, reason: unknown) {
     super(`[svc-sdk] ${describeRequest(method, url)}: cancelled by the caller's signal (${describeReason(reason)})`, { cause: reason });
     this.method = method;
-    this.url = url;
+    this.url = redactUrl(url);
     this.reason = reason;
   }
 }
@@ -307,6 +311,60 @@ function formatIssues(issues: readonly Issue[]): string {
 function describeFailure({ status, body, method, url, headers, size, note }: APIErrorInit): string {
   const reason = answerReason(body, headers, size);
   return `${describeRequest(method, url)} failed with ${status}${reason ? `: ${reason}` : ''}${withNote(note)}`;
+}
+
+/** What an error answer says, in a few words: the service's own (`error`, `message`, `detail` of a JSON body), or a text answer described; else `undefined`. */
+function answerReason(body: unknown, headers: Headers, size: number | undefined): string | undefined {
+  return typeof body === 'string' ? describeText(body, headers, size) : serverMessage(body);
+}
+
+/**
+ * A text answer (an upstream's HTML error page, a proxy's text) is described, never quoted: it can
+ * be kilobytes of markup, and the message ends up in logs. The text stays whole on `body`.
+ */
+function describeText(body: string, headers: Headers, size: number | undefined): string {
+  // split always gives a first part (the whole value when it has no `;`).
+  const type = headers.get('content-type')?.split(';')[0]!.trim() || 'no content type';
+  const bytes = size ?? new TextEncoder().encode(body).byteLength;
+  return `${type} answer of ${bytes} bytes (kept whole on error.body)`;
+}
+
+/** The service's own words: `error`, `message` or `detail` of a JSON body. */
+function serverMessage(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of ['error', 'message', 'detail'] as const) {
+    const value = record[key];
+    if (typeof value === 'string') return value;
+    if (value !== undefined) return JSON.stringify(value).slice(0, 200);
+  }
+  return undefined;
+}
+
+/** A signal's reason in a few words: `TimeoutError: signal timed out`, or the text of a string reason, 200 characters at most. */
+function describeReason(reason: unknown): string {
+  let text: string;
+  try {
+    text = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+  } catch {
+    text = typeof reason; // a reason whose toString throws
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/**
+ * `127.0.0.1:4000 (ECONNREFUSED)`: where a connection was tried (the scheme's default port spelled
+ * out; `parsed` is the request's URL, parsed by the caller), and the first system error code along
+ * the failure's `cause` chain.
+ */
+function unreached(parsed: URL | undefined, cause: unknown): string {
+  const where = parsed ? `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}` : 'the service';
+  for (let error = cause, depth = 0; typeof error === 'object' && error !== null && depth < 8; depth++) {
+    const { code } = error as { code?: unknown };
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return `${where} (${code})`;
+    error = (error as { cause?: unknown }).cause;
+  }
+  return where;
 }
 
 /** A note (why no retry was made) as the end of a message: ` (not retried: …)`, or nothing. */

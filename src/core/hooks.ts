@@ -63,7 +63,7 @@ export class CallHooks {
       try {
         verdict = await this.#raced('beforeRetry', hook(full));
       } catch (cause) {
-        throw failedOr(cause, () => hookFailed(this.call, 'beforeRetry', cause, 'it was not retried'));
+        throw raceFailure(cause) ?? hookFailed(this.call, 'beforeRetry', cause, 'it was not retried');
       }
       if (verdict === false) return false;
     }
@@ -94,7 +94,7 @@ export class CallHooks {
       } catch (cause) {
         // A hook that outlived the call's timeout only observed: the call's own failure stands.
         if (cause instanceof HookTimedOut) break;
-        throw failedOr(cause, () => hookFailed(this.call, 'onError', cause, `it had failed with ${context.error.name}`));
+        throw raceFailure(cause) ?? hookFailed(this.call, 'onError', cause, `it had failed with ${context.error.name}`);
       }
     }
     throw context.error;
@@ -121,7 +121,7 @@ export class CallHooks {
         return Promise.resolve(this.#raced(name, result)).then(
           () => this.#each(name, context, wrap, index + 1),
           (cause: unknown) => {
-            throw failedOr(cause, () => wrap(cause));
+            throw raceFailure(cause) ?? wrap(cause);
           },
         );
       }
@@ -171,9 +171,9 @@ class HookTimedOut extends SvcError {
   }
 }
 
-/** The SDK's own errors of a raced hook (a timeout, the caller's cancel) as they are; anything a hook threw, wrapped. */
-function failedOr(cause: unknown, wrap: () => SvcError): SvcError {
-  return cause instanceof HookTimedOut || cause instanceof APIUserAbortError ? cause : wrap();
+/** The SDK's own error of a raced hook (a timeout, the caller's cancel), which passes as it is; `undefined` for what a hook threw (its caller wraps that). */
+function raceFailure(cause: unknown): SvcError | undefined {
+  return cause instanceof HookTimedOut || cause instanceof APIUserAbortError ? cause : undefined;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { redactUrl } from './failure-text.js';
 import { ValidationError } from './errors.js';
 
 /** How much the client logs: each level includes the ones after it; `'off'` logs nothing. */
@@ -107,11 +106,8 @@ function quote(value: string): string {
   return `'${JSON.stringify(value.slice(0, 20)).slice(1, -1)}'`;
 }
 
-/**
- * A URL as log lines show it, by the one redaction rule (shared/redact.ts) spans and errors use too:
- * `user:password@` and the values of query parameters named like a credential (token, key, secret,
- * signature, password, auth, jwt, sid, session, code, …) shown as `[redacted]`.
- */
-export function loggedUrl(url: string): string {
-  return redactUrl(url);
-}
+// Log lines show a URL by the one redaction rule (shared/redact.ts) that spans and errors use too:
+// `user:password@` and the values of query parameters named like a credential (token, key, secret,
+// signature, password, auth, jwt, sid, session, code, …) shown as `[redacted]`. Re-exported under the
+// name the core's log lines call it by (http.ts, attempt.ts), not wrapped: a wrapper only forwarded.
+export { redactUrl as loggedUrl } from '../shared/redact.js';

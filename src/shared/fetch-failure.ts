@@ -74,7 +74,8 @@ const CLOSED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 export function connectionFailure(error: unknown, url: string, phase: FailurePhase): string | undefined {
   const innermost = innermostMessage(error);
   if (innermost === 'bad port') {
-    const port = /^[a-z]+:\/\/[^/]*:(\d+)/i.exec(url)?.[1] ?? 'this port';
+    // `url` is the request's, which fetch parsed before it refused the port (never a scheme's default, so never empty).
+    const { port } = new URL(url);
     return (
       `fetch refuses to connect to port ${port} (a "bad port" of the Fetch standard, kept for other protocols: 1, 6000, 6665–6669 and more), ` +
       'so nothing was sent: serve the service on another port, such as 8080'

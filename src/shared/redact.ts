@@ -35,7 +35,7 @@ export function isCredentialName(name: string): boolean {
 // A value that is a credential whatever it is called: the SDK's API keys (`vdr_…`), webhook signing
 // secrets (`whsec_…`), a signature header's value (`sha256=<hex>`), a bearer token.
 const SECRET_VALUE = /\b(?:vdr|whsec)_[\w.~+/=-]+|\bsha256=[0-9a-f]{16,}|\bBearer\s+[\w.~+/=-]+/gi;
-// The same, for a quick test (a global regex keeps its lastIndex between `test` calls).
+// The same, for a test (a global regex keeps its lastIndex between `test` calls; `replace` starts afresh).
 const HAS_SECRET_VALUE = new RegExp(SECRET_VALUE.source, 'i');
 
 /** Whether `text` holds an API key (`vdr_…`), a signing secret (`whsec_…`), a signature (`sha256=…`) or a bearer token. */
@@ -45,7 +45,7 @@ export function hasSecretValue(text: string): boolean {
 
 /** `text` with every API key, signing secret, signature and bearer token in it replaced by `marker`. */
 export function redactSecretValues(text: string, marker: string = REDACTED): string {
-  return hasSecretValue(text) ? text.replace(SECRET_VALUE, marker) : text;
+  return text.replace(SECRET_VALUE, marker);
 }
 
 /**
@@ -55,7 +55,7 @@ export function redactSecretValues(text: string, marker: string = REDACTED): str
  * is kept byte for byte, as written (nothing re-encoded); a URL with nothing to hide is returned as is.
  */
 export function redactUrl(url: string, marker: string = REDACTED): string {
-  const queryStart = firstOf(url, '?', '#');
+  const queryStart = url.search(QUERY_START);
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
   const safePath = redactUserInfo(path, marker);
   if (queryStart === -1) return safePath;
@@ -68,12 +68,8 @@ export function redactUrl(url: string, marker: string = REDACTED): string {
 // included): a query without any is no credential's.
 const MAY_HOLD_CREDENTIAL = /tok|secret|pass|sig|cred|sess|jwt|key|sid|code|auth|pw|otp|ticket|nonce|hmac|cookie|bearer|vdr_|whsec_|sha256|%/i;
 
-/** The index of the first `a` or `b` in `text`, or -1. */
-function firstOf(text: string, a: string, b: string): number {
-  const first = text.indexOf(a);
-  const second = text.indexOf(b);
-  return first === -1 ? second : second === -1 ? first : Math.min(first, second);
-}
+// Where a URL's query or fragment starts, whichever comes first.
+const QUERY_START = /[?#]/;
 
 /** `scheme://user:password@host/path` → `scheme://marker:marker@host/path` (a path without an authority is kept). */
 function redactUserInfo(path: string, marker: string): string {
@@ -170,7 +166,7 @@ const MAY_HOLD_ID = /\/(?:\d|[^/{]{16})/;
  * (`GET /share/3f2c…` → `GET /share/{id}`): one series per route, and no capability in a name.
  */
 export function templatePath(path: string): string {
-  const end = firstOf(path, '?', '#');
+  const end = path.search(QUERY_START);
   const bare = end === -1 ? path : path.slice(0, end);
   return MAY_HOLD_ID.test(bare) ? bare.split('/').map((segment) => (ID_SEGMENT.test(segment) ? '{id}' : segment)).join('/') : bare;
 }

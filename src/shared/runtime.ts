@@ -16,10 +16,6 @@ export interface Runtime {
   nodeFetch: boolean;
   /** Cloudflare's workerd (`navigator.userAgent` is `Cloudflare-Workers`): it refuses `redirect: 'error'`. */
   workerd: boolean;
-  /** Bun. */
-  bun: boolean;
-  /** Deno. */
-  deno: boolean;
   /** The version of the undici Node's fetch is built on (`process.versions.undici`); `undefined` elsewhere. */
   undici: string | undefined;
   /** Node's version (`process.versions.node`, `24.11.0`); `undefined` elsewhere. */
@@ -30,17 +26,16 @@ export interface Runtime {
 export function detectRuntime(scope: Record<string, unknown> = globalThis as unknown as Record<string, unknown>): Runtime {
   const hasDocument = typeof scope.document !== 'undefined';
   const versions = (scope.process as { versions?: { node?: unknown; undici?: unknown } } | undefined)?.versions;
-  const bun = 'Bun' in scope;
-  const deno = 'Deno' in scope;
+  const node = typeof versions?.node === 'string' ? versions.node : undefined;
+  // Bun and Deno define `process.versions.node` too, with fetches of their own.
+  const bunOrDeno = 'Bun' in scope || 'Deno' in scope;
   return {
     browserPage: typeof scope.window !== 'undefined' && hasDocument,
     browser: hasDocument || typeof scope.importScripts === 'function',
-    nodeFetch: typeof versions?.node === 'string' && !bun && !deno,
+    nodeFetch: node !== undefined && !bunOrDeno,
     workerd: (scope.navigator as { userAgent?: unknown } | undefined)?.userAgent === 'Cloudflare-Workers',
-    bun,
-    deno,
     undici: typeof versions?.undici === 'string' ? versions.undici : undefined,
-    node: typeof versions?.node === 'string' ? versions.node : undefined,
+    node,
   };
 }
 

@@ -45,19 +45,24 @@ describe('detectRuntime', () => {
     expect(detectRuntime({ window: {}, document: {} })).toMatchObject({ browserPage: true, browser: true });
   });
 
+  it('a window without a document (Deno 1 defines one) or a document without a window (a server-side shim) is no page, and no Node', () => {
+    expect(detectRuntime({ window: {} })).toMatchObject({ browserPage: false, browser: false, nodeFetch: false });
+    expect(detectRuntime({ document: {} })).toMatchObject({ browserPage: false, browser: true, nodeFetch: false });
+  });
+
   it('a web worker (importScripts, no document) is a browser, not a page', () => {
     expect(detectRuntime({ importScripts: () => {} })).toMatchObject({ browserPage: false, browser: true });
   });
 
   it('Node is Node\'s fetch; Bun and Deno, which define process.versions.node too, are not', () => {
     const process = { versions: { node: '24.0.0' } };
-    expect(detectRuntime({ process })).toMatchObject({ nodeFetch: true, browser: false, browserPage: false, bun: false, deno: false, node: '24.0.0' });
+    expect(detectRuntime({ process })).toMatchObject({ nodeFetch: true, browser: false, browserPage: false, node: '24.0.0' });
     expect(detectRuntime({}).node).toBeUndefined();
-    expect(detectRuntime({ process, Bun: {} })).toMatchObject({ nodeFetch: false, bun: true });
-    expect(detectRuntime({ process, Deno: {} })).toMatchObject({ nodeFetch: false, deno: true });
+    expect(detectRuntime({ process, Bun: {} })).toMatchObject({ nodeFetch: false, node: '24.0.0' });
+    expect(detectRuntime({ process, Deno: {} })).toMatchObject({ nodeFetch: false, node: '24.0.0' });
   });
 
   it('this test process is Node', () => {
-    expect(detectRuntime()).toEqual({ browserPage: false, browser: false, nodeFetch: true, workerd: false, bun: false, deno: false, undici: process.versions.undici, node: process.versions.node });
+    expect(detectRuntime()).toEqual({ browserPage: false, browser: false, nodeFetch: true, workerd: false, undici: process.versions.undici, node: process.versions.node });
   });
 });

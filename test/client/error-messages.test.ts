@@ -78,6 +78,13 @@ describe('an error answer that is not JSON', () => {
     expect(error.message).toBe('GET /api/v1/rooms failed with 503: text/plain answer of 5 bytes (kept whole on error.body)');
   });
 
+  it('an answer with no body, or a JSON one that is no object, is named by its status alone', async () => {
+    server.use(http.get(`${BASE_URL}/api/v1/rooms`, () => new HttpResponse(null, { status: 503 })));
+    expect(((await failure(client.request({ method: 'GET', path: '/rooms' }))) as Error).message).toBe('GET /api/v1/rooms failed with 503');
+    server.use(http.get(`${BASE_URL}/api/v1/rooms`, () => HttpResponse.json(42, { status: 500 })));
+    expect(((await failure(client.request({ method: 'GET', path: '/rooms' }))) as Error).message).toBe('GET /api/v1/rooms failed with 500');
+  });
+
   it('an answer with no content type says so', async () => {
     server.use(http.get(`${BASE_URL}/api/v1/rooms`, () => new HttpResponse(new Uint8Array([0x6f, 0x6b]), { status: 503, headers: {} })));
     const error = await failure(client.request({ method: 'GET', path: '/rooms' }));

@@ -128,6 +128,24 @@ describe('errors', () => {
     expect((error as APIUserAbortError).url).toBe(`${BASE_URL}/api/v1/rooms`);
   });
 
+  it("a cancelled call's APIUserAbortError shows no credential of its URL (message, url, inspect, JSON)", async () => {
+    const controller = new AbortController();
+    const cancelled = new Client({
+      apiKey: API_KEY,
+      baseUrl: BASE_URL,
+      // Cancelled once the request is on its way: the error is made from the URL that was sent.
+      fetch: (_input, init) => {
+        queueMicrotask(() => controller.abort());
+        return new Promise<never>((_resolve, reject) => init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)));
+      },
+    });
+    const query = { access_token: 'T1accesstoken', q: 'kept' };
+    const error = (await failure(cancelled.request({ method: 'GET', path: '/rooms', query }, { signal: controller.signal }))) as APIUserAbortError;
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error.url).toBe(`${BASE_URL}/api/v1/rooms?access_token=[redacted]&q=kept`);
+    for (const shown of [error.message, error.url, inspect(error, { depth: 10 }), JSON.stringify(error)]) expect(shown).not.toContain('T1accesstoken');
+  });
+
   it('the API key appears in no message, JSON, String() or inspect() of an error, nor of the client', async () => {
     server.use(http.post(`${BASE_URL}/api/v1/rooms`, () => HttpResponse.json({ error: 'nope' }, { status: 401 })));
     const apiError = await failure(client.rooms.create(roomParams));

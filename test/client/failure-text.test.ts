@@ -1,15 +1,15 @@
-// How a failure is shown (the redaction rule and a message's words, src/core/failure-text.ts) is one
-// rule, there from the moment the SDK is imported: an error made by hand at once (an integrator's
-// test double) and one a call makes later say the same, even when that module is slow to load.
-// (svc-sdk 0.4 loaded it behind an import() and stood in with a coarser rule until it had: the text
-// of an error depended on whether that import had finished.)
+// How a failure is shown (the redaction rule, src/shared/redact.ts, and a message's words, in
+// src/core/errors.ts) is one rule, there from the moment the SDK is imported: an error made by hand at
+// once (an integrator's test double) and one a call makes later say the same, even when the rule's
+// module is slow to load. (svc-sdk 0.4 loaded the failure text behind an import() and stood in with a
+// coarser rule until it had: the text of an error depended on whether that import had finished.)
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sendJson, useLoopbackServer } from '../support/loopback.js';
 import { API_KEY } from '../support/msw.js';
 
 const service = useLoopbackServer();
-const PART = '../../src/core/failure-text.js';
+const PART = '../../src/shared/redact.js';
 // A refusal whose body holds a credential, as a misbehaving upstream's might.
 const REFUSAL = { error: 'deal 1 is archived', token: 'vdr_leaked_in_a_body_0123456789' };
 
@@ -18,7 +18,7 @@ afterEach(() => {
   vi.resetModules();
 });
 
-/** A fresh SDK whose failure-text module takes 200 ms to load. */
+/** A fresh SDK whose redaction module takes 200 ms to load. */
 async function slowSdk() {
   vi.resetModules();
   vi.doMock(PART, async () => {
