@@ -29,9 +29,12 @@
 //   round): the bound on the part the proxy support decides, the SDK's per-call work (the same with and
 //   without a proxy: the cross-check) left out. On loopback a hop is tens of µs, within one round's
 //   noise, so only the full run's medians are read from this.
-// Noise: a second proxy-option client of this build is one more case (A/A): on a loaded machine two
-// identical clients differed by up to 1.3× through the proxy at 16 at once (the first made the slower),
-// so a before/after within ± 0.3× is not read from here; bench/per-call-cpu.mjs measures it on the CPU clock.
+// Noise: a second proxy-option client of this build is one more case (A/A). Two identical clients once
+// differed by up to 1.5× ("the first made the slower"): not the first made but the case listed right after
+// ky's floor, which the rotating order always ran after it, paying the floor's garbage (its Requests'
+// signal followers) in its own time; swapping creation order left the slow one in that place, swapping
+// places moved it. The rounds are in a fresh random order each (interleave's shuffle), so no case keeps a neighbour.
+// bench/per-call-cpu.mjs measures a before/after on the CPU clock.
 // Before the proxied rounds, this (parent) process, which Node does not proxy, measures the same SDK
 // call against Node's unproxied fetch: the cross-check that the SDK's per-call cost is the same
 // with and without a proxy in between.
@@ -89,7 +92,7 @@ async function measure(calls, baseline) {
   for (const concurrency of [1, 16]) {
     const cases = Object.entries(calls).map(([name, call]) => ({ name, run: runner(call, concurrency) }));
     for (const { run } of cases) await run(200);
-    const measured = await interleave(cases, { rounds: quick ? 10 : 40, operations: concurrency === 1 ? 50 : 160, baseline });
+    const measured = await interleave(cases, { rounds: quick ? 10 : 40, operations: concurrency === 1 ? 50 : 160, baseline, shuffle: true });
     results.push({ concurrency, measured });
   }
   return results;

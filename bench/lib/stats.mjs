@@ -14,15 +14,19 @@ export function median(values) {
  *
  * Each case is `{ name, run(operations) }`; `operations` is a number or a function of the case name.
  * `clock` (ms) is wall time unless told (`cpuClock` for in-process work).
+ * `shuffle`: a fresh random order each round instead of the rotation, whose cyclic order keeps
+ * every case right after the same neighbour, so a case always pays what that neighbour leaves
+ * behind (its garbage, collected in the next case's time): bench/proxy.mjs measured a client 1.15-1.5×
+ * slower than an identical one only because it ran after ky's floor.
  * Returns per case the median time per operation (µs) and, against `baseline`, the median of the
  * ratios taken within each round: two cases of the same round ran a few milliseconds apart, so
  * their ratio is steadier than the ratio of two medians.
  */
-export async function interleave(cases, { rounds, operations, baseline, clock = wallClock }) {
+export async function interleave(cases, { rounds, operations, baseline, clock = wallClock, shuffle = false }) {
   const samples = new Map(cases.map(({ name }) => [name, []]));
   for (let round = 0; round < rounds; round++) {
-    for (let offset = 0; offset < cases.length; offset++) {
-      const { name, run } = cases[(round + offset) % cases.length];
+    const order = shuffle ? shuffled(cases) : cases.map((_, offset) => cases[(round + offset) % cases.length]);
+    for (const { name, run } of order) {
       const count = typeof operations === 'function' ? operations(name) : operations;
       const start = clock();
       await run(count);
@@ -39,6 +43,16 @@ export async function interleave(cases, { rounds, operations, baseline, clock = 
     });
   }
   return results;
+}
+
+/** A copy of `list` in a random order (Fisher-Yates). */
+function shuffled(list) {
+  const copy = [...list];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
 }
 
 /** Wall time in ms: `interleave`'s default clock. */
