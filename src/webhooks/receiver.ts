@@ -43,10 +43,7 @@ const STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
 interface Context {
   readonly hmac: HmacVerify;
   readonly tolerance: number | false | undefined;
-  /** The given secrets when they are clean (used as they are); else `secrets` reads them. */
-  readonly known: string[] | undefined;
-  readonly secrets: SecretSource | undefined;
-  readonly hookSets: readonly WebhookHooks[] | undefined;
+  readonly secrets: SecretSource;
   readonly store: DedupeStore | undefined;
   readonly storeDeadlines: Deadlines;
   readonly storeTimeoutMs: number;
@@ -87,16 +84,11 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions,
     secretTimeoutMs = DEFAULT_SECRET_TIMEOUT_MS,
   } = options;
   const store = dedupe === true ? memoryStore() : dedupe || undefined;
-  // Clean secrets given are used as they are; secrets.ts reads the others (a function under
-  // secretTimeoutMs, SVC_WEBHOOK_SECRET, a given secret trimmed with a warning).
-  const list = secret === undefined || typeof secret === 'function' ? undefined : [secret].flat();
-  const known = list?.every((key) => key === key.trim()) ? list : undefined;
   const context: Context = {
     hmac,
     tolerance: options.tolerance, // undefined: the default (timestampProblem's, in check-delivery.ts)
-    known,
-    secrets: known ? undefined : secretSource(secret, secretTimeoutMs),
-    hookSets,
+    // A given secret is read at once; a function under secretTimeoutMs, or SVC_WEBHOOK_SECRET (secrets.ts).
+    secrets: secretSource(secret, secretTimeoutMs),
     store,
     // One timer for every store call pending, not one per call (deadlines.ts).
     storeDeadlines: coarseDeadlines(storeTimeoutMs),
@@ -110,7 +102,7 @@ export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions,
   if (inbox) context.putInInbox = inboxStage(inbox, context.storeDeadlines, storeTimeoutMs, (failure, event) => failed(context, failure, event));
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
   return (delivery) => {
-    const flight: Flight = { delivery, body: undefined!, record: hookSets && new DeliveryRecord(hookSets), keys: known!, event: undefined! };
+    const flight: Flight = { delivery, body: undefined!, record: hookSets && new DeliveryRecord(hookSets), keys: undefined!, event: undefined! };
     try {
       const answer = run(context, flight, 0);
       return isThenable(answer) ? answer : Promise.resolve(answer);
@@ -154,17 +146,21 @@ function unread(context: Context, flight: Flight): Answer | undefined {
 }
 
 /** Stage secret: the signing secrets (the known ones at once), or 500 with the fix while there are none. */
-function secrets({ known, secrets }: Context, flight: Flight): Answer | undefined | Promise<Answer | undefined> {
-  if (known) return undefined;
-  const keep = (keys: string[]) => void (flight.keys = keys);
-  // Only the source's own MissingSecretError comes here: its message names the fix, never a secret.
-  const missing = ({ message }: MissingSecretError): Answer => {
-    flight.record?.failed('no_secret');
-    return [500, message];
-  };
+function secrets({ secrets }: Context, flight: Flight): Answer | undefined | Promise<Answer | undefined> {
   // At once when known; else a promise that rejects with MissingSecretError (never a throw: a lookup is an async call).
-  const read = secrets!.read();
-  return isThenable(read) ? read.then(keep, missing) : keep(read);
+  const read = secrets.read();
+  if (!isThenable(read)) {
+    flight.keys = read;
+    return undefined;
+  }
+  return read.then(
+    (keys) => void (flight.keys = keys),
+    // Only the source's own MissingSecretError comes here: its message names the fix, never a secret.
+    ({ message }: MissingSecretError): Answer => {
+      flight.record?.failed('no_secret');
+      return [500, message];
+    },
+  );
 }
 
 /**
@@ -177,11 +173,11 @@ function check(context: Context, flight: Flight): Answer | undefined | Promise<A
   const { body, record } = flight;
   // hooks: onVerified, once the signature and envelope checked out, before the timestamp
   const again = async (refused: Refusal) => {
-    const rotated = await secrets!.reread();
+    const rotated = await secrets.reread!();
     return accept(context, flight, rotated ? await checkDelivery(hmac, body, flight.delivery.signature, rotated, tolerance, record) : refused);
   };
   const checked = (result: WebhookEvent | Refusal) =>
-    result instanceof Refusal && result.reason === 'invalid_signature' && secrets ? again(result) : accept(context, flight, result);
+    result instanceof Refusal && result.reason === 'invalid_signature' && secrets.reread ? again(result) : accept(context, flight, result);
   const result = checkDelivery(hmac, body, flight.delivery.signature, flight.keys, tolerance, record);
   return isThenable(result) ? result.then(checked) : checked(result);
 }
