@@ -23,15 +23,15 @@
  */
 import { checkDelivery, Refusal } from './check-delivery.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
-import { memoryStore } from './dedupe-memory.js';
-import { DEFAULT_SECRET_TIMEOUT_MS, DEFAULT_STORE_TIMEOUT_MS, PROCESSING_TTL_MS } from '../shared/limits.js';
+import { PROCESSING_TTL_MS } from '../shared/limits.js';
 import type { ClaimResult, DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
 import { DeliveryRecord } from './hooks.js';
+import type { CheckedOptions } from './options.js';
 import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
 import { secretSource, type MissingSecretError, type SecretSource } from './secrets.js';
 import { inboxStage, StoreTimeoutError, withDeadline } from './stores.js';
-import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookHooks, WebhookRejectReason } from './types.js';
+import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
 
 const OK: Answer = [200];
 // Being processed by another request right now: the service may come back in a minute.
@@ -53,7 +53,7 @@ interface Context {
   readonly onError: (error: unknown, event: WebhookEvent) => unknown;
   readonly onVerificationError: WebhookHandlerOptions['onVerificationError'];
   /** The stage hand with an inbox: the delivery put in it (stores.ts). */
-  putInInbox: ReturnType<typeof inboxStage> | undefined;
+  readonly putInInbox: ReturnType<typeof inboxStage> | undefined;
 }
 
 /** One delivery on its way through the stages: what the stages before found, for the next. */
@@ -72,34 +72,26 @@ type Stage = (context: Context, flight: Flight) => Answer | undefined | PromiseL
 
 /**
  * The receiver of `createWebhookHandler(options)` over an HMAC back end: its `receive`. The options
- * were checked by the handler (options.ts), which passes their hook sets along.
+ * were checked by the handler, their defaults filled in (options.ts).
  */
-export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions, hookSets: readonly WebhookHooks[] | undefined): Receiver['receive'] {
-  const {
-    secret,
-    inbox,
-    // With an inbox, its key (delivery_id) deduplicates: no store of our own unless one is given.
-    dedupe = inbox === undefined,
-    storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
-    secretTimeoutMs = DEFAULT_SECRET_TIMEOUT_MS,
-  } = options;
-  const store = dedupe === true ? memoryStore() : dedupe || undefined;
+export function createReceiver(hmac: HmacVerify, options: CheckedOptions): Receiver['receive'] {
+  const { store, storeTimeoutMs, hookSets, inbox } = options;
+  // One timer for every store call pending, not one per call (deadlines.ts).
+  const storeDeadlines = coarseDeadlines(storeTimeoutMs);
   const context: Context = {
     hmac,
     tolerance: options.tolerance, // undefined: the default (timestampProblem's, in check-delivery.ts)
     // A given secret is read at once; a function under secretTimeoutMs, or SVC_WEBHOOK_SECRET (secrets.ts).
-    secrets: secretSource(secret, secretTimeoutMs),
+    secrets: secretSource(options.secret, options.secretTimeoutMs),
     store,
-    // One timer for every store call pending, not one per call (deadlines.ts).
-    storeDeadlines: coarseDeadlines(storeTimeoutMs),
+    storeDeadlines,
     storeTimeoutMs,
     renewEveryMs: Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3),
     on: options.on,
     onError: options.onError ?? logError,
     onVerificationError: options.onVerificationError,
-    putInInbox: undefined,
+    putInInbox: inbox && inboxStage(inbox, storeDeadlines, storeTimeoutMs, (failure, event) => failed(context, failure, event)),
   };
-  if (inbox) context.putInInbox = inboxStage(inbox, context.storeDeadlines, storeTimeoutMs, (failure, event) => failed(context, failure, event));
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
   return (delivery) => {
     const flight: Flight = { delivery, body: undefined!, record: hookSets && new DeliveryRecord(hookSets), keys: undefined!, event: undefined! };
