@@ -26,7 +26,7 @@ import { coarseDeadlines, type Deadlines } from './deadlines.js';
 import { PROCESSING_TTL_MS } from '../shared/limits.js';
 import type { ClaimResult, DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
-import { DeliveryRecord } from './hooks.js';
+import { DeliveryRecord, ignoreFailure } from './hooks.js';
 import type { CheckedOptions } from './options.js';
 import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
 import { secretSource, type MissingSecretError, type SecretSource } from './secrets.js';
@@ -181,15 +181,12 @@ function accept(context: Context, flight: Flight, result: WebhookEvent | Refusal
   return undefined;
 }
 
-/** A refused delivery: onVerificationError hears it (its errors ignored), the sender gets the table's answer. */
+/** A refused delivery: onVerificationError hears it (what it throws or rejects with ignored), the sender gets the table's answer. */
 function refuse({ onVerificationError }: Context, { delivery, record }: Flight, refusal: Refusal | WebhookRejectReason): Answer {
   const reason = typeof refusal === 'string' ? refusal : refusal.reason;
   record?.refused(reason);
-  try {
-    onVerificationError?.(reason, delivery.request());
-  } catch {
-    // A logging hook must not change the answer.
-  }
+  // A logging hook must not change the answer.
+  if (onVerificationError) ignoreFailure(() => onVerificationError(reason, delivery.request()));
   // Only the payload's problem is sent: it names the field, never a value; the others say their reason.
   return refusalAnswer(reason, reason === 'invalid_payload' ? (refusal as Refusal).problem : undefined);
 }
@@ -238,7 +235,7 @@ function hand(context: Context, { event, body, record }: Flight): Answer | undef
 
 /** A delivery that failed in stage hand: onError hears why, and its claim, if any, is released (the service's retry runs it). */
 async function failed(context: Context, failure: unknown, event: WebhookEvent): Promise<void> {
-  await settle(() => context.onError(failure, event));
+  await ignoreFailure(() => context.onError(failure, event));
   if (context.store) await callStore(context, 'release', event.delivery_id, ignore, ignore);
 }
 
@@ -256,7 +253,7 @@ function holdClaim(context: Context, event: WebhookEvent): ReturnType<typeof set
     if (reported) return;
     reported = true;
     const message = `[svc-sdk] webhook delivery ${id}: its claim could not be renewed while on() ran (${cause instanceof Error ? cause.name : 'the store no longer held it'}); once it expires (processingTtlMs), a retry may run on() beside this one`;
-    void settle(() => context.onError(new Error(message, { cause }), event));
+    ignoreFailure(() => context.onError(new Error(message, { cause }), event));
   };
   const renewed = (held: boolean | void) => held === false && lost(undefined);
   return setInterval(() => void callStore(context, 'renew', id, renewed, lost), context.renewEveryMs);
@@ -288,7 +285,7 @@ function record(context: Context, { event, delivery: { keepAlive } }: Flight): A
 
 /** A store that failed or missed its deadline: onError hears it; a claim that may land late is released. */
 function storeFailed(context: Context, error: unknown, event: WebhookEvent): Answer {
-  void settle(() => context.onError(error, event));
+  ignoreFailure(() => context.onError(error, event));
   // A paused Redis runs the queued claim once it wakes: the release queued behind it removes it,
   // so the service's retry is not answered 409 for processingTtlMs.
   if (error instanceof StoreTimeoutError) void callStore(context, 'release', event.delivery_id, ignore, ignore);
@@ -327,15 +324,6 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 
 /** What a store call's outcome is mapped to when nothing depends on it. */
 function ignore(): void {}
-
-/** Runs a step whose failure must not change the answer: waits for it, and ignores what it throws or rejects with. */
-async function settle(step: () => unknown): Promise<void> {
-  try {
-    await step();
-  } catch {
-    // Ignored: the answer is decided already.
-  }
-}
 
 function logError(error: unknown, event: WebhookEvent): void {
   console.error(`[svc-sdk] webhook delivery ${event.delivery_id} failed, answered 500 (the service retries)`, error);
