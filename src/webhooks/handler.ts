@@ -47,38 +47,36 @@ export function createWebhookHandlerWith(hmac: HmacVerify): CreateWebhookHandler
  * serves the handler (a sender that trickles its body holds only its own socket, and not for long).
  */
 function readBody(request: Request, maxBytes: number, deadlines: Deadlines): Promise<Uint8Array | BodyFailure> | BodyFailure {
-  try {
-    const declared = request.headers.get('content-length');
-    if (Number(declared) > maxBytes) {
-      request.body?.cancel().catch(() => {});
-      return 'too_large';
-    }
-    // A declared length is held to by the HTTP parser when the body comes straight off the socket:
-    // then arrayBuffer() reads it at once (@hono/node-server's fast path; its `body` stream costs
-    // 3-4x the whole verification). Its requests are not made by a constructor (their prototype is
-    // not their constructor's), while any Request made with `new Request` (or a subclass) may carry
-    // a body of any length under any Content-Length: that one is read in bounded chunks.
-    // (Not even `request.body` is touched on that path: @hono/node-server makes the stream when it is.)
-    const read: Promise<ArrayBuffer | Uint8Array | undefined> = declared && !isConstructed(request) ? request.arrayBuffer() : readStreamAtMost(request.body, maxBytes);
-    // One promise settled by the read or by the deadline, whichever comes first: no race of two
-    // promises per delivery. The read left behind past the deadline ends with the connection (the
-    // 408 closes it).
-    return new Promise((resolve) => {
-      const deadline = deadlines.add(() => resolve('timeout'));
-      read.then(
-        (bytes) => {
-          deadlines.delete(deadline);
-          resolve(!bytes ? 'too_large' : ArrayBuffer.isView(bytes) ? bytes : new Uint8Array(bytes));
-        },
-        () => {
-          deadlines.delete(deadline);
-          resolve('unreadable');
-        },
-      );
-    });
-  } catch {
-    return 'unreadable';
+  // Nothing here throws for a Request (its reads answer through their promises); a request object
+  // whose headers throw would make the handler reject all the same, at its signature header.
+  const declared = request.headers.get('content-length');
+  if (Number(declared) > maxBytes) {
+    request.body?.cancel().catch(() => {});
+    return 'too_large';
   }
+  // A declared length is held to by the HTTP parser when the body comes straight off the socket:
+  // then arrayBuffer() reads it at once (@hono/node-server's fast path; its `body` stream costs
+  // 3-4x the whole verification). Its requests are not made by a constructor (their prototype is
+  // not their constructor's), while any Request made with `new Request` (or a subclass) may carry
+  // a body of any length under any Content-Length: that one is read in bounded chunks.
+  // (Not even `request.body` is touched on that path: @hono/node-server makes the stream when it is.)
+  const read: Promise<ArrayBuffer | Uint8Array | undefined> = declared && !isConstructed(request) ? request.arrayBuffer() : readStreamAtMost(request.body, maxBytes);
+  // One promise settled by the read or by the deadline, whichever comes first: no race of two
+  // promises per delivery. The read left behind past the deadline ends with the connection (the
+  // 408 closes it).
+  return new Promise((resolve) => {
+    const deadline = deadlines.add(() => resolve('timeout'));
+    read.then(
+      (bytes) => {
+        deadlines.delete(deadline);
+        resolve(!bytes ? 'too_large' : ArrayBuffer.isView(bytes) ? bytes : new Uint8Array(bytes));
+      },
+      () => {
+        deadlines.delete(deadline);
+        resolve('unreadable');
+      },
+    );
+  });
 }
 
 /** Whether `request` was made by its constructor (`new Request`, a subclass), rather than by a server from a socket. */
