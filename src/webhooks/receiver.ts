@@ -96,8 +96,8 @@ export function createReceiver(hmac: HmacVerify, options: CheckedOptions): Recei
   return (delivery) => {
     const flight: Flight = { delivery, body: undefined!, record: hookSets && new DeliveryRecord(hookSets), keys: undefined!, event: undefined! };
     try {
-      const answer = run(context, flight, 0);
-      return isThenable(answer) ? answer : Promise.resolve(answer);
+      // The answer, or run's own promise as it is (Promise.resolve hands a promise back unchanged).
+      return Promise.resolve(run(context, flight, 0));
     } catch {
       // No stage throws; a bug must not throw into a server's event handler either.
       return Promise.resolve(HANDLER_FAILED);
