@@ -45,8 +45,8 @@ interface Context {
   readonly tolerance: number | false | undefined;
   readonly secrets: SecretSource;
   readonly store: DedupeStore | undefined;
+  /** Every store call's deadline, under storeTimeoutMs. */
   readonly storeDeadlines: Deadlines;
-  readonly storeTimeoutMs: number;
   /** How often a running on()'s claim is renewed: three times per processingTtlMs, so one late renewal never loses it. */
   readonly renewEveryMs: number;
   readonly on: WebhookHandlerOptions['on'];
@@ -75,9 +75,9 @@ type Stage = (context: Context, flight: Flight) => Answer | undefined | PromiseL
  * were checked by the handler, their defaults filled in (options.ts).
  */
 export function createReceiver(hmac: HmacVerify, options: CheckedOptions): Receiver['receive'] {
-  const { store, storeTimeoutMs, hookSets, inbox } = options;
+  const { store, hookSets, inbox } = options;
   // One timer for every store call pending, not one per call (deadlines.ts).
-  const storeDeadlines = coarseDeadlines(storeTimeoutMs);
+  const storeDeadlines = coarseDeadlines(options.storeTimeoutMs);
   const context: Context = {
     hmac,
     tolerance: options.tolerance, // undefined: the default (timestampProblem's, in check-delivery.ts)
@@ -85,12 +85,11 @@ export function createReceiver(hmac: HmacVerify, options: CheckedOptions): Recei
     secrets: secretSource(options.secret, options.secretTimeoutMs),
     store,
     storeDeadlines,
-    storeTimeoutMs,
     renewEveryMs: Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3),
     on: options.on,
     onError: options.onError ?? logError,
     onVerificationError: options.onVerificationError,
-    putInInbox: inbox && inboxStage(inbox, storeDeadlines, storeTimeoutMs, (failure, event) => failed(context, failure, event)),
+    putInInbox: inbox && inboxStage(inbox, storeDeadlines, (failure, event) => failed(context, failure, event)),
   };
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
   return (delivery) => {
@@ -314,7 +313,7 @@ function callStore<A>(
   }
   if (!isThenable(result)) return settled(result as never);
   if (unbounded) return Promise.resolve(result as Promise<never>).then(settled, failed) as Promise<Awaited<A>>;
-  return withDeadline(result as never, context.storeDeadlines, context.storeTimeoutMs, call, settled, failed);
+  return withDeadline(result as never, context.storeDeadlines, call, settled, failed);
 }
 
 /** Whether `value` is a promise or any other thenable. */
