@@ -1,8 +1,7 @@
 // What the receiver needs for a dedupe store or an inbox that may answer late (Redis, a queue): each
-// call that returns a promise runs under storeTimeoutMs, and the inbox stage. The receiver
-// (receiver.ts) loads this module only when it is given a store (`dedupe`) or an `inbox`: its
-// default memory store answers at once, and a default handler carries none of this. The deadlines
-// themselves are the receiver's (deadlines.ts), passed in, so this module shares no code with it.
+// call that returns a promise runs under storeTimeoutMs, and the inbox stage. (The default memory
+// store answers at once: its calls never reach a deadline.) The deadlines themselves are the
+// receiver's (deadlines.ts), passed in with their timeout.
 import type { Deadlines } from './deadlines.js';
 import type { WebhookEvent } from './events.js';
 import type { DeliveryRecord } from './hooks.js';
