@@ -4,6 +4,8 @@
 
 /** The pending operations of one timeout, and when each must have ended. */
 export interface Deadlines {
+  /** The timeout, in ms (what a timed-out operation's message names). */
+  readonly timeoutMs: number;
   /** Calls `expire` once the timeout has passed (between 1 and 1.1 times it), unless deleted first. */
   add(expire: () => void): Deadline;
   /** Forgets a deadline (its operation ended). */
@@ -60,6 +62,7 @@ export function coarseDeadlines(timeoutMs: number): Deadlines {
     sweeper = undefined;
   };
   return {
+    timeoutMs,
     add(expire) {
       // One sweep more than a full timeout: the next sweep may come at once.
       const newest = head.previous!;

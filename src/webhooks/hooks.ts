@@ -1,10 +1,10 @@
 // Receiver hooks: the per-delivery record the receiver's stages fill in (receiver.ts); their check
-// is options.ts's, their public types are in types.ts. The receiver loads this module only when it
-// has hooks: a handler without them makes no record (every call site is an optional call on
-// `undefined`), and its bundle carries none of this.
+// is options.ts's, their public types are in types.ts. A handler without hooks makes no record
+// (every call site is an optional call on `undefined`).
 //
 // The hooks observe; they cannot change an answer. What one throws (or rejects with) is ignored,
-// as `onVerificationError`'s is: a metrics exporter that fails must not make the service retry.
+// as `onVerificationError`'s and `onError`'s are (`ignoreFailure`, which the receiver runs them
+// with): a metrics exporter that fails must not make the service retry.
 import type { ClaimResult } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
 import type { Answer, DeliveryInfo, DeliveryOutcome, WebhookHooks, WebhookRejectReason } from './types.js';
@@ -68,12 +68,17 @@ export class DeliveryRecord implements DeliveryInfo {
   }
 }
 
-/** Runs an observer; what it throws, or a promise it returns rejects with, is ignored. */
-function ignoreFailure(observe: () => unknown): void {
+/**
+ * Runs an observer (a hook, `onVerificationError`, `onError`): what it throws, or a promise it
+ * returns rejects with, is ignored. That promise, settled either way, for a caller that waits for
+ * the observer; else `undefined`.
+ */
+export function ignoreFailure(observe: () => unknown): PromiseLike<unknown> | undefined {
   try {
     const result = observe();
-    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as Promise<unknown>).then(undefined, () => undefined);
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') return (result as PromiseLike<unknown>).then(undefined, () => undefined);
   } catch {
     // An observer must not change the answer.
   }
+  return undefined;
 }

@@ -23,15 +23,15 @@
  */
 import { checkDelivery, Refusal } from './check-delivery.js';
 import { coarseDeadlines, type Deadlines } from './deadlines.js';
-import { memoryStore } from './dedupe-memory.js';
-import { DEFAULT_SECRET_TIMEOUT_MS, DEFAULT_STORE_TIMEOUT_MS, PROCESSING_TTL_MS } from '../shared/limits.js';
+import { PROCESSING_TTL_MS } from '../shared/limits.js';
 import type { ClaimResult, DedupeStore } from './dedupe.js';
 import type { WebhookEvent } from './events.js';
-import { DeliveryRecord } from './hooks.js';
+import { DeliveryRecord, ignoreFailure } from './hooks.js';
+import type { CheckedOptions } from './options.js';
 import { BODY_REFUSALS, refusalAnswer } from './refusals.js';
 import { secretSource, type MissingSecretError, type SecretSource } from './secrets.js';
 import { inboxStage, StoreTimeoutError, withDeadline } from './stores.js';
-import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookHooks, WebhookRejectReason } from './types.js';
+import type { Answer, Delivery, HmacVerify, Receiver, WebhookHandlerOptions, WebhookRejectReason } from './types.js';
 
 const OK: Answer = [200];
 // Being processed by another request right now: the service may come back in a minute.
@@ -43,20 +43,17 @@ const STORE_FAILED: Answer = [500, 'dedupe_store_failed'];
 interface Context {
   readonly hmac: HmacVerify;
   readonly tolerance: number | false | undefined;
-  /** The given secrets when they are clean (used as they are); else `secrets` reads them. */
-  readonly known: string[] | undefined;
-  readonly secrets: SecretSource | undefined;
-  readonly hookSets: readonly WebhookHooks[] | undefined;
+  readonly secrets: SecretSource;
   readonly store: DedupeStore | undefined;
+  /** Every store call's deadline, under storeTimeoutMs. */
   readonly storeDeadlines: Deadlines;
-  readonly storeTimeoutMs: number;
   /** How often a running on()'s claim is renewed: three times per processingTtlMs, so one late renewal never loses it. */
   readonly renewEveryMs: number;
   readonly on: WebhookHandlerOptions['on'];
   readonly onError: (error: unknown, event: WebhookEvent) => unknown;
   readonly onVerificationError: WebhookHandlerOptions['onVerificationError'];
   /** The stage hand with an inbox: the delivery put in it (stores.ts). */
-  putInInbox: ReturnType<typeof inboxStage> | undefined;
+  readonly putInInbox: ReturnType<typeof inboxStage> | undefined;
 }
 
 /** One delivery on its way through the stages: what the stages before found, for the next. */
@@ -75,45 +72,31 @@ type Stage = (context: Context, flight: Flight) => Answer | undefined | PromiseL
 
 /**
  * The receiver of `createWebhookHandler(options)` over an HMAC back end: its `receive`. The options
- * were checked by the handler (options.ts), which passes their hook sets along.
+ * were checked by the handler, their defaults filled in (options.ts).
  */
-export function createReceiver(hmac: HmacVerify, options: WebhookHandlerOptions, hookSets: readonly WebhookHooks[] | undefined): Receiver['receive'] {
-  const {
-    secret,
-    inbox,
-    // With an inbox, its key (delivery_id) deduplicates: no store of our own unless one is given.
-    dedupe = inbox === undefined,
-    storeTimeoutMs = DEFAULT_STORE_TIMEOUT_MS,
-    secretTimeoutMs = DEFAULT_SECRET_TIMEOUT_MS,
-  } = options;
-  const store = dedupe === true ? memoryStore() : dedupe || undefined;
-  // Clean secrets given are used as they are; secrets.ts reads the others (a function under
-  // secretTimeoutMs, SVC_WEBHOOK_SECRET, a given secret trimmed with a warning).
-  const list = secret === undefined || typeof secret === 'function' ? undefined : [secret].flat();
-  const known = list?.every((key) => key === key.trim()) ? list : undefined;
+export function createReceiver(hmac: HmacVerify, options: CheckedOptions): Receiver['receive'] {
+  const { store, hookSets, inbox } = options;
+  // One timer for every store call pending, not one per call (deadlines.ts).
+  const storeDeadlines = coarseDeadlines(options.storeTimeoutMs);
   const context: Context = {
     hmac,
     tolerance: options.tolerance, // undefined: the default (timestampProblem's, in check-delivery.ts)
-    known,
-    secrets: known ? undefined : secretSource(secret, secretTimeoutMs),
-    hookSets,
+    // A given secret is read at once; a function under secretTimeoutMs, or SVC_WEBHOOK_SECRET (secrets.ts).
+    secrets: secretSource(options.secret, options.secretTimeoutMs),
     store,
-    // One timer for every store call pending, not one per call (deadlines.ts).
-    storeDeadlines: coarseDeadlines(storeTimeoutMs),
-    storeTimeoutMs,
+    storeDeadlines,
     renewEveryMs: Math.max(1, (store?.processingTtlMs ?? PROCESSING_TTL_MS) / 3),
     on: options.on,
     onError: options.onError ?? logError,
     onVerificationError: options.onVerificationError,
-    putInInbox: undefined,
+    putInInbox: inbox && inboxStage(inbox, storeDeadlines, (failure, event) => failed(context, failure, event)),
   };
-  if (inbox) context.putInInbox = inboxStage(inbox, context.storeDeadlines, storeTimeoutMs, (failure, event) => failed(context, failure, event));
   /** One delivery: its stages in order, then the answer (which the hooks hear). Never rejects. */
   return (delivery) => {
-    const flight: Flight = { delivery, body: undefined!, record: hookSets && new DeliveryRecord(hookSets), keys: known!, event: undefined! };
+    const flight: Flight = { delivery, body: undefined!, record: hookSets && new DeliveryRecord(hookSets), keys: undefined!, event: undefined! };
     try {
-      const answer = run(context, flight, 0);
-      return isThenable(answer) ? answer : Promise.resolve(answer);
+      // The answer, or run's own promise as it is (Promise.resolve hands a promise back unchanged).
+      return Promise.resolve(run(context, flight, 0));
     } catch {
       // No stage throws; a bug must not throw into a server's event handler either.
       return Promise.resolve(HANDLER_FAILED);
@@ -154,17 +137,21 @@ function unread(context: Context, flight: Flight): Answer | undefined {
 }
 
 /** Stage secret: the signing secrets (the known ones at once), or 500 with the fix while there are none. */
-function secrets({ known, secrets }: Context, flight: Flight): Answer | undefined | Promise<Answer | undefined> {
-  if (known) return undefined;
-  const keep = (keys: string[]) => void (flight.keys = keys);
-  // Only the source's own MissingSecretError comes here: its message names the fix, never a secret.
-  const missing = ({ message }: MissingSecretError): Answer => {
-    flight.record?.failed('no_secret');
-    return [500, message];
-  };
+function secrets({ secrets }: Context, flight: Flight): Answer | undefined | Promise<Answer | undefined> {
   // At once when known; else a promise that rejects with MissingSecretError (never a throw: a lookup is an async call).
-  const read = secrets!.read();
-  return isThenable(read) ? read.then(keep, missing) : keep(read);
+  const read = secrets.read();
+  if (!isThenable(read)) {
+    flight.keys = read;
+    return undefined;
+  }
+  return read.then(
+    (keys) => void (flight.keys = keys),
+    // Only the source's own MissingSecretError comes here: its message names the fix, never a secret.
+    ({ message }: MissingSecretError): Answer => {
+      flight.record?.failed('no_secret');
+      return [500, message];
+    },
+  );
 }
 
 /**
@@ -177,11 +164,11 @@ function check(context: Context, flight: Flight): Answer | undefined | Promise<A
   const { body, record } = flight;
   // hooks: onVerified, once the signature and envelope checked out, before the timestamp
   const again = async (refused: Refusal) => {
-    const rotated = await secrets!.reread();
+    const rotated = await secrets.reread!();
     return accept(context, flight, rotated ? await checkDelivery(hmac, body, flight.delivery.signature, rotated, tolerance, record) : refused);
   };
   const checked = (result: WebhookEvent | Refusal) =>
-    result instanceof Refusal && result.reason === 'invalid_signature' && secrets ? again(result) : accept(context, flight, result);
+    result instanceof Refusal && result.reason === 'invalid_signature' && secrets.reread ? again(result) : accept(context, flight, result);
   const result = checkDelivery(hmac, body, flight.delivery.signature, flight.keys, tolerance, record);
   return isThenable(result) ? result.then(checked) : checked(result);
 }
@@ -193,15 +180,12 @@ function accept(context: Context, flight: Flight, result: WebhookEvent | Refusal
   return undefined;
 }
 
-/** A refused delivery: onVerificationError hears it (its errors ignored), the sender gets the table's answer. */
+/** A refused delivery: onVerificationError hears it (what it throws or rejects with ignored), the sender gets the table's answer. */
 function refuse({ onVerificationError }: Context, { delivery, record }: Flight, refusal: Refusal | WebhookRejectReason): Answer {
   const reason = typeof refusal === 'string' ? refusal : refusal.reason;
   record?.refused(reason);
-  try {
-    onVerificationError?.(reason, delivery.request());
-  } catch {
-    // A logging hook must not change the answer.
-  }
+  // A logging hook must not change the answer.
+  if (onVerificationError) ignoreFailure(() => onVerificationError(reason, delivery.request()));
   // Only the payload's problem is sent: it names the field, never a value; the others say their reason.
   return refusalAnswer(reason, reason === 'invalid_payload' ? (refusal as Refusal).problem : undefined);
 }
@@ -250,7 +234,7 @@ function hand(context: Context, { event, body, record }: Flight): Answer | undef
 
 /** A delivery that failed in stage hand: onError hears why, and its claim, if any, is released (the service's retry runs it). */
 async function failed(context: Context, failure: unknown, event: WebhookEvent): Promise<void> {
-  await settle(() => context.onError(failure, event));
+  await ignoreFailure(() => context.onError(failure, event));
   if (context.store) await callStore(context, 'release', event.delivery_id, ignore, ignore);
 }
 
@@ -268,7 +252,7 @@ function holdClaim(context: Context, event: WebhookEvent): ReturnType<typeof set
     if (reported) return;
     reported = true;
     const message = `[svc-sdk] webhook delivery ${id}: its claim could not be renewed while on() ran (${cause instanceof Error ? cause.name : 'the store no longer held it'}); once it expires (processingTtlMs), a retry may run on() beside this one`;
-    void settle(() => context.onError(new Error(message, { cause }), event));
+    ignoreFailure(() => context.onError(new Error(message, { cause }), event));
   };
   const renewed = (held: boolean | void) => held === false && lost(undefined);
   return setInterval(() => void callStore(context, 'renew', id, renewed, lost), context.renewEveryMs);
@@ -300,7 +284,7 @@ function record(context: Context, { event, delivery: { keepAlive } }: Flight): A
 
 /** A store that failed or missed its deadline: onError hears it; a claim that may land late is released. */
 function storeFailed(context: Context, error: unknown, event: WebhookEvent): Answer {
-  void settle(() => context.onError(error, event));
+  ignoreFailure(() => context.onError(error, event));
   // A paused Redis runs the queued claim once it wakes: the release queued behind it removes it,
   // so the service's retry is not answered 409 for processingTtlMs.
   if (error instanceof StoreTimeoutError) void callStore(context, 'release', event.delivery_id, ignore, ignore);
@@ -329,7 +313,7 @@ function callStore<A>(
   }
   if (!isThenable(result)) return settled(result as never);
   if (unbounded) return Promise.resolve(result as Promise<never>).then(settled, failed) as Promise<Awaited<A>>;
-  return withDeadline(result as never, context.storeDeadlines, context.storeTimeoutMs, call, settled, failed);
+  return withDeadline(result as never, context.storeDeadlines, call, settled, failed);
 }
 
 /** Whether `value` is a promise or any other thenable. */
@@ -339,15 +323,6 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 
 /** What a store call's outcome is mapped to when nothing depends on it. */
 function ignore(): void {}
-
-/** Runs a step whose failure must not change the answer: waits for it, and ignores what it throws or rejects with. */
-async function settle(step: () => unknown): Promise<void> {
-  try {
-    await step();
-  } catch {
-    // Ignored: the answer is decided already.
-  }
-}
 
 function logError(error: unknown, event: WebhookEvent): void {
   console.error(`[svc-sdk] webhook delivery ${event.delivery_id} failed, answered 500 (the service retries)`, error);

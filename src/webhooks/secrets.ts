@@ -3,8 +3,8 @@
 // where the secret is rightly absent; a handler made there must not throw, only answer 500 (naming
 // the fix) to a delivery that arrives while the secret is still missing. Every wait on a secret
 // function has a deadline, and its secret is read again when a signature stops matching (a rotation).
-// The receiver makes a source only for a secret function, SVC_WEBHOOK_SECRET, or a given secret to
-// trim: a handler given clean secrets uses them as they are.
+// Every handler has one: a given secret is checked and trimmed once, when the handler is made, and
+// read at once by every delivery.
 import { malformedSecret } from './options.js';
 import type { SigningSecret, WebhookSecretOption } from './types.js';
 
@@ -28,10 +28,11 @@ export interface SecretSource {
    */
   read(): string[] | Promise<string[]>;
   /**
-   * For a delivery whose signature matched none of them (a rotation?): a secret function's secrets
-   * read again, unless it was called in the last minute; else `undefined`. Never rejects.
+   * For a delivery whose signature matched none of them (a rotation?): the secret function's
+   * secrets read again, unless it was called in the last minute; else `undefined`. Never rejects.
+   * Only a secret function has it: a given secret or the variable cannot rotate under a handler.
    */
-  reread(): Promise<string[] | undefined>;
+  readonly reread: (() => Promise<string[] | undefined>) | undefined;
 }
 
 /**
@@ -92,19 +93,19 @@ export function secretSource(secret: WebhookSecretOption | undefined, timeoutMs:
       }
     })());
 
-  return {
-    read: () => known ?? lookup(),
-    async reread() {
-      // At most once a minute, counted from the last call: a flood of forgeries costs the vault one call a minute.
-      if (typeof secret !== 'function' || Date.now() - readAt < SECRET_INTERVAL_MS) return undefined;
-      try {
-        // The known secrets stay in use until the function answers.
-        return await lookup();
-      } catch {
-        // Logged by the lookup; the delivery stays refused (undefined).
-      }
-    },
+  /** A secret function's secrets read again for a signature that matched none (see SecretSource.reread). */
+  const reread = async (): Promise<string[] | undefined> => {
+    // At most once a minute, counted from the last call: a flood of forgeries costs the vault one call a minute.
+    if (Date.now() - readAt < SECRET_INTERVAL_MS) return undefined;
+    try {
+      // The known secrets stay in use until the function answers.
+      return await lookup();
+    } catch {
+      // Logged by the lookup; the delivery stays refused (undefined).
+    }
   };
+
+  return { read: () => known ?? lookup(), reread: typeof secret === 'function' ? reread : undefined };
 }
 
 /** The secret function threw: its name only, since its message may hold the secret or a vault's answer. */

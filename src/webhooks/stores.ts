@@ -1,8 +1,7 @@
 // What the receiver needs for a dedupe store or an inbox that may answer late (Redis, a queue): each
-// call that returns a promise runs under storeTimeoutMs, and the inbox stage. The receiver
-// (receiver.ts) loads this module only when it is given a store (`dedupe`) or an `inbox`: its
-// default memory store answers at once, and a default handler carries none of this. The deadlines
-// themselves are the receiver's (deadlines.ts), passed in, so this module shares no code with it.
+// call that returns a promise runs under storeTimeoutMs, and the inbox stage. (The default memory
+// store answers at once: its calls never reach a deadline.) The deadlines themselves are the
+// receiver's (deadlines.ts), passed in with their timeout.
 import type { Deadlines } from './deadlines.js';
 import type { WebhookEvent } from './events.js';
 import type { DeliveryRecord } from './hooks.js';
@@ -16,8 +15,8 @@ export class StoreTimeoutError extends Error {
 /**
  * A store call under its deadline, its outcome mapped in the same step: `settled(value)` at once when
  * `value` is not a promise; otherwise a promise of `settled(result)` once it answers, or of
- * `failed(error)` once it rejects or the deadline passes first (`ms`, as `deadlines` counts it; the
- * error a `StoreTimeoutError`). A store that never answers (a paused Redis, a peer that accepts and
+ * `failed(error)` once it rejects or the deadline passes first (`deadlines.timeoutMs`, as `deadlines`
+ * counts it; the error a `StoreTimeoutError`). A store that never answers (a paused Redis, a peer that accepts and
  * stays silent, a client queueing commands while it reconnects forever) then costs a delivery `ms`,
  * not its socket for ever. The mapping is part of the one promise made per call (not a `.then`
  * after it): a Redis store makes two calls per delivery. A mapping that throws rejects the promise.
@@ -25,7 +24,6 @@ export class StoreTimeoutError extends Error {
 export function withDeadline<T, A>(
   value: T | PromiseLike<T>,
   deadlines: Deadlines,
-  ms: number,
   call: string,
   settled: (result: T) => A,
   failed: (error: unknown) => A,
@@ -45,7 +43,7 @@ export function withDeadline<T, A>(
         reject(error as Error);
       }
     };
-    const deadline = deadlines.add(() => end(failed, new StoreTimeoutError(`[svc-sdk] webhook dedupe: the store's ${call}() did not answer within ${ms} ms (storeTimeoutMs)`)));
+    const deadline = deadlines.add(() => end(failed, new StoreTimeoutError(`[svc-sdk] webhook dedupe: the store's ${call}() did not answer within ${deadlines.timeoutMs} ms (storeTimeoutMs)`)));
     (value as PromiseLike<T>).then(
       (result) => end(settled, result),
       (error: unknown) => end(failed, error),
@@ -59,7 +57,7 @@ const UTF8 = /* @__PURE__ */ new TextDecoder();
 
 /**
  * The receiver's stage on, with an inbox: puts the verified delivery in `inbox` (the body as
- * received, as text, keyed by its delivery_id) under `timeoutMs`. `undefined` once it is stored, so
+ * received, as text, keyed by its delivery_id) under the deadlines' timeout (storeTimeoutMs). `undefined` once it is stored, so
  * the answer is 2xx only then; 500 when the inbox failed or did not answer (`failed` hears why:
  * onError, and the claim, if any, released): the service retries, and a retry of a delivery stored
  * already adds nothing.
@@ -67,12 +65,11 @@ const UTF8 = /* @__PURE__ */ new TextDecoder();
 export function inboxStage(
   inbox: WebhookInbox,
   deadlines: Deadlines,
-  timeoutMs: number,
   failed: (failure: unknown, event: WebhookEvent) => Promise<void>,
 ): (event: WebhookEvent, body: Uint8Array, record?: DeliveryRecord) => Answer | undefined | PromiseLike<Answer | undefined> {
   return (event, body, record) => {
     const refused = async (failure: unknown) => {
-      await failed(failure instanceof StoreTimeoutError ? new Error(`[svc-sdk] webhook inbox: put() did not answer within ${timeoutMs} ms (storeTimeoutMs)`) : failure, event);
+      await failed(failure instanceof StoreTimeoutError ? new Error(`[svc-sdk] webhook inbox: put() did not answer within ${deadlines.timeoutMs} ms (storeTimeoutMs)`) : failure, event);
       return INBOX_FAILED;
     };
     let put;
@@ -82,6 +79,6 @@ export function inboxStage(
     } catch (failure) {
       return refused(failure);
     }
-    return withDeadline(put, deadlines, timeoutMs, 'put', () => void record?.stored(), refused);
+    return withDeadline(put, deadlines, 'put', () => void record?.stored(), refused);
   };
 }

@@ -85,18 +85,18 @@ describe('coarseDeadlines(timeoutMs)', () => {
   });
 });
 
-describe('withDeadline(value, deadlines, ms, call, settled, failed)', () => {
+describe('withDeadline(value, deadlines, call, settled, failed)', () => {
   test('a store call that answers in time forgets its deadline: the timer stops at the next sweep', async () => {
     const deadlines = coarseDeadlines(2000);
-    await expect(withDeadline(Promise.resolve('claimed'), deadlines, 2000, 'claim', (state) => `${state}!`, String)).resolves.toBe('claimed!');
-    await expect(withDeadline(Promise.reject(new Error('down')), deadlines, 2000, 'claim', String, (error) => `failed: ${(error as Error).message}`)).resolves.toBe('failed: down');
+    await expect(withDeadline(Promise.resolve('claimed'), deadlines, 'claim', (state) => `${state}!`, String)).resolves.toBe('claimed!');
+    await expect(withDeadline(Promise.reject(new Error('down')), deadlines, 'claim', String, (error) => `failed: ${(error as Error).message}`)).resolves.toBe('failed: down');
     vi.advanceTimersByTime(200);
     expect(vi.getTimerCount()).toBe(0);
   });
 
   test('a store call that never answers is rejected with StoreTimeoutError naming the call and storeTimeoutMs', async () => {
     const deadlines = coarseDeadlines(2000);
-    const outcome = withDeadline(new Promise<string>(() => {}), deadlines, 2000, 'complete', () => 'resolved' as unknown, (error) => error);
+    const outcome = withDeadline(new Promise<string>(() => {}), deadlines, 'complete', () => 'resolved' as unknown, (error) => error);
     vi.advanceTimersByTime(2200);
     const error = await outcome;
     expect(error).toBeInstanceOf(StoreTimeoutError);
@@ -108,8 +108,8 @@ describe('withDeadline(value, deadlines, ms, call, settled, failed)', () => {
     const throws = (): never => {
       throw new Error('a hook threw');
     };
-    await expect(withDeadline(Promise.resolve('claimed'), deadlines, 2000, 'claim', throws, String)).rejects.toThrow('a hook threw');
-    await expect(withDeadline(Promise.reject(new Error('down')), deadlines, 2000, 'claim', String, throws)).rejects.toThrow('a hook threw');
+    await expect(withDeadline(Promise.resolve('claimed'), deadlines, 'claim', throws, String)).rejects.toThrow('a hook threw');
+    await expect(withDeadline(Promise.reject(new Error('down')), deadlines, 'claim', String, throws)).rejects.toThrow('a hook threw');
     vi.advanceTimersByTime(200);
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -121,7 +121,7 @@ describe('withDeadline(value, deadlines, ms, call, settled, failed)', () => {
       let fail!: (error: Error) => void;
       const settled = vi.fn((state: string) => state);
       const failed = vi.fn((error: unknown) => (error as Error).name);
-      const outcome = withDeadline(new Promise<string>((resolve, reject) => ((answer = resolve), (fail = reject))), deadlines, 2000, 'claim', settled, failed);
+      const outcome = withDeadline(new Promise<string>((resolve, reject) => ((answer = resolve), (fail = reject))), deadlines, 'claim', settled, failed);
       vi.advanceTimersByTime(2200);
       await expect(outcome).resolves.toBe('StoreTimeoutError');
       late(answer, fail);
@@ -134,7 +134,7 @@ describe('withDeadline(value, deadlines, ms, call, settled, failed)', () => {
 
   test('a value that is not a promise is mapped at once, with no deadline', () => {
     const deadlines = coarseDeadlines(2000);
-    expect(withDeadline('done', deadlines, 2000, 'claim', (state) => `${state}!`, String)).toBe('done!');
+    expect(withDeadline('done', deadlines, 'claim', (state) => `${state}!`, String)).toBe('done!');
     expect(vi.getTimerCount()).toBe(0);
   });
 });

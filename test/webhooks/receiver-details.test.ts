@@ -158,3 +158,26 @@ describe.skipIf(!hasRedis)('createRedisDedupeStore: renew (the lease of a runnin
     }
   });
 });
+
+describe('onVerificationError is an observer', () => {
+  test.each([
+    ['throws', () => {
+      throw new Error('audit log down');
+    }],
+    ['rejects', () => Promise.reject(new Error('audit log down'))],
+  ])('one that %s leaves the answer 401, and no rejection goes unhandled', async (_, onVerificationError) => {
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const handler = sdk.createWebhookHandler({ secret: SECRET, on() {}, onVerificationError: onVerificationError as () => void });
+      const response = await handler(new Request('http://localhost/webhooks', { method: 'POST', body: envelope(), headers: { 'x-svc-signature': sign(envelope(), 'whsec_other') } }));
+      expect({ status: response.status, body: await response.json() }).toEqual({ status: 401, body: { error: 'invalid_signature' } });
+      // Node reports an unhandled rejection once the microtasks after it have run.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+  });
+});
