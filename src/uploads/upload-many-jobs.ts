@@ -45,9 +45,8 @@ export function listedJobs(entries: Array<ListedFile | UnlistableEntry>): JobSou
 export function inputJobs(inputs: Iterable<UploadManyInput> | AsyncIterable<UploadManyInput>): JobSource {
   const toJob = (input: UploadManyInput, index: number): Job => ({ index, path: input?.filename, size: sizeOf(input?.file), mtimeMs: undefined, input });
   if (Array.isArray(inputs)) {
-    const sizes = inputs.map((input: UploadManyInput) => sizeOf(input?.file));
     const listed = inputs.map(toJob);
-    const bytes = sizes.every((size) => size !== undefined) ? sizes.reduce((sum: number, size) => sum + size!, 0) : undefined;
+    const bytes = listed.every((job) => job.size !== undefined) ? listed.reduce((sum, job) => sum + job.size!, 0) : undefined;
     let index = 0;
     return { total: { files: listed.length, bytes }, next: async () => listed[index++] };
   }
