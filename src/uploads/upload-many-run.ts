@@ -34,12 +34,11 @@ export interface RunSettings {
   warn: Write;
 }
 
-type Settled =
-  | { state: 'uploaded'; document: Document; sha256: string | undefined }
-  | { state: 'skipped'; documentId: number; sha256: string }
-  | { state: 'failed'; error: unknown }
-  | { state: 'unknown'; error: unknown }
-  | { state: 'notStarted' };
+/** The result's lists, by the state a file settles in. */
+type ResultLists = Omit<UploadManyResult, 'stopped' | 'notes'>;
+
+/** How a file settled: the list it goes to, and its entry there less its path and size. */
+type Settled = { [S in keyof ResultLists]: { state: S } & Omit<ResultLists[S][number], keyof UploadManyFile> }[keyof ResultLists];
 
 /** One run: the pool, the files' outcomes and the progress counters. */
 export class Run {
@@ -122,25 +121,9 @@ export class Run {
   result(): UploadManyResult {
     const result: UploadManyResult = { uploaded: [], skipped: [], failed: [], unknown: [], notStarted: [], stopped: this.#stopped, notes: this.#notes() };
     this.#outcomes.sort((a, b) => a.job.index - b.job.index);
-    for (const { job, settled } of this.#outcomes) {
-      const file: UploadManyFile = { path: job.path, size: job.size };
-      // Each state by name (no catch-all): a file lands in the list of its own state only.
-      switch (settled.state) {
-        case 'uploaded':
-          result.uploaded.push({ ...file, document: settled.document, sha256: settled.sha256 });
-          break;
-        case 'skipped':
-          result.skipped.push({ ...file, documentId: settled.documentId, sha256: settled.sha256 });
-          break;
-        case 'failed':
-          result.failed.push({ ...file, error: settled.error });
-          break;
-        case 'unknown':
-          result.unknown.push({ ...file, error: settled.error });
-          break;
-        case 'notStarted':
-          result.notStarted.push(file);
-      }
+    for (const { job, settled: { state, ...entry } } of this.#outcomes) {
+      // Settled is typed from these lists: a file lands in the list of its own state, with that list's fields.
+      (result[state] as UploadManyFile[]).push({ path: job.path, size: job.size, ...entry });
     }
     return result;
   }
