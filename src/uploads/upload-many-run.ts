@@ -10,7 +10,7 @@ import { isFatal, outcomeOfFailure } from './outcome.js';
 import { guardCallback } from './progress.js';
 import { pump, tap } from './stream-tap.js';
 import type { Uploadable, UploadOptions } from './types.js';
-import { sizeOf, type Job, type JobSource } from './upload-many-jobs.js';
+import { bytesOf, sizeOf, type Job, type JobSource } from './upload-many-jobs.js';
 import type { UploadManyFile, UploadManyOptions, UploadManyProgress, UploadManyResult, UploadManyStop } from './upload-many-types.js';
 
 const OPERATION = 'documents.uploadMany';
@@ -77,8 +77,6 @@ export class Run {
     // Removed in `finally`; a signal aborts once, so no `once` is needed.
     signal?.addEventListener('abort', onAbort);
     stopSignal?.addEventListener('abort', onStop);
-    let files = 0;
-    let bytes: number | undefined = 0;
     let inputError: { error: unknown } | undefined;
     const worker = async () => {
       for (;;) {
@@ -94,8 +92,6 @@ export class Run {
           return;
         }
         if (!job) return;
-        files += 1;
-        bytes = bytes === undefined || job.size === undefined ? undefined : bytes + job.size;
         await this.#settle(job);
       }
     };
@@ -112,8 +108,9 @@ export class Run {
     if (inputError) throw inputError.error;
     if (failure) throw failure.error;
     if (this.#filesTotal === undefined) {
-      this.#filesTotal = files;
-      this.#bytesTotal = bytes;
+      // An iterable read to its end (or to a stop): every file it gave has settled, once.
+      this.#filesTotal = this.#filesDone;
+      this.#bytesTotal = bytesOf(this.#outcomes.map(({ job }) => job));
       this.#report();
     }
   }
