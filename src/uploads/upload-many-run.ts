@@ -10,7 +10,7 @@ import { isFatal, outcomeOfFailure } from './outcome.js';
 import { guardCallback } from './progress.js';
 import { pump, tap } from './stream-tap.js';
 import type { Uploadable, UploadOptions } from './types.js';
-import { bytesOf, sizeOf, type Job, type JobSource } from './upload-many-jobs.js';
+import { bytesOf, type Job, type JobSource } from './upload-many-jobs.js';
 import type { UploadManyFile, UploadManyOptions, UploadManyProgress, UploadManyResult, UploadManyStop } from './upload-many-types.js';
 
 const OPERATION = 'documents.uploadMany';
@@ -315,7 +315,8 @@ export class Run {
     // when it has been read to the end. An fs.ReadStream keeps its own size (from stat) untapped.
     // Anything that is neither (null, a number, a plain object) goes as it is too: documents.upload
     // refuses it by name, where a tap would fail reading it with a TypeError.
-    const known = sizeOf(file) !== undefined;
+    // job.size is the input's sizeOf (upload-many-jobs.ts): known for a Blob or bytes alone.
+    const known = job.size !== undefined;
     if ((known && !manifest) || isFsReadStream(file) || !(known || isStream(file))) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
     // A stream, tapped to know when it has been read to its end (with a manifest, every input's size is known).
     if (!manifest) return tap(file, undefined);
