@@ -3,12 +3,11 @@ import { ValidationError } from '../core/errors.js';
 import type { UploadProgress } from '../core/http.js';
 import type { Write } from '../core/logger.js';
 import type { Document } from '../schemas/documents.js';
-import { asBytes } from '../shared/bytes.js';
 import { withKnownSize } from './encode.js';
 import type { FileSystemSupport, HashedSource, Manifest, ManifestRecord } from './file-system.js';
 import { isFatal, outcomeOfFailure } from './outcome.js';
 import { guardCallback } from './progress.js';
-import { pump, tap } from './stream-tap.js';
+import { tap } from './stream-tap.js';
 import type { Uploadable, UploadOptions } from './types.js';
 import { bytesOf, type Job, type JobSource } from './upload-many-jobs.js';
 import type { UploadManyFile, UploadManyOptions, UploadManyProgress, UploadManyResult, UploadManyStop } from './upload-many-types.js';
@@ -212,12 +211,10 @@ export class Run {
   async #hash(job: Job): Promise<string> {
     const fs = this.#settings.fs!;
     if (job.listed) return fs.hashFile(job.listed);
-    const hasher = fs.createHasher();
-    const file = job.input!.file;
-    const bytes = asBytes(file);
-    if (bytes) hasher.update(bytes);
-    else await pump((file as Blob).stream(), hasher, this.#settings.callOptions.signal);
-    return hasher.digest();
+    // A Blob or bytes (a manifest takes nothing else), read through the tap that hashes an upload.
+    const source = tap(job.input!.file, fs.createHasher());
+    for await (const _chunk of source.file) this.#settings.callOptions.signal?.throwIfAborted();
+    return source.sha256()!;
   }
 
   async #send(job: Job): Promise<void> {
