@@ -307,14 +307,21 @@ export class Run {
     const { fs, manifest } = this.#settings;
     if (job.listed) return fs!.openHashed(job.listed);
     const file = job.input!.file;
+    // A Node Readable (an fs.ReadStream among them) goes as it is, so that documents.upload refuses
+    // one read already (a tap would send the rest of it) and sizes an fs stream from stat; its own
+    // `readableEnded` tells when it has been read to its end, known size or not. (With a manifest it
+    // never comes here: its size is not known, and #checkInput refused it.)
+    const readable = file as { readableEnded?: unknown } | null | undefined;
+    if (typeof readable?.readableEnded === 'boolean') {
+      return { file, get exhausted() { return readable.readableEnded === true; }, sha256: () => undefined, size: () => undefined };
+    }
     // Blobs and bytes go as they are (their size gives a Content-Length, and progress a total that
-    // tells when the body is sent) unless a manifest needs their hash; a stream is tapped to know
-    // when it has been read to the end. An fs.ReadStream keeps its own size (from stat) untapped.
-    // Anything that is neither (null, a number, a plain object) goes as it is too: documents.upload
-    // refuses it by name, where a tap would fail reading it with a TypeError.
-    // job.size is the input's sizeOf (upload-many-jobs.ts): known for a Blob or bytes alone.
+    // tells when the body is sent) unless a manifest needs their hash; another stream is tapped to
+    // know when it has been read to the end. Anything that is neither (null, a number, a plain
+    // object) goes as it is too: documents.upload refuses it by name, where a tap would fail
+    // reading it with a TypeError. job.size is the input's sizeOf (upload-many-jobs.ts): known for a Blob or bytes alone.
     const known = job.size !== undefined;
-    if ((known && !manifest) || isFsReadStream(file) || !(known || isStream(file))) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
+    if ((known && !manifest) || !(known || isStream(file))) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
     // A stream, tapped to know when it has been read to its end (with a manifest, every input's size is known).
     if (!manifest) return tap(file, undefined);
     // A Blob or bytes tapped for their hash keep their size: the upload carries a Content-Length and
@@ -362,10 +369,3 @@ function basename(path: string): string {
 function isStream(file: unknown): boolean {
   return file instanceof ReadableStream || (file !== null && typeof file === 'object' && Symbol.asyncIterator in file);
 }
-
-function isFsReadStream(file: unknown): boolean {
-  // Only an object can have both (a primitive has neither; null and undefined stop at `?.`).
-  const stream = file as { path?: unknown; bytesRead?: unknown } | null | undefined;
-  return stream?.path !== undefined && typeof stream.bytesRead === 'number';
-}
-
