@@ -27,11 +27,12 @@ export function withUploadProgress(
   }
   const reader = (body instanceof Blob ? body.stream() : body).getReader();
   let loaded = 0;
-  let reported = -1;
+  // What was last reported; 0 is never reported, as a multipart body is never empty (its framing).
+  let reported = 0;
   let handedOver = 0;
   const report = (force: boolean) => {
     // At most one report per REPORT_STEP bytes (Node hands fetch 16 KiB chunks: 65,536 per GiB).
-    if (loaded === reported || (!force && loaded - Math.max(reported, 0) < REPORT_STEP)) return;
+    if (loaded === reported || (!force && loaded - reported < REPORT_STEP)) return;
     reported = loaded;
     onProgress({ loaded, total: size });
   };

@@ -1,4 +1,4 @@
-// Reading an iterable input's file for uploadMany: hashed and counted in the read that uploads it.
+// Reading an iterable input's file for uploadMany: hashed in the read that uploads it (or that compares it with a manifest).
 import { asBytes } from '../shared/bytes.js';
 import type { HashedSource, Hasher } from './file-system.js';
 import type { Uploadable } from './types.js';
@@ -10,7 +10,7 @@ import type { Uploadable } from './types.js';
  * for a rerun must compare it), so the chunks hashed are bytes; the size the run records is the
  * input's own (known for those), so no count is kept here.
  */
-export function tap(file: Uploadable, hasher: Hasher | undefined): HashedSource {
+export function tap(file: Uploadable, hasher: Hasher | undefined): HashedSource & { file: AsyncIterable<Uint8Array | string> } {
   let exhausted = false;
   let digest: string | undefined;
   async function* chunks(): AsyncGenerator<Uint8Array | string> {
@@ -50,13 +50,5 @@ export async function* iterateStream(stream: ReadableStream<Uint8Array>): AsyncG
     }
   } finally {
     reader.releaseLock();
-  }
-}
-
-/** Feeds a whole stream to `hasher`, stopping at `signal`'s abort. */
-export async function pump(stream: ReadableStream<Uint8Array>, hasher: Hasher, signal: AbortSignal | undefined): Promise<void> {
-  for await (const chunk of iterateStream(stream)) {
-    signal?.throwIfAborted();
-    hasher.update(chunk);
   }
 }

@@ -45,11 +45,9 @@ export function listedJobs(entries: Array<ListedFile | UnlistableEntry>): JobSou
 export function inputJobs(inputs: Iterable<UploadManyInput> | AsyncIterable<UploadManyInput>): JobSource {
   const toJob = (input: UploadManyInput, index: number): Job => ({ index, path: input?.filename, size: sizeOf(input?.file), mtimeMs: undefined, input });
   if (Array.isArray(inputs)) {
-    const sizes = inputs.map((input: UploadManyInput) => sizeOf(input?.file));
     const listed = inputs.map(toJob);
-    const bytes = sizes.every((size) => size !== undefined) ? sizes.reduce((sum: number, size) => sum + size!, 0) : undefined;
     let index = 0;
-    return { total: { files: listed.length, bytes }, next: async () => listed[index++] };
+    return { total: { files: listed.length, bytes: bytesOf(listed) }, next: async () => listed[index++] };
   }
   const iterator = Symbol.asyncIterator in inputs ? inputs[Symbol.asyncIterator]() : inputs[Symbol.iterator]();
   let index = 0;
@@ -75,6 +73,11 @@ export function inputJobs(inputs: Iterable<UploadManyInput> | AsyncIterable<Uplo
       return step;
     },
   };
+}
+
+/** The bytes of the caller's inputs `jobs`, or undefined when the size of one is not known (a stream). */
+export function bytesOf(jobs: readonly Job[]): number | undefined {
+  return jobs.every((job) => job.size !== undefined) ? jobs.reduce((sum, job) => sum + job.size!, 0) : undefined;
 }
 
 /** The size of an input when it is known without reading it. */

@@ -3,14 +3,13 @@ import { ValidationError } from '../core/errors.js';
 import type { UploadProgress } from '../core/http.js';
 import type { Write } from '../core/logger.js';
 import type { Document } from '../schemas/documents.js';
-import { asBytes } from '../shared/bytes.js';
 import { withKnownSize } from './encode.js';
 import type { FileSystemSupport, HashedSource, Manifest, ManifestRecord } from './file-system.js';
 import { isFatal, outcomeOfFailure } from './outcome.js';
 import { guardCallback } from './progress.js';
-import { pump, tap } from './stream-tap.js';
+import { tap } from './stream-tap.js';
 import type { Uploadable, UploadOptions } from './types.js';
-import { sizeOf, type Job, type JobSource } from './upload-many-jobs.js';
+import { bytesOf, type Job, type JobSource } from './upload-many-jobs.js';
 import type { UploadManyFile, UploadManyOptions, UploadManyProgress, UploadManyResult, UploadManyStop } from './upload-many-types.js';
 
 const OPERATION = 'documents.uploadMany';
@@ -34,12 +33,11 @@ export interface RunSettings {
   warn: Write;
 }
 
-type Settled =
-  | { state: 'uploaded'; document: Document; sha256: string | undefined }
-  | { state: 'skipped'; documentId: number; sha256: string }
-  | { state: 'failed'; error: unknown }
-  | { state: 'unknown'; error: unknown }
-  | { state: 'notStarted' };
+/** The result's lists, by the state a file settles in. */
+type ResultLists = Omit<UploadManyResult, 'stopped' | 'notes'>;
+
+/** How a file settled: the list it goes to, and its entry there less its path and size. */
+type Settled = { [S in keyof ResultLists]: { state: S } & Omit<ResultLists[S][number], keyof UploadManyFile> }[keyof ResultLists];
 
 /** One run: the pool, the files' outcomes and the progress counters. */
 export class Run {
@@ -78,8 +76,6 @@ export class Run {
     // Removed in `finally`; a signal aborts once, so no `once` is needed.
     signal?.addEventListener('abort', onAbort);
     stopSignal?.addEventListener('abort', onStop);
-    let files = 0;
-    let bytes: number | undefined = 0;
     let inputError: { error: unknown } | undefined;
     const worker = async () => {
       for (;;) {
@@ -95,8 +91,6 @@ export class Run {
           return;
         }
         if (!job) return;
-        files += 1;
-        bytes = bytes === undefined || job.size === undefined ? undefined : bytes + job.size;
         await this.#settle(job);
       }
     };
@@ -113,8 +107,9 @@ export class Run {
     if (inputError) throw inputError.error;
     if (failure) throw failure.error;
     if (this.#filesTotal === undefined) {
-      this.#filesTotal = files;
-      this.#bytesTotal = bytes;
+      // An iterable read to its end (or to a stop): every file it gave has settled, once.
+      this.#filesTotal = this.#filesDone;
+      this.#bytesTotal = bytesOf(this.#outcomes.map(({ job }) => job));
       this.#report();
     }
   }
@@ -122,25 +117,9 @@ export class Run {
   result(): UploadManyResult {
     const result: UploadManyResult = { uploaded: [], skipped: [], failed: [], unknown: [], notStarted: [], stopped: this.#stopped, notes: this.#notes() };
     this.#outcomes.sort((a, b) => a.job.index - b.job.index);
-    for (const { job, settled } of this.#outcomes) {
-      const file: UploadManyFile = { path: job.path, size: job.size };
-      // Each state by name (no catch-all): a file lands in the list of its own state only.
-      switch (settled.state) {
-        case 'uploaded':
-          result.uploaded.push({ ...file, document: settled.document, sha256: settled.sha256 });
-          break;
-        case 'skipped':
-          result.skipped.push({ ...file, documentId: settled.documentId, sha256: settled.sha256 });
-          break;
-        case 'failed':
-          result.failed.push({ ...file, error: settled.error });
-          break;
-        case 'unknown':
-          result.unknown.push({ ...file, error: settled.error });
-          break;
-        case 'notStarted':
-          result.notStarted.push(file);
-      }
+    for (const { job, settled: { state, ...entry } } of this.#outcomes) {
+      // Settled is typed from these lists: a file lands in the list of its own state, with that list's fields.
+      (result[state] as UploadManyFile[]).push({ path: job.path, size: job.size, ...entry });
     }
     return result;
   }
@@ -232,12 +211,10 @@ export class Run {
   async #hash(job: Job): Promise<string> {
     const fs = this.#settings.fs!;
     if (job.listed) return fs.hashFile(job.listed);
-    const hasher = fs.createHasher();
-    const file = job.input!.file;
-    const bytes = asBytes(file);
-    if (bytes) hasher.update(bytes);
-    else await pump((file as Blob).stream(), hasher, this.#settings.callOptions.signal);
-    return hasher.digest();
+    // A Blob or bytes (a manifest takes nothing else), read through the tap that hashes an upload.
+    const source = tap(job.input!.file, fs.createHasher());
+    for await (const _chunk of source.file) this.#settings.callOptions.signal?.throwIfAborted();
+    return source.sha256()!;
   }
 
   async #send(job: Job): Promise<void> {
@@ -330,13 +307,21 @@ export class Run {
     const { fs, manifest } = this.#settings;
     if (job.listed) return fs!.openHashed(job.listed);
     const file = job.input!.file;
+    // A Node Readable (an fs.ReadStream among them) goes as it is, so that documents.upload refuses
+    // one read already (a tap would send the rest of it) and sizes an fs stream from stat; its own
+    // `readableEnded` tells when it has been read to its end, known size or not. (With a manifest it
+    // never comes here: its size is not known, and #checkInput refused it.)
+    const readable = file as { readableEnded?: unknown } | null | undefined;
+    if (typeof readable?.readableEnded === 'boolean') {
+      return { file, get exhausted() { return readable.readableEnded === true; }, sha256: () => undefined, size: () => undefined };
+    }
     // Blobs and bytes go as they are (their size gives a Content-Length, and progress a total that
-    // tells when the body is sent) unless a manifest needs their hash; a stream is tapped to know
-    // when it has been read to the end. An fs.ReadStream keeps its own size (from stat) untapped.
-    // Anything that is neither (null, a number, a plain object) goes as it is too: documents.upload
-    // refuses it by name, where a tap would fail reading it with a TypeError.
-    const known = sizeOf(file) !== undefined;
-    if ((known && !manifest) || isFsReadStream(file) || !(known || isStream(file))) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
+    // tells when the body is sent) unless a manifest needs their hash; another stream is tapped to
+    // know when it has been read to the end. Anything that is neither (null, a number, a plain
+    // object) goes as it is too: documents.upload refuses it by name, where a tap would fail
+    // reading it with a TypeError. job.size is the input's sizeOf (upload-many-jobs.ts): known for a Blob or bytes alone.
+    const known = job.size !== undefined;
+    if ((known && !manifest) || !(known || isStream(file))) return { file, exhausted: false, sha256: () => undefined, size: () => undefined };
     // A stream, tapped to know when it has been read to its end (with a manifest, every input's size is known).
     if (!manifest) return tap(file, undefined);
     // A Blob or bytes tapped for their hash keep their size: the upload carries a Content-Length and
@@ -384,10 +369,3 @@ function basename(path: string): string {
 function isStream(file: unknown): boolean {
   return file instanceof ReadableStream || (file !== null && typeof file === 'object' && Symbol.asyncIterator in file);
 }
-
-function isFsReadStream(file: unknown): boolean {
-  // Only an object can have both (a primitive has neither; null and undefined stop at `?.`).
-  const stream = file as { path?: unknown; bytesRead?: unknown } | null | undefined;
-  return stream?.path !== undefined && typeof stream.bytesRead === 'number';
-}
-

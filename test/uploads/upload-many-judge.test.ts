@@ -1,8 +1,9 @@
 import { createReadStream, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Client, ValidationError } from '../../src/index.node.js';
-import { useLoopbackServer } from '../support/loopback.js';
+import { sendJson, useLoopbackServer } from '../support/loopback.js';
 import { API_KEY, makeTree, sha256, storeEveryUpload } from './upload-many-support.js';
 
 // How a rerun judges each file against the manifest's last record, and what a stopped run says of
@@ -186,6 +187,26 @@ describe('documents.uploadMany: a run stopped before it starts', () => {
 });
 
 describe('documents.uploadMany: an fs stream among the inputs', () => {
+  it('of a size stat cannot give (start set), read whole, then answered 500, is unknown (the service may have stored it), not failed', async () => {
+    const root = makeTree({ 'a.txt': 'streamed from disk' });
+    service.handle((_request, response) => sendJson(response, 500, { success: false, error: { code: 'internal', message: 'stored, then failed' } }));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url, maxRetries: 0 });
+    const result = await client.documents.uploadMany(1, [{ file: createReadStream(join(root, 'tree', 'a.txt'), { start: 0 }), filename: 'a.txt' }]);
+    expect([result.unknown.map((file) => file.path), result.failed.length]).toEqual([['a.txt'], 0]);
+    expect(service.requests[0]!.body).toContain('streamed from disk');
+  });
+
+  it('a Node Readable read from already is failed with documents.upload\'s refusal, nothing sent (not the rest of it)', async () => {
+    storeEveryUpload(service);
+    const stream = Readable.from(['one ', 'two'], { objectMode: false });
+    stream.read();
+    await new Promise((resolve) => setImmediate(resolve));
+    const client = new Client({ apiKey: API_KEY, baseUrl: service.url });
+    const result = await client.documents.uploadMany(1, [{ file: stream, filename: 'a.txt' }]);
+    expect(result.failed.map(({ error }) => (error as ValidationError).issues[0]!.message)).toEqual([expect.stringContaining('file is a stream that was read already')]);
+    expect(service.requests).toEqual([]);
+  });
+
   it('is sent as it is, with the Content-Length its own stat gives (not tapped into a stream of unknown length)', async () => {
     const root = makeTree({ 'a.txt': 'streamed from disk' });
     storeEveryUpload(service);
