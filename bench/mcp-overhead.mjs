@@ -1,4 +1,4 @@
-// What a tool call of `svc-sdk/mcp` costs over the plain SDK call it makes (issue 33), in process:
+// What a tool call of `@svc-sdk/mcp` costs over the plain SDK call it makes (issue 33), in process:
 // the emulator answers through its fetch handler (no network), the MCP server is reached over the
 // SDK's in-memory transport by a minimal JSON-RPC client written here (so no client library's cost
 // is counted), and each tool call is timed against the very Client call the tool makes, in the
@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'svc-sdk';
-import { createMcpServer } from 'svc-sdk/mcp';
+import { createMcpServer } from '@svc-sdk/mcp';
 import { createEmulator } from 'svc-sdk/testing';
 import { cpuClock, fixed, interleave, table, times } from './lib/stats.mjs';
 

@@ -197,7 +197,7 @@ await section({
   key: 'mcp',
   title: 'MCP tool call overhead (in process)',
   intro: [
-    'A tool call of `svc-sdk/mcp` against the plain SDK call the tool makes, with the emulator answering through its fetch',
+    'A tool call of `@svc-sdk/mcp` against the plain SDK call the tool makes, with the emulator answering through its fetch',
     'handler (no network) and the server reached over the MCP SDK\'s in-memory transport by a minimal JSON-RPC client (no',
     'client library counted); CPU µs per call, interleaved rounds, ratios within a round. The difference is JSON-RPC both',
     'ways, argument and output validation, the tool\'s own work (paging, the result budget, the text), and for a write\'s',
