@@ -76,8 +76,8 @@ export function useTransport(support: TransportSupport): void {
   registered = support;
 }
 
-/** The options that only Node's transport reads. */
-const NODE_OPTIONS = ['proxy', 'ca', 'cert', 'key', 'dispatcher'] as const;
+/** The options that only Node's transport reads: the keys of TransportOptions (`satisfies` refuses a misspelt one). */
+const NODE_OPTIONS = ['proxy', 'ca', 'cert', 'key', 'dispatcher'] as const satisfies readonly (keyof TransportOptions)[];
 
 /**
  * The client's transport settings, or `undefined` when fetch's own route is the one (then nothing
